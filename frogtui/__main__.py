@@ -1,0 +1,3 @@
+from frogtui.cli import main
+
+raise SystemExit(main())

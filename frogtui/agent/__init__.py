@@ -1,0 +1,1 @@
+"""The UI-agnostic agent loop: streaming tool-call parser, events, trajectory."""

@@ -1,0 +1,110 @@
+"""Events the agent loop emits to its sink. Nouns in the past tense for what happened."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from frogtui.protocol import Approval, ToolCall, Usage
+
+EXIT_REASONS = (
+    "agent",
+    "max_turns",
+    "cancelled",
+    "max_context_len",
+    "max_tokens_per_turn",
+    "llm_query_error",
+    "tool_error",
+)
+"""Leaf's closed set of exit reasons."""
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    task: str
+    model: str
+    root: str
+
+
+@dataclass(frozen=True)
+class UserMessageAdded:
+    """A follow-up message from the person (the task is reported by ``RunStarted``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    step: int
+    """1-based step number."""
+    max_steps: int
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    step: int
+    text: str
+
+
+@dataclass(frozen=True)
+class AnswerDelta:
+    step: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallProposed:
+    step: int
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ApprovalAnswered:
+    step: int
+    call: ToolCall
+    approval: Approval
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    step: int
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    step: int
+    call: ToolCall
+    observation: str
+    duration_s: float
+    exit_code: int | None = None
+    """Bash exit code; None for other tools, for a timeout and for a call that did not run."""
+    ok: bool = True
+    """False when the observation is an error (exception, denial, timeout)."""
+    ran: bool = True
+    """False when the call was denied or invalid and nothing ran."""
+
+
+@dataclass(frozen=True)
+class StepUsage:
+    step: int
+    usage: Usage
+    context_tokens: int
+    """Prompt plus generated tokens of this step: the context now in use."""
+
+
+@dataclass(frozen=True)
+class AssistantTurnEnded:
+    step: int
+    answer: str
+    reasoning: str
+    calls: tuple[ToolCall, ...]
+    finish_reason: str
+
+
+@dataclass(frozen=True)
+class RunEnded:
+    exit_reason: str
+    final_message: str
+    error: str | None = None
+    n_steps: int = 0
+    trajectory: dict[str, Any] = field(default_factory=dict, repr=False)

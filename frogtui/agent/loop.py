@@ -1,0 +1,292 @@
+"""The Leaf agent loop: model, approver and event sink injected; nothing here knows the front end.
+
+One ``Agent`` holds one conversation. ``run(task)`` starts it; ``send(text)`` continues it with a
+follow-up message. Each call runs steps until the model answers without tool calls or a limit ends
+the run, and returns a ``RunResult`` whose ``exit_reason`` is one of Leaf's (``events.EXIT_REASONS``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from frogtui.agent import events as ev
+from frogtui.agent.toolcalls import StreamParser, TextPiece, convert_arguments
+from frogtui.agent.trajectory import Trajectory
+from frogtui.config import Limits
+from frogtui.errors import ContextOverflowError, ModelError
+from frogtui.protocol import Approval, ApprovalRequest, Approver, EventSink, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.tools import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, check_call, error_observation
+
+MAX_STALE_RETRIES = 3
+
+
+@dataclass(frozen=True)
+class RunResult:
+    exit_reason: str
+    final_message: str
+    error: str | None
+    trajectory: dict[str, Any]
+
+
+class _Stop(Exception):
+    """Ends the run with a named exit reason (control flow that carries its message)."""
+
+    def __init__(self, exit_reason: str, error: str | None = None) -> None:
+        super().__init__(exit_reason)
+        self.exit_reason = exit_reason
+        self.error = error
+
+
+def denial_observation(approval: Approval) -> str:
+    """What the model sees for a denied call: the person's words, or the rule's reason."""
+    if approval.by == "person":
+        text = "The user denied this tool call."
+        return f"{text} Reason: {approval.reason}" if approval.reason else text
+    return f"PermissionError: {approval.reason or 'denied by policy'}"
+
+
+class Agent:
+    """The agent loop.
+
+    Args:
+        model: turns messages into text/tool calls (``protocol.Model``).
+        runner: the five tools bound to the repository.
+        approver: asked before every tool call.
+        sink: receives every event, synchronously, on the loop's thread.
+        limits: steps, tokens per turn, context budget.
+        before_action: called with (step, call) right before a mutating tool runs (checkpoints).
+        patch: returns the repository diff of the run's changes (``output_patch``).
+        on_step_end: called with the trajectory after each step (the session saves it).
+        clock: monotonic seconds (a fake at the edge in tests).
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        runner: ToolRunner,
+        approver: Approver,
+        sink: EventSink,
+        *,
+        limits: Limits = Limits(),
+        before_action: Callable[[int, ToolCall], None] | None = None,
+        patch: Callable[[], str] | None = None,
+        on_step_end: Callable[[Trajectory], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.model = model
+        self.runner = runner
+        self.approver = approver
+        self.sink = sink
+        self.limits = limits
+        self.before_action = before_action
+        self.patch = patch
+        self.on_step_end = on_step_end
+        self.clock = clock
+        self.cancel = threading.Event()
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
+        self.trajectory = Trajectory(model=model.name, tools=TOOL_SCHEMAS, messages=self.messages)
+        self.step = 0
+        self.context_tokens = 0
+        self._elapsed = 0.0
+        self._final = ""
+
+    # public API -----------------------------------------------------------------------
+    def run(self, task: str) -> RunResult:
+        """Start the conversation with ``task`` (the first user message) and run it."""
+        self.sink.emit(ev.RunStarted(task=task, model=self.model.name, root=str(self.runner.workspace.root)))
+        return self._run_user_message(task)
+
+    def send(self, text: str) -> RunResult:
+        """Continue the conversation with a follow-up user message."""
+        self.sink.emit(ev.UserMessageAdded(text=text))
+        return self._run_user_message(text)
+
+    def interrupt(self) -> None:
+        """Stop generation or the running command as soon as possible (thread-safe)."""
+        self.cancel.set()
+
+    # the loop -------------------------------------------------------------------------
+    def _run_user_message(self, text: str) -> RunResult:
+        self.cancel.clear()
+        self.messages.append({"role": "user", "content": text})
+        started = self.clock()
+        exit_reason, error = "max_turns", None
+        try:
+            for _ in range(self.limits.max_steps):
+                self.step += 1
+                self._one_step(self.step)
+        except _Stop as stop:
+            exit_reason, error = stop.exit_reason, stop.error
+        self._elapsed += self.clock() - started
+        return self._finish(exit_reason, error)
+
+    def _one_step(self, step: int) -> None:
+        if self.context_tokens >= self.limits.max_context_tokens:
+            raise _Stop("max_context_len", f"context budget of {self.limits.max_context_tokens} tokens used up")
+        self.sink.emit(ev.StepStarted(step=step, max_steps=self.limits.max_steps))
+        parser, calls, end = self._generate(step)
+        assistant = self._assistant_message(parser, calls)
+        self.messages.append(assistant)
+        self.trajectory.step(step).assistant = assistant
+        self.trajectory.record_usage(step, end.usage)
+        self.context_tokens = end.usage.prompt_tokens + end.usage.generated_tokens
+        self.sink.emit(ev.StepUsage(step=step, usage=end.usage, context_tokens=self.context_tokens))
+        self.sink.emit(
+            ev.AssistantTurnEnded(step, parser.answer.strip(), parser.reasoning.strip(), tuple(calls), end.finish_reason)
+        )
+        self._final = parser.final_answer
+        if end.finish_reason == "cancelled" or self.cancel.is_set():
+            self._step_end()
+            raise _Stop("cancelled")
+        if end.finish_reason == "length":
+            self._step_end()
+            raise _Stop("max_tokens_per_turn", f"the turn reached {self.limits.max_tokens_per_turn} generated tokens")
+        if not calls:
+            self._step_end()
+            raise _Stop("agent")
+        for call in calls:
+            if self.cancel.is_set():
+                observation = "Interrupted by the user before it ran"
+                self._observe(step, call, observation)
+                self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
+                continue
+            self._observe(step, call, self._handle_call(step, call))
+        self._step_end()
+        if self.cancel.is_set():
+            raise _Stop("cancelled")
+
+    def _generate(self, step: int) -> tuple[StreamParser, list[ToolCall], TurnEnd]:
+        parser = StreamParser(opens_reasoning=self.model.opens_reasoning, step=step)
+        calls: list[ToolCall] = []
+        end: TurnEnd | None = None
+
+        def take(items: list[Any]) -> None:
+            for item in items:
+                if isinstance(item, TextPiece):
+                    cls = ev.ReasoningDelta if item.kind == "reasoning" else ev.AnswerDelta
+                    self.sink.emit(cls(step=step, text=item.text))
+                else:
+                    calls.append(item)
+                    self.sink.emit(ev.ToolCallProposed(step=step, call=item))
+
+        try:
+            stream = self.model.stream_turn(
+                self.messages, TOOL_SCHEMAS, max_tokens=self.limits.max_tokens_per_turn, cancel=self.cancel
+            )
+            for item in stream:
+                if isinstance(item, str):
+                    take(parser.feed(item))
+                elif isinstance(item, ToolCall):
+                    take([self._structured_call(step, item, len(calls))])
+                elif isinstance(item, TurnEnd):
+                    end = item
+        except ContextOverflowError as err:
+            raise _Stop("max_context_len", str(err)) from None
+        except ModelError as err:
+            raise _Stop("llm_query_error", str(err)) from None
+        take(parser.finish())
+        if end is None:
+            end = TurnEnd("cancelled" if self.cancel.is_set() else "stop", Usage())
+        return parser, calls, end
+
+    def _structured_call(self, step: int, call: ToolCall, index: int) -> ToolCall:
+        arguments, error = convert_arguments(call.name, call.arguments) if not call.error else (call.arguments, call.error)
+        return dataclasses.replace(call, id=call.id or f"call_{step}_{index + 1}", arguments=arguments, error=error)
+
+    def _assistant_message(self, parser: StreamParser, calls: list[ToolCall]) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": parser.answer.strip()}
+        if parser.reasoning.strip():
+            message["reasoning_content"] = parser.reasoning.strip()
+        if calls:
+            message["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)},
+                }
+                for call in calls
+            ]
+        return message
+
+    def _observe(self, step: int, call: ToolCall, observation: str) -> None:
+        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
+        self.trajectory.record_observation(step, call, observation)
+
+    def _handle_call(self, step: int, call: ToolCall) -> str:
+        """Approve and run one call; every outcome is an observation."""
+        invalid = check_call(call)
+        if invalid is not None:
+            self.sink.emit(ev.ToolFinished(step, call, invalid, 0.0, ok=False, ran=False))
+            return invalid
+        edited_note = ""
+        for _attempt in range(MAX_STALE_RETRIES):
+            preview, failure = self._preview(call)
+            if failure is not None:
+                self.sink.emit(ev.ToolFinished(step, call, failure, 0.0, ok=False, ran=False))
+                return failure
+            approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=str(self.runner.workspace.root), preview=preview))
+            self.trajectory.record_approval(step, call, approval)
+            self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval))
+            if not approval.allowed:
+                observation = denial_observation(approval)
+                self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
+                return observation
+            if approval.arguments is not None and approval.arguments != call.arguments:
+                arguments, error = convert_arguments(call.name, approval.arguments)
+                if error is not None:
+                    self.sink.emit(ev.ToolFinished(step, call, error, 0.0, ok=False, ran=False))
+                    return error
+                call = dataclasses.replace(call, arguments=arguments)
+                edited_note = f"Note: the user edited this call before it ran; it ran with {json.dumps(arguments, ensure_ascii=False)}\n"
+                if call.name != "Bash":
+                    continue  # a new change needs a new preview and approval
+            if self.cancel.is_set():
+                observation = "Interrupted by the user before it ran"
+                self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
+                return observation
+            if call.name in MUTATING_TOOLS and self.before_action is not None:
+                self.before_action(step, call)
+            self.sink.emit(ev.ToolStarted(step=step, call=call))
+            started = self.clock()
+            outcome = self.runner.run(call, preview=preview, cancel=self.cancel)
+            duration = self.clock() - started
+            if outcome.stale:
+                continue  # the file changed after the diff was shown: show it again
+            observation = edited_note + outcome.observation
+            self.sink.emit(ev.ToolFinished(step, call, observation, duration, outcome.exit_code, outcome.ok))
+            return observation
+        observation = f"RuntimeError: {call.arguments.get('file_path', '')} kept changing while waiting for approval; nothing was written"
+        self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
+        return observation
+
+    def _preview(self, call: ToolCall) -> tuple[Preview | None, str | None]:
+        if call.name not in ("Write", "Edit"):
+            return None, None
+        try:
+            return self.runner.preview(call), None
+        except (OSError, ValueError) as err:
+            return None, error_observation(err)
+
+    def _step_end(self) -> None:
+        self.trajectory.context_tokens = self.context_tokens
+        if self.on_step_end is not None:
+            self.on_step_end(self.trajectory)
+
+    def _finish(self, exit_reason: str, error: str | None) -> RunResult:
+        final = self._final
+        t = self.trajectory
+        t.exit_reason, t.error, t.final_message = exit_reason, error, final
+        t.elapsed_sec = self._elapsed
+        t.context_tokens = self.context_tokens
+        if self.patch is not None:
+            t.output_patch = self.patch()
+        t.partial = False
+        data = t.as_dict()
+        self.sink.emit(ev.RunEnded(exit_reason=exit_reason, final_message=final, error=error, n_steps=len(t.steps), trajectory=data))
+        if self.on_step_end is not None:
+            self.on_step_end(t)
+        return RunResult(exit_reason, final, error, data)

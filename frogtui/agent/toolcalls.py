@@ -1,0 +1,252 @@
+"""Streaming parser for raw model text: reasoning, answer and tool calls, token by token.
+
+Accepts the Qwen3.5 XML call format::
+
+    <tool_call>
+    <function=Read>
+    <parameter=file_path>
+    src/app.py
+    </parameter>
+    </function>
+    </tool_call>
+
+and the JSON-in-tags format of other Qwen-family templates
+(``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``). Text inside ``<think>…</think>`` is
+reasoning. A call is complete the moment its ``</tool_call>`` arrives; any split of the same text into
+pieces gives the same reasoning, answer and calls.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from frogtui.protocol import ToolCall
+from frogtui.tools.schemas import SCHEMAS_BY_NAME, ArgumentError, coerce_arguments
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
+
+
+@dataclass(frozen=True)
+class TextPiece:
+    kind: Literal["reasoning", "answer"]
+    text: str
+
+
+Parsed = Union[TextPiece, ToolCall]
+
+_TAGS = {
+    "reasoning": (THINK_CLOSE, CALL_OPEN),
+    "answer": (THINK_OPEN, CALL_OPEN),
+    "call": (CALL_CLOSE,),
+}
+_FUNCTION = re.compile(r"<function=([^>\n]*)>\n?(.*?)(?:</function>\s*)?\Z", re.DOTALL)
+_PARAM = re.compile(
+    r"<parameter=([^>\n]*)>(.*?)</parameter>\s*(?=<parameter=|</function>|\Z)",
+    re.DOTALL,
+)
+
+
+class StreamParser:
+    """Feed it raw text as it is generated; it returns what became certain.
+
+    Args:
+        opens_reasoning: the prompt already opened ``<think>``, so text is reasoning until ``</think>``.
+        step: step number used in generated call ids (``call_<step>_<n>``).
+    """
+
+    def __init__(self, *, opens_reasoning: bool = True, step: int = 1) -> None:
+        self.state: Literal["reasoning", "answer", "call"] = "reasoning" if opens_reasoning else "answer"
+        self._text_state: Literal["reasoning", "answer"] = self.state  # type: ignore[assignment]
+        self.step = step
+        self.pending = ""
+        self.call_body = ""
+        self.reasoning = ""
+        self.answer = ""
+        self.calls: list[ToolCall] = []
+        self._at_start = opens_reasoning
+        self.saw_think_close = False
+
+    # public API -----------------------------------------------------------------
+    def feed(self, text: str) -> list[Parsed]:
+        self.pending += text
+        out: list[Parsed] = []
+        while self._step(out, final=False):
+            pass
+        return out
+
+    def finish(self) -> list[Parsed]:
+        """Flush at the end of the turn. An unclosed ``<tool_call>`` becomes a call with an error."""
+        out: list[Parsed] = []
+        while self._step(out, final=True):
+            pass
+        if self.state == "call":
+            raw = CALL_OPEN + self.call_body
+            self.call_body = ""
+            self.state = self._text_state
+            out.append(self._make_call(raw, None, "ValueError: the tool call was cut off before </tool_call>"))
+        return out
+
+    @property
+    def final_answer(self) -> str:
+        """The answer text, or the reasoning when the model never closed ``</think>``."""
+        answer = self.answer.strip()
+        if not answer and not self.saw_think_close and not self.calls:
+            return self.reasoning.strip()
+        return answer
+
+    # machinery --------------------------------------------------------------------
+    def _step(self, out: list[Parsed], final: bool) -> bool:
+        if not self.pending:
+            return False
+        if self._at_start and self.state == "reasoning":
+            stripped = self.pending.lstrip()
+            if not stripped:
+                return False if not final else self._drop_pending()
+            if THINK_OPEN.startswith(stripped) and not final and len(stripped) < len(THINK_OPEN):
+                return False  # wait: might be an explicit <think>
+            if stripped.startswith(THINK_OPEN):
+                self.pending = stripped[len(THINK_OPEN):]
+            self._at_start = False
+        tags = _TAGS[self.state]
+        hit, tag = _earliest(self.pending, tags)
+        if hit < 0:
+            keep = 0 if final else _partial_suffix(self.pending, tags)
+            chunk, self.pending = self.pending[: len(self.pending) - keep], self.pending[len(self.pending) - keep:]
+            self._consume(chunk, out)
+            return False
+        before, self.pending = self.pending[:hit], self.pending[hit + len(tag):]
+        self._consume(before, out)
+        if tag == CALL_OPEN:
+            self._text_state = self.state  # type: ignore[assignment]
+            self.state = "call"
+            self.call_body = ""
+        elif tag == CALL_CLOSE:
+            raw = CALL_OPEN + self.call_body + CALL_CLOSE
+            self.state = self._text_state
+            out.append(self._parse_call(self.call_body, raw))
+            self.call_body = ""
+        elif tag == THINK_CLOSE:
+            self.state = "answer"
+            self.saw_think_close = True
+        elif tag == THINK_OPEN:
+            self.state = "reasoning"
+        return True
+
+    def _drop_pending(self) -> bool:
+        self.pending = ""
+        return False
+
+    def _consume(self, chunk: str, out: list[Parsed]) -> None:
+        if not chunk:
+            return
+        if self.state == "call":
+            self.call_body += chunk
+            return
+        if self.state == "reasoning":
+            if not self.reasoning:
+                chunk = chunk.lstrip()
+            if chunk:
+                self.reasoning += chunk
+                out.append(TextPiece("reasoning", chunk))
+        else:
+            if not self.answer:
+                chunk = chunk.lstrip()
+            if chunk:
+                self.answer += chunk
+                out.append(TextPiece("answer", chunk))
+
+    def _make_call(self, raw: str, name: str | None, error: str | None, arguments: dict | None = None) -> ToolCall:
+        call = ToolCall(
+            id=f"call_{self.step}_{len(self.calls) + 1}",
+            name=name or "",
+            arguments=arguments or {},
+            raw=raw,
+            error=error,
+        )
+        self.calls.append(call)
+        return call
+
+    def _parse_call(self, body: str, raw: str) -> ToolCall:
+        name, arguments, error = parse_call_body(body)
+        if error is None and name is not None:
+            arguments, error = convert_arguments(name, arguments)
+        return self._make_call(raw, name, error, arguments)
+
+
+def parse_call_body(body: str) -> tuple[str | None, dict, str | None]:
+    """Parse the text between ``<tool_call>`` and ``</tool_call>``: (name, raw arguments, error)."""
+    text = body.strip()
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as err:
+            return None, {}, f"ValueError: the tool call is not valid JSON ({err.msg} at char {err.pos})"
+        if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
+            return None, {}, 'ValueError: a JSON tool call needs {"name": ..., "arguments": {...}}'
+        args = obj.get("arguments", obj.get("parameters", {}))
+        if isinstance(args, str):
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except json.JSONDecodeError as err:
+                return obj["name"], {}, f"ValueError: the arguments of {obj['name']} are not valid JSON ({err.msg})"
+        if not isinstance(args, dict):
+            return obj["name"], {}, f"ValueError: the arguments of {obj['name']} must be an object"
+        return obj["name"], args, None
+    match = _FUNCTION.match(text)
+    if not match:
+        return None, {}, "ValueError: could not parse the tool call: expected <function=NAME> or a JSON object"
+    name = match.group(1).strip()
+    inner = match.group(2)
+    args: dict[str, str] = {}
+    for pmatch in _PARAM.finditer(inner):
+        value = pmatch.group(2)
+        if value.startswith("\n"):
+            value = value[1:]
+        if value.endswith("\n"):
+            value = value[:-1]
+        args[pmatch.group(1).strip()] = value
+    leftover = _PARAM.sub("", inner).replace("</function>", "").strip()
+    if leftover.startswith("<parameter="):
+        return name, {}, f"ValueError: a parameter of {name} is not closed with </parameter>"
+    return name, args, None
+
+
+def convert_arguments(name: str, arguments: dict) -> tuple[dict, str | None]:
+    """Convert raw arguments by the tool's schema: (arguments, error observation or None)."""
+    if name not in SCHEMAS_BY_NAME:
+        return arguments, f"Unknown tool: {name}"
+    try:
+        return coerce_arguments(name, arguments), None
+    except ArgumentError as err:
+        return arguments, err.observation
+
+
+def _earliest(text: str, tags: tuple[str, ...]) -> tuple[int, str]:
+    best, best_tag = -1, ""
+    for tag in tags:
+        i = text.find(tag)
+        if i >= 0 and (best < 0 or i < best):
+            best, best_tag = i, tag
+    return best, best_tag
+
+
+def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
+    """Length of the longest suffix of ``text`` that is a proper prefix of a tag."""
+    longest = 0
+    for tag in tags:
+        for n in range(min(len(tag) - 1, len(text)), longest, -1):
+            if text.endswith(tag[:n]):
+                longest = n
+                break
+    return longest
+
+
+def parse_text(text: str, *, opens_reasoning: bool = True, step: int = 1) -> StreamParser:
+    """Parse a whole turn at once (same result as feeding it piece by piece)."""
+    parser = StreamParser(opens_reasoning=opens_reasoning, step=step)
+    parser.feed(text)
+    parser.finish()
+    return parser

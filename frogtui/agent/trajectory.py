@@ -1,0 +1,102 @@
+"""The Leaf trajectory record (``trajectory_format: leaf-function-calling``) plus frogtui's
+per-step ``approvals`` and ``usage`` and the top-level ``model``."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from frogtui.protocol import Approval, ToolCall, Usage
+
+
+@dataclass
+class StepRecord:
+    step: int
+    assistant: dict[str, Any] = field(default_factory=dict)
+    observations: list[dict[str, str]] = field(default_factory=list)
+    approvals: list[dict[str, str]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "assistant": self.assistant,
+            "observations": self.observations,
+            "approvals": self.approvals,
+            "usage": self.usage,
+        }
+
+
+@dataclass
+class Trajectory:
+    model: str
+    tools: list[dict[str, Any]]
+    trajectory_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[StepRecord] = field(default_factory=list)
+    exit_reason: str | None = None
+    error: str | None = None
+    final_message: str = ""
+    context_tokens: int = 0
+    elapsed_sec: float = 0.0
+    output_patch: str = ""
+    partial: bool = True
+
+    def step(self, n: int) -> StepRecord:
+        if not self.steps or self.steps[-1].step != n:
+            self.steps.append(StepRecord(step=n))
+        return self.steps[-1]
+
+    def record_approval(self, n: int, call: ToolCall, approval: Approval) -> None:
+        self.step(n).approvals.append(
+            {
+                "tool": call.name,
+                "decision": approval.decision,
+                "reason": approval.reason,
+                "by": approval.by,
+                "rule": approval.rule,
+            }
+        )
+
+    def record_observation(self, n: int, call: ToolCall, observation: str) -> None:
+        self.step(n).observations.append({"tool": call.name, "observation": observation})
+
+    def record_usage(self, n: int, usage: Usage) -> None:
+        self.step(n).usage = usage.as_dict()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "trajectory_format": "leaf-function-calling",
+            "trajectory_id": self.trajectory_id,
+            "model": self.model,
+            "messages": self.messages,
+            "tools": self.tools,
+            "steps": [s.as_dict() for s in self.steps],
+            "n_steps": len(self.steps),
+            "exit_reason": self.exit_reason,
+            "error": self.error,
+            "final_message": self.final_message,
+            "context_tokens": self.context_tokens,
+            "elapsed_sec": round(self.elapsed_sec, 3),
+            "output_patch": self.output_patch,
+            "partial": self.partial,
+        }
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON through a temp file and rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, ensure_ascii=False)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,134 @@
+"""Configuration as data: frozen dataclasses with every default in one place, TOML on disk, XDG paths.
+
+Precedence: command-line flags > ``$XDG_CONFIG_HOME/frogtui/config.toml`` > the defaults below.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from frogtui.errors import ConfigError
+
+APP_NAME = "frogtui"
+
+DEFAULT_MODEL_SPEC = "hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:Q4_K_M"
+"""Community GGUF of FrogNano-4B-2609 (not verified from here: override with ``--model`` or
+``model.spec`` in config.toml). IQ2_M (about 1.65 GB) is the choice for a 4 GB card."""
+
+
+def config_dir() -> Path:
+    """The user's config folder (``$XDG_CONFIG_HOME/frogtui``)."""
+    return platformdirs.user_config_path(APP_NAME)
+
+
+def state_dir() -> Path:
+    """The user's state folder (``$XDG_STATE_HOME/frogtui``): sessions, trajectories, logs."""
+    return platformdirs.user_state_path(APP_NAME)
+
+
+def sessions_dir() -> Path:
+    return state_dir() / "sessions"
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling settings; defaults are the FrogNano evaluation configs (LEAF.md)."""
+
+    temperature: float = 0.6
+    top_p: float = 0.95
+    top_k: int = 20
+    min_p: float = 0.0
+    repeat_penalty: float = 1.0
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class LlamaSettings:
+    """How a local GGUF is loaded by llama-cpp-python."""
+
+    n_ctx: int = 65536
+    """Context window (model card evaluation setting; up to 131,072)."""
+    n_gpu_layers: int | None = None
+    """None: all layers when the build can offload to a GPU, else 0."""
+    flash_attn: bool = True
+    cache_type_k: str = "f16"
+    cache_type_v: str = "f16"
+    n_threads: int | None = None
+    n_batch: int = 512
+    prompt_mode: str = "append"
+    """``append`` (default: transcript is append-only, no re-prefill on follow-ups) or ``exact``
+    (re-render with the template on follow-ups, using recurrent-state checkpoints)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_steps: int = 100
+    max_tokens_per_turn: int = 8192
+    max_context_tokens: int = 65536
+    """Context budget: the run ends with ``max_context_len`` once a step's context exceeds it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    repo: Path = field(default_factory=Path.cwd)
+    model_spec: str = DEFAULT_MODEL_SPEC
+    approve: str = "policy"
+    """``policy``, ``all`` or ``none`` (headless ``--approve``)."""
+    limits: Limits = field(default_factory=Limits)
+    sampling: Sampling = field(default_factory=Sampling)
+    llama: LlamaSettings = field(default_factory=LlamaSettings)
+    theme: str = "frog-dark"
+    rules_file: Path | None = None
+    """Override for the user's rules file (``policy check --rules``)."""
+    commit_trailer: str = "Assisted-by: FrogNano-4B-2609 via frogtui"
+
+    def replace(self, **changes: Any) -> "Config":
+        return dataclasses.replace(self, **changes)
+
+
+_SECTIONS = {"limits": Limits, "sampling": Sampling, "llama": LlamaSettings}
+
+
+def load_config(path: Path | None = None, **overrides: Any) -> Config:
+    """Read ``config.toml`` (if any) and apply ``overrides`` (None values are ignored).
+
+    The file's top-level keys are ``model`` (the spec), ``theme``, ``commit_trailer`` and the
+    sections ``[limits]``, ``[sampling]``, ``[llama]`` with the fields of those dataclasses.
+
+    Raises:
+        ConfigError: the file is not valid TOML or names an unknown key.
+    """
+    path = path or Path(os.environ.get("FROGTUI_CONFIG", config_dir() / "config.toml"))
+    data: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+            raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _SECTIONS:
+            cls = _SECTIONS[key]
+            names = {f.name for f in dataclasses.fields(cls)}
+            unknown = set(value) - names
+            if unknown:
+                raise ConfigError(f"{path}: unknown key(s) in [{key}]: {', '.join(sorted(unknown))}")
+            kwargs[key] = cls(**value)
+        elif key == "model":
+            kwargs["model_spec"] = str(value)
+        elif key in ("theme", "commit_trailer"):
+            kwargs[key] = str(value)
+        else:
+            raise ConfigError(f"{path}: unknown key {key!r}")
+    config = Config(**kwargs)
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    for section in _SECTIONS:
+        if section in clean and isinstance(clean[section], dict):
+            clean[section] = dataclasses.replace(getattr(config, section), **clean[section])
+    return config.replace(**clean)

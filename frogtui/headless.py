@@ -1,0 +1,144 @@
+"""``frogtui run``: the agent loop without a UI. A compact trace goes to stderr, the final message
+to stdout. Exit 0 when the run ends with ``agent``, 1 for other exit reasons, 2 for usage errors."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from frogtui.agent import events as ev
+from frogtui.agent.loop import Agent
+from frogtui.agent.trajectory import write_json_atomic
+from frogtui.config import Config, Limits, load_config
+from frogtui.errors import FrogtuiError
+from frogtui.protocol import Approval, ApprovalRequest
+from frogtui.session import Session
+from frogtui.tools import ToolRunner, Workspace
+
+READ_ONLY_TOOLS = frozenset({"Read", "Glob"})
+
+
+class ModeApprover:
+    """Headless approver for ``--approve``: ``all`` allows everything the hard floor allows,
+    ``none`` denies Write, Edit and Bash, ``policy`` allows read-only tools and denies what a person
+    would be asked about."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    def approve(self, request: ApprovalRequest) -> Approval:
+        tool = request.call.name
+        if self.mode == "all":
+            return Approval("allow", by="mode", rule="--approve all", reason="--approve all")
+        if tool in READ_ONLY_TOOLS:
+            return Approval("allow", by="rule", rule=f"{tool}: allow", reason=f"{tool} is read-only")
+        if self.mode == "none":
+            return Approval("deny", by="mode", rule="--approve none", reason=f"{tool} is not allowed in this run (--approve none)")
+        return Approval(
+            "deny",
+            by="rule",
+            rule=f"{tool}: ask",
+            reason=f"{tool} needs a person's approval, and this run is headless (use --approve all to allow it)",
+        )
+
+
+class TraceSink:
+    """Writes a compact trace of the run, one line per event that matters."""
+
+    def __init__(self, stream: TextIO, session: Session | None = None) -> None:
+        self.stream = stream
+        self.session = session
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+        if self.session is not None:
+            self.session.log(text)
+
+    def emit(self, event: Any) -> None:
+        if isinstance(event, ev.ToolFinished):
+            first = event.observation.splitlines()[0] if event.observation else ""
+            extra = f" exit={event.exit_code}" if event.exit_code is not None else ""
+            self._line(f"[{event.step}] {event.call.name} {short_arguments(event.call)} ({event.duration_s:.2f}s{extra}) -> {first[:100]}")
+        elif isinstance(event, ev.ApprovalAnswered):
+            a = event.approval
+            self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}")
+        elif isinstance(event, ev.RunEnded):
+            self._line(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
+
+
+def short_arguments(call: Any, width: int = 60) -> str:
+    args = call.arguments
+    text = str(args.get("command") or args.get("file_path") or args.get("pattern") or "")
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="frogtui run", description="Run one task headless (no UI).")
+    parser.add_argument("task", help="the task, as you would type it")
+    parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
+    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL]")
+    parser.add_argument("--approve", choices=("policy", "all", "none"), default="policy", help="approval mode (default: policy)")
+    parser.add_argument("--trajectory", type=Path, help="also write the trajectory JSON here")
+    parser.add_argument("--max-steps", type=int, help="step limit (default 100)")
+    return parser
+
+
+def make_approver(mode: str, config: Config, workspace: Workspace) -> Any:
+    return ModeApprover(mode)
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    repo = Path(args.repo).expanduser()
+    if not repo.is_dir():
+        print(f"frogtui: repository folder not found: {repo}", file=sys.stderr)
+        return 2
+    if args.max_steps is not None and args.max_steps < 1:
+        print("frogtui: --max-steps must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        config = load_config(repo=repo.resolve(), model_spec=args.model, approve=args.approve)
+        if args.max_steps is not None:
+            config = config.replace(limits=Limits(**{**config.limits.__dict__, "max_steps": args.max_steps}))
+        from frogtui.models import load_model
+
+        model = load_model(config.model_spec, config)
+    except FrogtuiError as err:
+        print(f"frogtui: {err}", file=sys.stderr)
+        return 2
+    return run_task(args.task, config, model, trajectory_path=args.trajectory)
+
+
+def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    from frogtui.vcs.snapshot import RunPatch
+
+    stderr = stderr or sys.stderr
+    stdout = stdout or sys.stdout
+    session = Session.create(config.repo)
+    workspace = Workspace(config.repo, tmp_dir=session.tmp_dir)
+    runner = ToolRunner(workspace)
+    agent = Agent(
+        model,
+        runner,
+        make_approver(config.approve, config, workspace),
+        TraceSink(stderr, session),
+        limits=config.limits,
+        patch=RunPatch(workspace.root),
+        on_step_end=session.save_trajectory,
+    )
+    try:
+        result = agent.run(task)
+    except KeyboardInterrupt:
+        agent.interrupt()
+        print("frogtui: interrupted", file=stderr)
+        return 1
+    finally:
+        model.close()
+    if trajectory_path is not None:
+        write_json_atomic(trajectory_path, result.trajectory)
+    if result.final_message:
+        print(result.final_message, file=stdout)
+    return 0 if result.exit_reason == "agent" else 1

@@ -1,0 +1,168 @@
+"""The vocabulary shared by the agent loop, the models, the approvers and the front ends.
+
+This module sits at the bottom of the dependency graph (beside ``config`` and ``errors``): it holds
+plain data types and the three injected protocols of the loop (``Model``, ``Approver``,
+``EventSink``). Nothing here does I/O.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Literal, Protocol, Union, runtime_checkable
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call proposed by the model.
+
+    Attributes:
+        id: Call id, unique within the run (``call_<step>_<n>`` when the model gave none).
+        name: Tool name exactly as the model wrote it (``Read``, ``Bash``...).
+        arguments: Arguments after conversion by the tool's schema.
+        raw: The raw text of the call as the model emitted it (empty for structured calls).
+        error: Set when the call could not be parsed or converted; the loop turns it into the
+            observation instead of running anything.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    raw: str = ""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Per-step token accounting reported by a model for one assistant turn."""
+
+    prompt_tokens: int = 0
+    """Tokens in the whole prompt of this turn."""
+    evaluated_tokens: int = 0
+    """Prompt tokens actually run through the model (the rest came from cache)."""
+    cached_tokens: int = 0
+    """Prompt tokens reused from the previous step."""
+    generated_tokens: int = 0
+    """Tokens sampled in this turn."""
+    ttft_s: float = 0.0
+    """Seconds from the start of the turn to the first generated token."""
+    gen_tok_s: float = 0.0
+    """Generation speed of this turn in tokens per second."""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "evaluated_tokens": self.evaluated_tokens,
+            "cached_tokens": self.cached_tokens,
+            "generated_tokens": self.generated_tokens,
+            "ttft_s": round(self.ttft_s, 4),
+            "gen_tok_s": round(self.gen_tok_s, 2),
+        }
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """The last item a model yields for a turn."""
+
+    finish_reason: Literal["stop", "length", "cancelled"]
+    usage: Usage = field(default_factory=Usage)
+
+
+ModelItem = Union[str, ToolCall, TurnEnd]
+"""What ``Model.stream_turn`` yields: raw text pieces (fed to the streaming parser), already
+structured tool calls (servers that return ``tool_calls``), and exactly one final ``TurnEnd``."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Something that turns messages into a stream of text (and maybe structured tool calls)."""
+
+    name: str
+    """Human-readable model name, recorded in the trajectory's ``model``."""
+    context_size: int | None
+    """Total context window in tokens, when known."""
+    opens_reasoning: bool
+    """True when the generation prompt already opened ``<think>`` (Qwen3.5 with thinking), so the
+    first text the model emits is reasoning until ``</think>``."""
+
+    def stream_turn(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        max_tokens: int,
+        cancel: threading.Event,
+    ) -> Iterator[ModelItem]:
+        """Generate one assistant turn for ``messages`` (OpenAI format, tool-call arguments as JSON
+        strings). Yields text pieces and/or ``ToolCall`` objects, then one ``TurnEnd``.
+
+        Raises:
+            frogtui.errors.ModelError: the model could not answer (``llm_query_error``).
+            frogtui.errors.ContextOverflowError: the prompt does not fit (``max_context_len``).
+        """
+        ...
+
+    def close(self) -> None:
+        """Release the model's resources."""
+        ...
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a Write or Edit would do, computed before asking for approval."""
+
+    path: str
+    """Display path (relative to the repository root when inside it)."""
+    abs_path: str
+    """Resolved absolute path."""
+    before: str | None
+    """Current text of the file, None when it does not exist (or is not text)."""
+    after: str
+    """Text the file would have after the call."""
+    before_hash: str | None
+    """sha256 of the file's bytes when the preview was made, None when it did not exist. An approved
+    change is applied only while the file still has this hash."""
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """A question to the approver: may this call run?"""
+
+    call: ToolCall
+    step: int
+    root: str
+    """Repository root (the Bash working folder)."""
+    preview: Preview | None = None
+    """Set for Write and Edit calls whose change could be computed."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    """The approver's answer."""
+
+    decision: Literal["allow", "deny"]
+    reason: str = ""
+    """Why. For a denial this becomes the observation the model sees (when non-empty)."""
+    by: str = "rule"
+    """Who decided: ``rule``, ``person``, ``mode`` (e.g. ``--approve all``) or ``floor``."""
+    rule: str = ""
+    """The rule that decided, when a rule did (e.g. ``Bash: pytest *``)."""
+    arguments: dict[str, Any] | None = None
+    """Replacement arguments, when the person edited the call (e.g. the Bash command)."""
+
+    @property
+    def allowed(self) -> bool:
+        return self.decision == "allow"
+
+
+@runtime_checkable
+class Approver(Protocol):
+    """Answers "may I run this action?" before every tool call."""
+
+    def approve(self, request: ApprovalRequest) -> Approval: ...
+
+
+@runtime_checkable
+class EventSink(Protocol):
+    """Wants to know what happened. Called synchronously from the loop's thread."""
+
+    def emit(self, event: Any) -> None: ...

@@ -1,0 +1,144 @@
+"""Read, Write, Edit and Glob with Leaf's observation strings (LEAF.md)."""
+from __future__ import annotations
+
+import glob as globlib
+import os
+from pathlib import Path
+
+from frogtui.protocol import Preview
+from frogtui.tools.textfile import TextFile, atomic_write, decode_text, encode_text, file_sha256, read_text
+from frogtui.tools.workspace import Workspace
+
+READ_LIMIT = 20_000
+GLOB_LIMIT = 1_000
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut ``text`` at ``limit`` characters with Leaf's ``[truncated K chars]`` ending."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\n[truncated {len(text) - limit} chars]"
+
+
+def read(ws: Workspace, file_path: str, offset: int | None = None, limit: int | None = None) -> str:
+    resolved = ws.resolve(file_path)
+    if resolved.real.is_dir():
+        raise IsADirectoryError(f"[Errno 21] Is a directory: '{file_path}'")
+    tf = read_text(resolved.real, resolved.display)
+    lines = tf.text.splitlines()
+    start = max(offset or 1, 1)
+    end = len(lines) if not limit or limit <= 0 else min(len(lines), start - 1 + limit)
+    body = [f"{n}. {lines[n - 1]}" for n in range(start, end + 1)]
+    return truncate("\n".join([resolved.display, *body]), READ_LIMIT)
+
+
+def _existing_text(path: Path, display: str) -> TextFile | None:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    if path.is_dir():
+        raise IsADirectoryError(f"[Errno 21] Is a directory: '{display}'")
+    return decode_text(data, display)
+
+
+def preview_write(ws: Workspace, file_path: str, content: str) -> Preview:
+    resolved = ws.resolve_for_write(file_path)
+    if resolved.real.is_dir():
+        raise IsADirectoryError(f"[Errno 21] Is a directory: '{file_path}'")
+    try:
+        before = _existing_text(resolved.real, resolved.display)
+        before_text = before.text if before else None
+    except ValueError:  # binary or non-UTF-8: it may still be overwritten as a whole
+        before_text = None
+    return Preview(
+        path=resolved.display,
+        abs_path=str(resolved.real),
+        before=before_text,
+        after=content,
+        before_hash=file_sha256(resolved.real),
+    )
+
+
+def preview_edit(ws: Workspace, file_path: str, old_string: str, new_string: str, replace_all: bool = False) -> Preview:
+    resolved = ws.resolve_for_write(file_path)
+    if not old_string:
+        raise ValueError("old_string must not be empty")
+    tf = _existing_text(resolved.real, resolved.display)
+    if tf is None:
+        raise FileNotFoundError(f"[Errno 2] No such file or directory: '{file_path}'")
+    old = old_string.replace("\r\n", "\n") if tf.newline == "\r\n" else old_string
+    new = new_string.replace("\r\n", "\n") if tf.newline == "\r\n" else new_string
+    count = tf.text.count(old)
+    if count == 0:
+        raise ValueError("old_string was not found")
+    if count > 1 and not replace_all:
+        raise ValueError(f"old_string matched {count} times; set replace_all=true or use a more specific old_string")
+    after = tf.text.replace(old, new) if replace_all else tf.text.replace(old, new, 1)
+    return Preview(path=resolved.display, abs_path=str(resolved.real), before=tf.text, after=after, before_hash=tf.sha256)
+
+
+def apply_preview(ws: Workspace, preview: Preview) -> None:
+    """Write a previewed change, only if the file still has the content it had when previewed.
+
+    Raises:
+        StaleFileError: the file changed since the preview (the change must be approved again).
+    """
+    path = Path(preview.abs_path)
+    if file_sha256(path) != preview.before_hash:
+        raise StaleFileError(f"{preview.path} changed since the change was shown; it was not written")
+    newline, bom = "\n", False
+    if preview.before is not None:
+        data = path.read_bytes()
+        bom = data.startswith(b"\xef\xbb\xbf")
+        newline = decode_text(data, preview.path).newline
+    atomic_write(path, encode_text(preview.after, newline, bom))
+
+
+class StaleFileError(RuntimeError):
+    """The file changed between the approval and the write."""
+
+
+def write_observation(preview: Preview) -> str:
+    return f"Wrote {preview.path} ({len(preview.after)} bytes)."
+
+
+def edit_observation(preview: Preview, old_string: str, replace_all: bool) -> str:
+    n = preview.before.count(old_string.replace("\r\n", "\n")) if (replace_all and preview.before) else 1
+    return f"Edited {preview.path} ({n} replacement{'s' if n != 1 else ''})."
+
+
+def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
+    base = ws.resolve(path) if path else ws.resolve(".")
+    if not base.real.is_dir():
+        raise NotADirectoryError(f"[Errno 20] Not a directory: '{path}'")
+    if os.path.isabs(os.path.expanduser(pattern)):
+        pattern_abs = os.path.expanduser(pattern)
+    else:
+        pattern_abs = os.path.join(glob_root(ws, path), pattern)
+    matches = []
+    for hit in globlib.iglob(pattern_abs, recursive=True):
+        if not os.path.isfile(hit):
+            continue
+        p = Path(os.path.normpath(hit))
+        if ".git" in p.relative_to(ws.root).parts if _under(p, ws.root) else False:
+            continue
+        matches.append(ws.display(p))
+    if not matches:
+        return "No files matched."
+    matches.sort()
+    shown = matches[:GLOB_LIMIT]
+    if len(matches) > GLOB_LIMIT:
+        shown.append(f"... {len(matches) - GLOB_LIMIT} more files")
+    return "\n".join(shown)
+
+
+def glob_root(ws: Workspace, path: str | None) -> str:
+    """The (unresolved, normalised) folder a Glob searches from."""
+    if not path:
+        return str(ws.root)
+    return os.path.normpath(ws.root / os.path.expanduser(path))
+
+
+def _under(p: Path, root: Path) -> bool:
+    return p == root or root in p.parents

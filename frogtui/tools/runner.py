@@ -1,0 +1,104 @@
+"""Runs one validated tool call and turns every failure into an observation (never an exception)."""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+from frogtui.protocol import Preview, ToolCall
+from frogtui.tools import files
+from frogtui.tools.bash import CommandWrapper, run_bash
+from frogtui.tools.files import StaleFileError
+from frogtui.tools.schemas import SCHEMAS_BY_NAME, ArgumentError, coerce_arguments
+from frogtui.tools.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    observation: str
+    ok: bool = True
+    exit_code: int | None = None
+    stale: bool = False
+    """A Write/Edit was not applied because the file changed since its preview."""
+    cancelled: bool = False
+
+
+def error_observation(err: BaseException) -> str:
+    """Leaf's error shape: ``ExceptionType: message``."""
+    return f"{type(err).__name__}: {err}"
+
+
+def check_call(call: ToolCall) -> str | None:
+    """The observation for a call that must not run (parse error, unknown tool), else None."""
+    if call.error:
+        return call.error
+    if call.name not in SCHEMAS_BY_NAME:
+        return f"Unknown tool: {call.name}"
+    try:
+        coerce_arguments(call.name, call.arguments)
+    except ArgumentError as err:
+        return err.observation
+    return None
+
+
+class ToolRunner:
+    """The five Leaf tools bound to a workspace.
+
+    Args:
+        workspace: root and private temp folder; every path goes through it.
+        wrap: optional argv wrapper for Bash (the sandbox).
+    """
+
+    def __init__(self, workspace: Workspace, wrap: CommandWrapper | None = None) -> None:
+        self.workspace = workspace
+        self.wrap = wrap
+
+    def bash_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        env["TMPDIR"] = str(self.workspace.tmp_dir)
+        env.pop("PYTHONSTARTUP", None)
+        return env
+
+    def preview(self, call: ToolCall) -> Preview | None:
+        """The change a Write/Edit would make. Raises what the tool would raise (ValueError...)."""
+        args = call.arguments
+        if call.name == "Write":
+            return files.preview_write(self.workspace, args["file_path"], args["content"])
+        if call.name == "Edit":
+            return files.preview_edit(
+                self.workspace, args["file_path"], args["old_string"], args["new_string"], bool(args.get("replace_all"))
+            )
+        return None
+
+    def run(self, call: ToolCall, *, preview: Preview | None = None, cancel: threading.Event | None = None) -> ToolOutcome:
+        """Run ``call`` (already checked with ``check_call``). Write/Edit apply ``preview`` when given,
+        and only if the file still has the previewed content."""
+        args = call.arguments
+        try:
+            if call.name == "Read":
+                return ToolOutcome(files.read(self.workspace, args["file_path"], args.get("offset"), args.get("limit")))
+            if call.name == "Glob":
+                return ToolOutcome(files.glob(self.workspace, args["pattern"], args.get("path")))
+            if call.name in ("Write", "Edit"):
+                preview = preview or self.preview(call)
+                assert preview is not None
+                files.apply_preview(self.workspace, preview)
+                if call.name == "Write":
+                    return ToolOutcome(files.write_observation(preview))
+                return ToolOutcome(files.edit_observation(preview, args["old_string"], bool(args.get("replace_all"))))
+            if call.name == "Bash":
+                result = run_bash(
+                    args["command"],
+                    str(self.workspace.root),
+                    timeout=args.get("timeout"),
+                    cancel=cancel,
+                    wrap=self.wrap,
+                    env=self.bash_env(),
+                )
+                ok = result.exit_code == 0
+                return ToolOutcome(result.observation, ok=ok, exit_code=result.exit_code, cancelled=result.cancelled)
+        except StaleFileError as err:
+            return ToolOutcome(error_observation(err), ok=False, stale=True)
+        except (OSError, ValueError) as err:
+            return ToolOutcome(error_observation(err), ok=False)
+        return ToolOutcome(f"Unknown tool: {call.name}", ok=False)

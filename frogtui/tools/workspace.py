@@ -1,0 +1,79 @@
+"""The repository root and the confinement floor every tool path goes through."""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class OutsideRootError(PermissionError):
+    """A write would land outside the repository root."""
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A path resolved against the workspace."""
+
+    display: str
+    """Relative to the root when inside it, absolute otherwise (as Leaf shows paths)."""
+    real: Path
+    """Fully resolved path, every symlink followed (the file that would really be touched)."""
+    inside: bool
+    """True when ``real`` lies inside the root (or is a private temp folder of the session)."""
+
+
+class Workspace:
+    """A repository root with a private temp folder for the session.
+
+    Every path a tool touches is resolved here: relative paths against the root, ``~`` expanded,
+    ``..`` and symlinks followed, so that "inside" is decided on the real target.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], tmp_dir: str | os.PathLike[str] | None = None) -> None:
+        self.root = Path(os.path.realpath(root))
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"not a directory: {root}")
+        self._own_tmp = tmp_dir is None
+        self.tmp_dir = Path(os.path.realpath(tmp_dir or tempfile.mkdtemp(prefix="frogtui-")))
+
+    def resolve(self, path: str) -> Resolved:
+        """Resolve ``path`` as a tool would use it."""
+        expanded = os.path.expanduser(path)
+        joined = Path(os.path.normpath(self.root / expanded))  # absolute paths replace the root
+        real = Path(os.path.realpath(joined))
+        inside = self.contains(real)
+        try:
+            display = joined.relative_to(self.root).as_posix()
+        except ValueError:
+            display = str(joined)
+        if display == ".":
+            display = "."
+        return Resolved(display=display, real=real, inside=inside)
+
+    def contains(self, real: Path) -> bool:
+        """True when an already resolved path is the root, inside it, or inside the private temp."""
+        return _is_within(real, self.root) or _is_within(real, self.tmp_dir)
+
+    def resolve_for_write(self, path: str) -> Resolved:
+        """Resolve ``path`` for writing; the floor: refuse anything outside the root.
+
+        Raises:
+            OutsideRootError: the real target (symlinks followed) is outside the repository.
+        """
+        resolved = self.resolve(path)
+        if not resolved.inside:
+            raise OutsideRootError(
+                f"refusing to write {resolved.display}: it resolves to {resolved.real}, outside the repository {self.root}"
+            )
+        return resolved
+
+    def display(self, real: Path) -> str:
+        try:
+            return real.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(real)
+
+
+def _is_within(path: Path, parent: Path) -> bool:
+    return path == parent or parent in path.parents

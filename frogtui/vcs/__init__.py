@@ -1,0 +1,1 @@
+"""Git integration (the only package that imports git and unidiff)."""

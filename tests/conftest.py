@@ -1,0 +1,40 @@
+"""Shared fixtures: every test runs with its own XDG folders, HOME-less git identity, and can make
+real git repositories and replay files in temp folders."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support import git
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point XDG folders, git's global config and the Hugging Face cache at a fresh temp folder."""
+    base = tmp_path_factory.mktemp("env")
+    for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+        folder = base / name.lower()
+        folder.mkdir()
+        monkeypatch.setenv(name, str(folder))
+    gitconfig = base / "gitconfig"
+    gitconfig.write_text("[user]\n\tname = Test Person\n\temail = test@example.invalid\n[init]\n\tdefaultBranch = main\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("HF_HOME", str(base / "hf"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.delenv("FROGTUI_CONFIG", raising=False)
+    return base
+
+
+@pytest.fixture
+def py_repo(tmp_path: Path) -> Path:
+    """A small Python project in a real git repository with one commit: calc.add is wrong."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (repo / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "initial")
+    return repo

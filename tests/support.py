@@ -1,0 +1,30 @@
+"""Helpers for tests: real git commands, replay files, raw model turns."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def write_replay(path: Path, turns: list[str]) -> Path:
+    """Write a replay JSONL file with one ``{"content": ...}`` object per turn."""
+    path.write_text("".join(json.dumps({"content": t}) + "\n" for t in turns), encoding="utf-8")
+    return path
+
+
+def xml_call(name: str, **params: object) -> str:
+    """One tool call in the Qwen3.5 XML format, as the model writes it."""
+    body = "".join(f"<parameter={k}>\n{v}\n</parameter>\n" for k, v in params.items())
+    return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
+
+
+def turn(reasoning: str, *calls: str, answer: str = "") -> str:
+    """A raw assistant turn: reasoning closed by </think>, an optional answer, then calls."""
+    text = f"{reasoning}\n</think>\n\n{answer}"
+    if calls:
+        text += ("\n\n" if answer else "") + "\n".join(calls)
+    return text
