@@ -1,0 +1,105 @@
+"""`frogtui run` end to end, as a subprocess, on a real git repository."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.core.test_loop import FIX_TURNS
+from tests.support import git, turn, write_replay, xml_call
+
+
+def frogtui(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "frogtui", *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=os.environ.copy()
+    )
+
+
+def test_run_fixes_repo_writes_trajectory_and_exits_0(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "fix.jsonl", FIX_TURNS)
+    out = tmp_path / "traj.json"
+    proc = frogtui("run", "Fix the failing test", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "Fixed add(): it now returns a + b.\n"
+    assert "[2] Edit calc.py" in proc.stderr and "exit_reason=agent" in proc.stderr
+    assert git(py_repo, "diff") == (
+        "diff --git a/calc.py b/calc.py\nindex 12ee743..4693ad3 100644\n--- a/calc.py\n+++ b/calc.py\n"
+        "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+    )
+    assert git(py_repo, "status", "--porcelain") == " M calc.py\n", "no stray files in the repository"
+    data = json.loads(out.read_text())
+    assert data["trajectory_format"] == "leaf-function-calling"
+    assert data["model"] == "replay:fix.jsonl"
+    assert data["exit_reason"] == "agent" and data["partial"] is False and data["error"] is None
+    assert data["output_patch"] == git(py_repo, "diff")
+    assert data["steps"][1]["approvals"] == [{"tool": "Edit", "decision": "allow", "reason": "--approve all", "by": "mode", "rule": "--approve all"}]
+    assert set(data["steps"][0]["usage"]) == {"prompt_tokens", "evaluated_tokens", "cached_tokens", "generated_tokens", "ttft_s", "gen_tok_s"}
+    for key in ("trajectory_id", "messages", "tools", "n_steps", "final_message", "context_tokens", "elapsed_sec"):
+        assert key in data
+    # the session folder keeps a copy, in the XDG state folder, outside the repository
+    sessions = list((Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions").iterdir())
+    assert len(sessions) == 1
+    kept = json.loads((sessions[0] / "trajectory.json").read_text())
+    assert kept["trajectory_id"] == data["trajectory_id"]
+
+
+def test_output_patch_excludes_the_persons_earlier_changes(py_repo: Path, tmp_path: Path) -> None:
+    (py_repo / "notes.txt").write_text("my own work\n")
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", xml_call("Write", file_path="new.py", content="x = 1\n")), turn("", answer="ok")])
+    out = tmp_path / "t.json"
+    assert frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out)).returncode == 0
+    patch = json.loads(out.read_text())["output_patch"]
+    assert "new.py" in patch and "notes.txt" not in patch
+
+
+def test_policy_mode_denies_edits_headless(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "fix.jsonl", FIX_TURNS)
+    out = tmp_path / "t.json"
+    proc = frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{replay}", "--trajectory", str(out))
+    assert proc.returncode == 0
+    assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
+    steps = json.loads(out.read_text())["steps"]
+    assert steps[0]["approvals"][0]["decision"] == "allow"
+    assert steps[1]["approvals"][0]["decision"] == "deny"
+    assert steps[1]["observations"][0]["observation"].startswith("PermissionError: ")
+
+
+def test_approve_none_denies_bash(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "b.jsonl", [turn("", xml_call("Bash", command="touch made-by-bash")), turn("", answer="ok")])
+    proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "none")
+    assert proc.returncode == 0 and not (py_repo / "made-by-bash").exists()
+
+
+def test_non_agent_exit_reason_exits_1(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "loop.jsonl", [turn("", xml_call("Glob", pattern="*"))] * 3)
+    proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--max-steps", "2")
+    assert proc.returncode == 1 and "exit_reason=max_turns" in proc.stderr
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path: Path, py_repo: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"content": "ok"}\nnot json\n')
+    cases = [
+        (["run", "t", "--repo", str(tmp_path / "missing"), "--model", f"replay:{bad}"], "repository folder not found"),
+        (["run", "t", "--repo", str(py_repo), "--model", "gpt-5"], "unknown model spec"),
+        (["run", "t", "--repo", str(py_repo), "--model", f"replay:{tmp_path / 'nope.jsonl'}"], "cannot read replay file"),
+        (["run", "t", "--repo", str(py_repo), "--model", f"replay:{bad}"], "line 2: not valid JSON"),
+    ]
+    for argv, message in cases:
+        proc = frogtui(*argv)
+        assert proc.returncode == 2, (argv, proc.stderr)
+        assert message in proc.stderr and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_run_outside_a_git_repository(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    replay = write_replay(tmp_path / "w.jsonl", [turn("", xml_call("Write", file_path="a.txt", content="hi\n")), turn("", answer="done")])
+    out = tmp_path / "t.json"
+    proc = frogtui("run", "t", "--repo", str(plain), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert (plain / "a.txt").read_text() == "hi\n"
+    assert json.loads(out.read_text())["output_patch"] == ""

@@ -1,0 +1,219 @@
+"""The agent loop with the replay model, real tools and a real git repository."""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from frogtui.agent import events as ev
+from frogtui.agent.loop import Agent
+from frogtui.config import Limits
+from frogtui.errors import ModelError
+from frogtui.models.replay import ReplayModel
+from frogtui.protocol import Approval, ApprovalRequest, TurnEnd, Usage
+from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, Workspace
+from tests.support import turn, write_replay, xml_call
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+
+    def of(self, cls: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, cls)]
+
+
+class ScriptedPerson:
+    """Answers approval requests like a person would, from a script (the edge of the system)."""
+
+    def __init__(self, *answers: Approval) -> None:
+        self.answers = list(answers)
+        self.requests: list[ApprovalRequest] = []
+
+    def approve(self, request: ApprovalRequest) -> Approval:
+        self.requests.append(request)
+        return self.answers.pop(0) if self.answers else Approval("allow", by="person")
+
+
+def make_agent(repo: Path, tmp_path: Path, turns: list[str], approver: Any = None, **kwargs: Any) -> tuple[Agent, Recorder]:
+    model = ReplayModel(write_replay(tmp_path / "replay.jsonl", turns))
+    sink = Recorder()
+    agent = Agent(model, ToolRunner(Workspace(repo, tmp_dir=tmp_path / "t")), approver or ScriptedPerson(), sink, **kwargs)
+    return agent, sink
+
+
+FIX_TURNS = [
+    turn("Look first.", xml_call("Read", file_path="calc.py")),
+    turn("Minus should be plus.", xml_call("Edit", file_path="calc.py", old_string="return a - b", new_string="return a + b")),
+    turn("Validate.", xml_call("Bash", command="python -m pytest -q")),
+    turn("Done.", answer="Fixed add(): it now returns a + b."),
+]
+
+
+def test_full_run_fixes_the_bug(py_repo: Path, tmp_path: Path) -> None:
+    agent, sink = make_agent(py_repo, tmp_path, FIX_TURNS)
+    result = agent.run("Fix the failing test.")
+    assert result.exit_reason == "agent"
+    assert result.final_message == "Fixed add(): it now returns a + b."
+    assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    finished = sink.of(ev.ToolFinished)
+    assert [f.call.name for f in finished] == ["Read", "Edit", "Bash"]
+    assert finished[0].observation == "calc.py\n1. def add(a, b):\n2.     return a - b"
+    assert finished[1].observation == "Edited calc.py (1 replacement)."
+    assert finished[2].exit_code == 0 and finished[2].observation.startswith("Exit code: 0\nSTDOUT:\n")
+    msgs = result.trajectory["messages"]
+    assert msgs[0] == {"role": "system", "content": SYSTEM_PROMPT}
+    assert msgs[1] == {"role": "user", "content": "Fix the failing test."}
+    assert msgs[2]["role"] == "assistant" and msgs[2]["reasoning_content"] == "Look first."
+    assert json.loads(msgs[2]["tool_calls"][0]["function"]["arguments"]) == {"file_path": "calc.py"}
+    assert msgs[3] == {"role": "tool", "tool_call_id": "call_1_1", "content": finished[0].observation}
+    assert result.trajectory["tools"] == TOOL_SCHEMAS
+    assert result.trajectory["n_steps"] == 4
+    assert [s["observations"][0]["tool"] for s in result.trajectory["steps"][:3]] == ["Read", "Edit", "Bash"]
+
+
+def test_events_come_in_order(py_repo: Path, tmp_path: Path) -> None:
+    agent, sink = make_agent(py_repo, tmp_path, FIX_TURNS[:1])
+    agent.run("look")
+    kinds = [type(e).__name__ for e in sink.events]
+    assert kinds[:2] == ["RunStarted", "StepStarted"]
+    i = kinds.index("ToolCallProposed")
+    assert kinds.index("ReasoningDelta") < i < kinds.index("ApprovalAnswered") < kinds.index("ToolStarted") < kinds.index("ToolFinished")
+    assert kinds[-1] == "RunEnded"
+    assert "".join(e.text for e in sink.of(ev.ReasoningDelta)).rstrip() == "Look first."
+
+
+def test_denial_reason_becomes_the_observation(py_repo: Path, tmp_path: Path) -> None:
+    person = ScriptedPerson(Approval("deny", reason="use pytest -x instead", by="person"))
+    agent, sink = make_agent(py_repo, tmp_path, [turn("", xml_call("Bash", command="rm -rf build"))], person)
+    result = agent.run("clean")
+    obs = result.trajectory["steps"][0]["observations"][0]["observation"]
+    assert obs == "The user denied this tool call. Reason: use pytest -x instead"
+    assert result.trajectory["steps"][0]["approvals"] == [
+        {"tool": "Bash", "decision": "deny", "reason": "use pytest -x instead", "by": "person", "rule": ""}
+    ]
+    assert not sink.of(ev.ToolStarted)
+
+
+def test_denied_write_changes_nothing(py_repo: Path, tmp_path: Path) -> None:
+    before = (py_repo / "calc.py").read_bytes()
+    person = ScriptedPerson(Approval("deny", by="rule", rule="Write: ask", reason="needs a person"))
+    agent, _ = make_agent(py_repo, tmp_path, [turn("", xml_call("Write", file_path="calc.py", content="boom"))], person)
+    result = agent.run("x")
+    assert (py_repo / "calc.py").read_bytes() == before
+    assert result.trajectory["steps"][0]["observations"][0]["observation"] == "PermissionError: needs a person"
+    assert person.requests[0].preview.before == before.decode()
+    assert person.requests[0].preview.after == "boom"
+
+
+def test_edited_command_runs_and_model_is_told(py_repo: Path, tmp_path: Path) -> None:
+    person = ScriptedPerson(Approval("allow", by="person", arguments={"command": "echo edited"}))
+    agent, sink = make_agent(py_repo, tmp_path, [turn("", xml_call("Bash", command="echo original"))], person)
+    agent.run("x")
+    obs = sink.of(ev.ToolFinished)[0].observation
+    assert obs.startswith('Note: the user edited this call before it ran; it ran with {"command": "echo edited"}\nExit code: 0\nSTDOUT:\nedited\n')
+
+
+def test_invalid_calls_are_observations_and_loop_goes_on(py_repo: Path, tmp_path: Path) -> None:
+    turns = [
+        turn("", xml_call("Frobnicate", x=1), xml_call("Read", file_path="calc.py", offset="x"), "<tool_call>\nnonsense\n</tool_call>"),
+        turn("", answer="ok"),
+    ]
+    person = ScriptedPerson()
+    agent, _ = make_agent(py_repo, tmp_path, turns, person)
+    result = agent.run("x")
+    obs = [o["observation"] for o in result.trajectory["steps"][0]["observations"]]
+    assert obs == [
+        "Unknown tool: Frobnicate",
+        "ValueError: parameter 'offset' of Read expects an integer, got 'x'",
+        "ValueError: could not parse the tool call: expected <function=NAME> or a JSON object",
+    ]
+    assert person.requests == [], "invalid calls must not be offered for approval"
+    assert result.exit_reason == "agent" and result.final_message == "ok"
+
+
+def test_max_steps(py_repo: Path, tmp_path: Path) -> None:
+    turns = [turn("", xml_call("Glob", pattern="*.py"))] * 5
+    agent, _ = make_agent(py_repo, tmp_path, turns, limits=Limits(max_steps=3))
+    result = agent.run("loop forever")
+    assert result.exit_reason == "max_turns" and result.trajectory["n_steps"] == 3
+
+
+def test_turn_cut_by_length_limit(py_repo: Path, tmp_path: Path) -> None:
+    agent, _ = make_agent(py_repo, tmp_path, ["word " * 50], limits=Limits(max_tokens_per_turn=10))
+    assert agent.run("x").exit_reason == "max_tokens_per_turn"
+
+
+def test_replay_runs_out_ends_with_agent(py_repo: Path, tmp_path: Path) -> None:
+    agent, _ = make_agent(py_repo, tmp_path, [turn("", xml_call("Glob", pattern="*.py"))])
+    assert agent.run("x").exit_reason == "agent"
+
+
+class ScriptedModel:
+    """A model edge double that reports fixed usage or fails, for the limits the replay can't reach."""
+
+    name = "scripted"
+    context_size = None
+    opens_reasoning = True
+
+    def __init__(self, prompt_tokens: int = 10, fail: bool = False) -> None:
+        self.prompt_tokens, self.fail = prompt_tokens, fail
+
+    def stream_turn(self, messages, tools, *, max_tokens, cancel):  # type: ignore[no-untyped-def]
+        if self.fail:
+            raise ModelError("server said 500")
+        yield turn("", xml_call("Glob", pattern="*"))
+        yield TurnEnd("stop", Usage(prompt_tokens=self.prompt_tokens, generated_tokens=20))
+
+    def close(self) -> None:
+        pass
+
+
+def test_context_budget_and_model_errors(py_repo: Path, tmp_path: Path) -> None:
+    agent = Agent(ScriptedModel(prompt_tokens=990), ToolRunner(Workspace(py_repo)), ScriptedPerson(), Recorder(), limits=Limits(max_context_tokens=1000))
+    result = agent.run("x")
+    assert result.exit_reason == "max_context_len" and result.trajectory["n_steps"] == 1
+    agent = Agent(ScriptedModel(fail=True), ToolRunner(Workspace(py_repo)), ScriptedPerson(), Recorder())
+    result = agent.run("x")
+    assert (result.exit_reason, result.error) == ("llm_query_error", "server said 500")
+
+
+def test_interrupt_during_long_command(py_repo: Path, tmp_path: Path) -> None:
+    agent, sink = make_agent(py_repo, tmp_path, [turn("", xml_call("Bash", command="sleep 30")), turn("", answer="never")])
+    threading.Timer(0.5, agent.interrupt).start()
+    result = agent.run("x")
+    assert result.exit_reason == "cancelled"
+    assert sink.of(ev.ToolFinished)[0].observation.startswith("Interrupted by the user")
+    # the conversation goes on: the model sees the interruption in the transcript
+    assert agent.messages[-1]["role"] == "tool" and "Interrupted" in agent.messages[-1]["content"]
+    follow = agent.send("carry on")
+    assert follow.exit_reason == "agent" and follow.final_message == "never"
+
+
+def test_file_changed_after_preview_is_asked_again(py_repo: Path, tmp_path: Path) -> None:
+    class ChangesFileFirstTime(ScriptedPerson):
+        def approve(self, request: ApprovalRequest) -> Approval:
+            if not self.requests:
+                (py_repo / "calc.py").write_text("def add(a, b):\n    return a - b  # touched\n")
+            return super().approve(request)
+
+    person = ChangesFileFirstTime()
+    call = xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")
+    agent, _ = make_agent(py_repo, tmp_path, [turn("", call)], person)
+    agent.run("x")
+    assert len(person.requests) == 2
+    assert person.requests[1].preview.before.endswith("# touched\n")
+    assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a + b  # touched\n"
+
+
+def test_before_action_hook_runs_for_mutating_tools_only(py_repo: Path, tmp_path: Path) -> None:
+    seen: list[tuple[int, str]] = []
+    agent, _ = make_agent(py_repo, tmp_path, FIX_TURNS, before_action=lambda step, call: seen.append((step, call.name)))
+    agent.run("x")
+    assert seen == [(2, "Edit"), (3, "Bash")]
