@@ -3,7 +3,9 @@ to stdout. Exit 0 when the run ends with ``agent``, 1 for other exit reasons, 2 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -112,6 +114,20 @@ def main(argv: list[str]) -> int:
     return run_task(args.task, config, model, trajectory_path=args.trajectory)
 
 
+def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
+    """First Ctrl+C interrupts the run cleanly (exit_reason ``cancelled``); a second one stops at once."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum: int, frame: Any) -> None:
+        if agent.cancel.is_set():
+            raise KeyboardInterrupt
+        print("frogtui: interrupting (Ctrl+C again to stop at once)", file=stderr, flush=True)
+        agent.interrupt()
+
+    return signal.signal(signal.SIGINT, handler)
+
+
 def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None) -> int:
     from frogtui.vcs.snapshot import RunPatch
 
@@ -129,13 +145,15 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
         patch=RunPatch(workspace.root),
         on_step_end=session.save_trajectory,
     )
+    previous = _interrupt_on_sigint(agent, stderr)
     try:
         result = agent.run(task)
     except KeyboardInterrupt:
-        agent.interrupt()
-        print("frogtui: interrupted", file=stderr)
+        print("frogtui: stopped", file=stderr)
         return 1
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
         model.close()
     if trajectory_path is not None:
         write_json_atomic(trajectory_path, result.trajectory)

@@ -75,17 +75,20 @@ def run_bash(
         reader.start()
     deadline = time.monotonic() + limit
     timed_out = cancelled = False
-    while proc.poll() is None:
-        if cancel is not None and cancel.is_set():
-            cancelled = True
-            break
-        if time.monotonic() >= deadline:
-            timed_out = True
-            break
-        time.sleep(POLL_S)
-    # Kill the group in every case: a finished shell may leave background children holding pipes.
-    _kill_group(proc)
-    proc.wait()
+    try:
+        while proc.poll() is None:
+            if cancel is not None and cancel.is_set():
+                cancelled = True
+                break
+            if time.monotonic() >= deadline:
+                timed_out = True
+                break
+            time.sleep(POLL_S)
+    finally:
+        # Kill the group in every case (also on KeyboardInterrupt): a finished shell may leave
+        # background children holding the pipes.
+        _kill_group(proc)
+        proc.wait()
     for reader in readers:
         reader.join(timeout=2.0)
     out = b"".join(chunks["out"]).decode("utf-8", "replace")

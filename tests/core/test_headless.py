@@ -103,3 +103,31 @@ def test_run_outside_a_git_repository(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (plain / "a.txt").read_text() == "hi\n"
     assert json.loads(out.read_text())["output_patch"] == ""
+
+
+def test_ctrl_c_interrupts_a_running_command_cleanly(py_repo: Path, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    replay = write_replay(tmp_path / "s.jsonl", [turn("", xml_call("Bash", command="sleep 60")), turn("", answer="x")])
+    out = tmp_path / "t.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "frogtui", "run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "allow Bash" not in _session_log():
+        time.sleep(0.1)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, err
+    assert "exit_reason=cancelled" in err
+    data = json.loads(out.read_text())
+    assert data["exit_reason"] == "cancelled"
+    assert data["steps"][0]["observations"][0]["observation"].startswith("Interrupted by the user")
+
+
+def _session_log() -> str:
+    root = Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions"
+    return "".join(p.read_text() for p in root.glob("*/session.log")) if root.is_dir() else ""
