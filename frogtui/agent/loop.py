@@ -71,7 +71,7 @@ class Agent:
         approver: Approver,
         sink: EventSink,
         *,
-        limits: Limits = Limits(),
+        limits: Limits | None = None,
         before_action: Callable[[int, ToolCall], None] | None = None,
         patch: Callable[[], str] | None = None,
         on_step_end: Callable[[Trajectory], None] | None = None,
@@ -81,7 +81,7 @@ class Agent:
         self.runner = runner
         self.approver = approver
         self.sink = sink
-        self.limits = limits
+        self.limits = limits or Limits()
         self.before_action = before_action
         self.patch = patch
         self.on_step_end = on_step_end

@@ -6,8 +6,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from frogtui.agent import events as ev
 from frogtui.agent.loop import Agent
 from frogtui.config import Limits
