@@ -1,0 +1,139 @@
+"""The approval modal shown for every ``ask``: what would run (or the diff), where, and why the
+policy asks. The agent's worker waits on the answer, so nothing runs while it is open.
+
+Keys: y allow once · a always allow (the narrow rule is shown) · n deny · r deny with a reason ·
+e edit the command (Bash) · Esc interrupt the run.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from frogtui.ui.diffmodel import FileDiff
+from frogtui.ui.diffview import DiffView
+from frogtui.ui.messages import ApprovalRequested, PersonAnswer
+
+
+def display_path(path: str | os.PathLike[str]) -> str:
+    """A path as people write it: the home folder as ``~``."""
+    text = str(path)
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (text == home or text.startswith(home.rstrip("/") + "/")):
+        return "~" + text[len(home.rstrip("/")):]
+    return text
+
+
+class ApprovalScreen(ModalScreen[PersonAnswer | None]):
+    """Asks the person about one call. Dismissed with a ``PersonAnswer`` (None when interrupted)."""
+
+    CSS_PATH = "approval_screen.tcss"
+
+    BINDINGS = [
+        Binding("y", "answer('once')", "Allow once"),
+        Binding("a", "answer('always')", "Always allow"),
+        Binding("n", "answer('deny')", "Deny"),
+        Binding("r", "reason", "Deny with reason"),
+        Binding("e", "edit", "Edit command"),
+        Binding("escape", "escape", "Interrupt"),
+    ]
+
+    def __init__(self, asked: ApprovalRequested) -> None:
+        super().__init__()
+        self.asked = asked
+        self.call = asked.request.call
+
+    @property
+    def is_bash(self) -> bool:
+        return self.call.name == "Bash"
+
+    def compose(self) -> ComposeResult:
+        request, verdict = self.asked.request, self.asked.verdict
+        with Vertical(id="approval-dialog") as dialog:
+            dialog.border_title = f"Step {request.step} · approve {self.call.name}?"
+            if self.is_bash:
+                yield Static(Text(str(self.call.arguments.get("command", ""))), id="approval-command")
+                timeout = self.call.arguments.get("timeout")
+                facts = f"folder  {display_path(request.root)}\nsandbox {'on' if self.asked.sandboxed else 'OFF: the command runs with your permissions'}"
+                if timeout:
+                    facts += f"\ntimeout {timeout}s"
+                yield Static(Text(facts), id="approval-facts")
+            elif request.preview is not None:
+                preview = request.preview
+                yield DiffView(FileDiff(preview.path, preview.before, preview.after), id="approval-diff")
+            else:
+                yield Static(Text(repr(self.call.arguments)), id="approval-command")
+            why = f"asked by rule {verdict.rule}" + (f": {verdict.reason}" if verdict.reason else "")
+            yield Static(Text(why), id="approval-rule")
+            yield Static(self._keys_text(), id="approval-keys")
+            yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")
+            yield Input(value=str(self.call.arguments.get("command", "")), id="approval-edit")
+
+    def _keys_text(self) -> Text:
+        text = Text()
+        for key, label in (("y", "allow once"), ("a", f"always allow: {self.asked.session_rule}"), ("n", "deny"), ("r", "deny with reason")):
+            text.append(f" {key} ", "reverse")
+            text.append(f" {label}   ")
+        if self.is_bash:
+            text.append(" e ", "reverse")
+            text.append(" edit command   ")
+        text.append(" Esc ", "reverse")
+        text.append(" interrupt")
+        return text
+
+    def on_mount(self) -> None:
+        for widget_id in ("#approval-reason", "#approval-edit"):
+            self.query_one(widget_id).display = False
+        if not self.is_bash and self.query("#approval-diff"):
+            self.query_one("#approval-diff").focus()
+        else:
+            self.set_focus(None)
+
+    def _input_open(self) -> Input | None:
+        for widget in self.query(Input):
+            if widget.display:
+                return widget
+        return None
+
+    def action_answer(self, choice: str) -> None:
+        if self._input_open() is None:
+            self.dismiss(PersonAnswer(choice))  # type: ignore[arg-type]
+
+    def action_reason(self) -> None:
+        self._open_input("#approval-reason")
+
+    def action_edit(self) -> None:
+        if self.is_bash:
+            self._open_input("#approval-edit")
+
+    def _open_input(self, widget_id: str) -> None:
+        if self._input_open() is not None:
+            return
+        box = self.query_one(widget_id, Input)
+        box.display = True
+        box.focus()
+
+    def action_escape(self) -> None:
+        box = self._input_open()
+        if box is not None:
+            box.display = False
+            self.set_focus(None)
+            return
+        self.app.run_action("interrupt")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.input.id == "approval-reason":
+            self.dismiss(PersonAnswer("deny", reason=event.value.strip()))
+        elif event.input.id == "approval-edit":
+            command = event.value.strip()
+            if not command:
+                self.notify("The command is empty; Esc goes back.", severity="warning")
+                return
+            self.dismiss(PersonAnswer("edit", arguments={**self.call.arguments, "command": command}))

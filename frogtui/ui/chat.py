@@ -1,0 +1,177 @@
+"""The chat pane: the person's messages, the model's reasoning (dim, collapsible) and its answer
+(streamed Markdown), plus the prompt with input history.
+
+Deltas are buffered and flushed a few dozen times a second, so thousands of tokens cost a few
+dozen re-renders, not thousands.
+"""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import Collapsible, Input, Markdown, Static
+
+from frogtui.ui.messages import TaskSubmitted
+
+FLUSH_INTERVAL_S = 1 / 30
+
+
+class UserMessage(Static):
+    """One message the person sent."""
+
+
+class Notice(Static):
+    """A line from the app itself: the model is loading, a run ended, something failed."""
+
+
+class ReasoningBlock(Collapsible):
+    """The model's thinking for one step; open while it streams, folded when the turn ends."""
+
+    def __init__(self, step: int) -> None:
+        self.body = Static("", classes="reasoning-text")
+        super().__init__(self.body, title=f"thinking (step {step})", collapsed=False)
+        self.text = ""
+
+    def add(self, text: str) -> None:
+        self.text += text
+        self.body.update(Text(self.text.strip()))
+
+
+class AnswerBlock(Markdown):
+    """The model's answer for one step, appended as it streams."""
+
+
+class ChatPane(VerticalScroll):
+    """The conversation. Public methods are called by the app on the UI thread."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.show_reasoning = False
+        self._pending_reasoning = ""
+        self._pending_answer = ""
+        self._reasoning: ReasoningBlock | None = None
+        self._answer: AnswerBlock | None = None
+        self._step: int | None = None
+
+    def on_mount(self) -> None:
+        self.anchor()
+        self.set_interval(FLUSH_INTERVAL_S, self.flush)
+
+    @property
+    def answer_text(self) -> str:
+        """All answer text shown so far in the current step (flushed or not)."""
+        return (self._answer.source if self._answer is not None else "") + self._pending_answer
+
+    def add_user(self, text: str) -> None:
+        self._close_step()
+        self.mount(UserMessage(text))
+
+    def add_notice(self, text: str, kind: str = "info") -> Notice:
+        notice = Notice(text, classes=f"notice-{kind}")
+        self.mount(notice)
+        return notice
+
+    def add_assistant_text(self, step: int, answer: str, reasoning: str) -> None:
+        """Show a whole assistant turn at once (a resumed session)."""
+        self._close_step()
+        if reasoning:
+            block = ReasoningBlock(step)
+            self.mount(block)
+            block.add(reasoning)
+            block.collapsed = not self.show_reasoning
+        if answer:
+            self.mount(AnswerBlock(answer))
+
+    def reasoning_delta(self, step: int, text: str) -> None:
+        self._switch_step(step)
+        self._pending_reasoning += text
+
+    def answer_delta(self, step: int, text: str) -> None:
+        self._switch_step(step)
+        self._pending_answer += text
+
+    def _switch_step(self, step: int) -> None:
+        if step != self._step:
+            self._close_step()
+            self._step = step
+
+    async def flush(self) -> None:
+        """Show the buffered deltas."""
+        if self._pending_reasoning:
+            if self._reasoning is None:
+                self._reasoning = ReasoningBlock(self._step or 0)
+                await self.mount(self._reasoning)
+            text, self._pending_reasoning = self._pending_reasoning, ""
+            self._reasoning.add(text)
+        if self._pending_answer:
+            if self._answer is None:
+                text, self._pending_answer = self._pending_answer.lstrip(), ""
+                if not text:
+                    return
+                self._answer = AnswerBlock(text)
+                await self.mount(self._answer)
+            else:
+                text, self._pending_answer = self._pending_answer, ""
+                await self._answer.append(text)
+
+    async def end_turn(self) -> None:
+        """The step's turn ended: show what is left and fold its reasoning."""
+        await self.flush()
+        if self._reasoning is not None:
+            self._reasoning.collapsed = not self.show_reasoning
+        self._close_step()
+
+    def _close_step(self) -> None:
+        if self._pending_reasoning and self._reasoning is not None:
+            self._reasoning.add(self._pending_reasoning)
+        self._pending_reasoning = ""
+        if self._pending_answer and self._answer is not None:
+            self._answer.append(self._pending_answer)
+        self._pending_answer = ""
+        self._reasoning = None
+        self._answer = None
+        self._step = None
+
+    def toggle_reasoning(self) -> bool:
+        """Open or fold every reasoning block; returns the new setting."""
+        self.show_reasoning = not self.show_reasoning
+        for block in self.query(ReasoningBlock):
+            if block is not self._reasoning:
+                block.collapsed = not self.show_reasoning
+        return self.show_reasoning
+
+    async def clear(self) -> None:
+        self._close_step()
+        await self.remove_children()
+
+
+class PromptInput(Input):
+    """The prompt. Enter sends; Up/Down walk through the messages sent before."""
+
+    BINDINGS = [
+        Binding("up", "history(-1)", "Previous message", show=False),
+        Binding("down", "history(1)", "Next message", show=False),
+    ]
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(placeholder="Describe a task, or ask a follow-up (Enter sends)", id=id)
+        self.history: list[str] = []
+        self._position = 0
+
+    def action_history(self, direction: int) -> None:
+        if not self.history:
+            return
+        self._position = max(0, min(len(self.history), self._position + direction))
+        self.value = self.history[self._position] if self._position < len(self.history) else ""
+        self.cursor_position = len(self.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if not text:
+            return
+        if not self.history or self.history[-1] != text:
+            self.history.append(text)
+        self._position = len(self.history)
+        self.value = ""
+        self.post_message(TaskSubmitted(text))

@@ -1,0 +1,85 @@
+"""Textual messages that carry what the agent's worker thread wants the app to know or decide.
+
+The worker never touches a widget: it posts these (``post_message`` is thread-safe).
+"""
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from textual.message import Message
+
+from frogtui.protocol import ApprovalRequest
+
+
+class AgentEventPosted(Message):
+    """Something happened in the agent loop (an event from ``frogtui.agent.events``)."""
+
+    def __init__(self, event: Any) -> None:
+        super().__init__()
+        self.event = event
+        """The loop's event, unchanged."""
+
+
+@dataclass(frozen=True)
+class PolicyVerdict:
+    """What the policy said about a call (the approval engine's decision, in the UI's terms)."""
+
+    kind: Literal["allow", "ask", "deny"]
+    rule: str = ""
+    """The rule that decided (``Bash: ask`` ...), shown in the approval modal."""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PersonAnswer:
+    """What the person answered in the approval modal."""
+
+    choice: Literal["once", "always", "deny", "edit"]
+    reason: str = ""
+    """Deny: the reason sent to the model (may be empty)."""
+    arguments: dict[str, Any] | None = None
+    """Edit: the call's new arguments."""
+
+
+class ApprovalRequested(Message):
+    """The worker is blocked until ``future`` gets the person's ``PersonAnswer``."""
+
+    def __init__(self, request: ApprovalRequest, verdict: PolicyVerdict, session_rule: str, sandboxed: bool, future: "Future[PersonAnswer]") -> None:
+        super().__init__()
+        self.request = request
+        """The call, its step, the working folder and (Write/Edit) the preview."""
+        self.verdict = verdict
+        """Why the policy asks."""
+        self.session_rule = session_rule
+        """The narrow rule that "always allow" would store."""
+        self.sandboxed = sandboxed
+        """Whether Bash runs inside the sandbox."""
+        self.future = future
+
+
+class ModelLoaded(Message):
+    """The model finished loading in its worker."""
+
+    def __init__(self, model: Any, seconds: float) -> None:
+        super().__init__()
+        self.model = model
+        self.seconds = seconds
+
+
+class ModelLoadFailed(Message):
+    """The model could not be loaded; ``error`` is one line for the person."""
+
+    def __init__(self, spec: str, error: str) -> None:
+        super().__init__()
+        self.spec = spec
+        self.error = error
+
+
+class TaskSubmitted(Message):
+    """The person sent a message from the prompt."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text

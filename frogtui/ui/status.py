@@ -1,0 +1,106 @@
+"""The status bar: model and quantisation, context used as a bar of the window, tokens/s of the
+last turn, step n/max, sandbox state, git branch and changed files."""
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+BAR_CELLS = 12
+_QUANT = re.compile(r"\b(I?Q\d[A-Z0-9_]*|F16|BF16|F32)\b", re.IGNORECASE)
+
+
+def quantisation(model_name: str) -> str:
+    """The quantisation named in a model name or file name (``Q4_K_M``...), or ''."""
+    found = _QUANT.search(model_name.replace("-", " ").replace(".", " "))
+    return found.group(1).upper() if found else ""
+
+
+@dataclass(frozen=True)
+class GitState:
+    """The repository's branch and how many files differ from HEAD (or are untracked)."""
+
+    branch: str
+    changed: int
+
+
+def read_git_state(root: Path) -> GitState | None:
+    """Ask git (the command, not a library) for the branch and changed files; None outside a repo."""
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain=v1", "--branch", "--untracked-files=normal"],
+            cwd=root, capture_output=True, text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    lines = done.stdout.splitlines()
+    branch = "?"
+    if lines and lines[0].startswith("## "):
+        head = lines.pop(0)[3:]
+        branch = head.split("...")[0].removeprefix("No commits yet on ")
+        if branch.startswith("HEAD (no branch)"):
+            branch = "detached"
+    return GitState(branch=branch, changed=len(lines))
+
+
+def context_bar(used: int, size: int, cells: int = BAR_CELLS) -> str:
+    """``█████░░░░░░░``: ``used`` of ``size`` tokens in ``cells`` characters."""
+    filled = 0 if size <= 0 else min(cells, round(cells * used / size))
+    return "█" * filled + "░" * (cells - filled)
+
+
+def short_count(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+class StatusBar(Widget):
+    """One line at the bottom of the main screen."""
+
+    COMPONENT_CLASSES = {"status-bar--label", "status-bar--bar", "status-bar--warn", "status-bar--state"}
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
+    StatusBar > .status-bar--label { color: $text-muted; }
+    StatusBar > .status-bar--bar { color: $primary; }
+    StatusBar > .status-bar--warn { color: $warning; text-style: bold; }
+    StatusBar > .status-bar--state { color: $accent; text-style: bold; }
+    """
+
+    state: reactive[str] = reactive("starting")
+    model_name: reactive[str] = reactive("")
+    context_used: reactive[int] = reactive(0)
+    context_size: reactive[int] = reactive(0)
+    tok_s: reactive[float | None] = reactive(None)
+    step: reactive[int] = reactive(0)
+    max_steps: reactive[int] = reactive(100)
+    sandbox: reactive[bool] = reactive(False)
+    approval_mode: reactive[str] = reactive("policy")
+    git: reactive[GitState | None] = reactive(None)
+
+    def render(self) -> Text:
+        label = self.get_component_rich_style("status-bar--label")
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(self.state, self.get_component_rich_style("status-bar--state"))
+        sep = (" │ ", label)
+        quant = quantisation(self.model_name)
+        text.append_text(Text.assemble(sep, (self.model_name or "no model", ""), (f" {quant}" if quant else "", label)))
+        size = self.context_size
+        near_full = size > 0 and self.context_used >= 0.9 * size
+        bar_style = self.get_component_rich_style("status-bar--warn" if near_full else "status-bar--bar")
+        text.append_text(Text.assemble(sep, ("ctx ", label), (context_bar(self.context_used, size), bar_style),
+                                       f" {short_count(self.context_used)}/{short_count(size)}"))
+        text.append_text(Text.assemble(sep, "–" if self.tok_s is None else f"{self.tok_s:.1f}", (" tok/s", label)))
+        text.append_text(Text.assemble(sep, ("step ", label), f"{self.step}/{self.max_steps}"))
+        text.append_text(Text.assemble(sep, ("sandbox ", label), "on" if self.sandbox else
+                                       ("off", self.get_component_rich_style("status-bar--warn"))))
+        text.append_text(Text.assemble(sep, ("approve ", label), self.approval_mode))
+        if self.git is not None:
+            text.append_text(Text.assemble(sep, ("git ", label), self.git.branch, (f" {self.git.changed} changed", label)))
+        return text

@@ -1,0 +1,97 @@
+"""Themes as data: TOML files holding Textual ``Theme`` fields plus frogtui's own variables.
+
+Where themes come from, later folders overriding earlier ones by name:
+
+1. the ``themes/`` folder next to the package (a source checkout),
+2. ``frogtui/ui/themes/`` inside an installed package (package data),
+3. ``$XDG_CONFIG_HOME/frogtui/themes/`` (the person's own themes).
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from textual.theme import Theme
+
+from frogtui.config import config_dir
+from frogtui.errors import ConfigError
+
+DEFAULT_THEME = "frog-dark"
+
+VARIABLE_DEFAULTS: dict[str, str] = {
+    "diff-added": "green",
+    "diff-removed": "red",
+    "diff-added-background": "green 15%",
+    "diff-removed-background": "red 15%",
+    "diff-hunk": "cyan",
+    "reasoning": "grey",
+    "pygments-style": "",
+}
+"""Fallbacks for frogtui's custom variables, so Textual's own themes work too."""
+
+_THEME_FIELDS = {f.name for f in fields(Theme)} - {"variables"}
+
+
+def theme_folders() -> list[Path]:
+    """The folders searched for ``*.toml`` themes, lowest precedence first."""
+    package = Path(__file__).resolve().parent
+    return [package.parents[1] / "themes", package / "themes", config_dir() / "themes"]
+
+
+def parse_theme(text: str, source: str) -> Theme:
+    """Build a Textual ``Theme`` from the TOML text of one theme file.
+
+    Raises:
+        ConfigError: not TOML, no ``name``/``primary``, or an unknown key.
+    """
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"theme {source}: not valid TOML: {err}") from None
+    variables = data.pop("variables", {})
+    unknown = set(data) - _THEME_FIELDS
+    if unknown:
+        raise ConfigError(f"theme {source}: unknown key(s): {', '.join(sorted(unknown))}")
+    if not isinstance(data.get("name"), str) or not isinstance(data.get("primary"), str):
+        raise ConfigError(f"theme {source}: needs string keys 'name' and 'primary'")
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ConfigError(f"theme {source}: [variables] must map names to strings")
+    return Theme(**data, variables=dict(variables))
+
+
+@dataclass(frozen=True)
+class ThemeCatalog:
+    """The themes found at startup, and the files that could not be read."""
+
+    themes: dict[str, Theme]
+    problems: list[str]
+
+
+def load_themes(folders: list[Path] | None = None) -> ThemeCatalog:
+    """Read every ``*.toml`` theme in ``folders`` (default: ``theme_folders()``).
+
+    A broken file is reported in ``problems`` and skipped; the others still load.
+    """
+    themes: dict[str, Theme] = {}
+    problems: list[str] = []
+    for folder in folders if folders is not None else theme_folders():
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.toml")):
+            try:
+                theme = parse_theme(path.read_text(encoding="utf-8"), str(path))
+            except (OSError, UnicodeDecodeError) as err:
+                problems.append(f"theme {path}: cannot read: {err}")
+                continue
+            except ConfigError as err:
+                problems.append(str(err))
+                continue
+            themes[theme.name] = theme
+    return ThemeCatalog(themes, problems)
+
+
+def pygments_style_for(theme: Theme) -> str:
+    """The pygments style a theme asks for (a sensible one for Textual's own themes)."""
+    return theme.variables.get("pygments-style") or ("monokai" if theme.dark else "default")

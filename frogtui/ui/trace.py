@@ -1,0 +1,174 @@
+"""The tool-call trace: one row per call (tool, short arguments, decision and who made it,
+duration, exit code), the current step's rows highlighted, and a detail view of the selected
+row: its diff for Write/Edit, else its output. Enter expands the detail to the whole observation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from frogtui.protocol import Preview, ToolCall
+from frogtui.ui.diffmodel import FileDiff
+from frogtui.ui.diffview import DiffView
+
+COLLAPSED_LINES = 8
+ARGS_WIDTH = 28
+
+
+def short_arguments(call: ToolCall, width: int = ARGS_WIDTH) -> str:
+    """The one argument that says what a call does, on one line, cut to ``width``."""
+    args = call.arguments
+    text = str(args.get("command") or args.get("file_path") or args.get("pattern") or "")
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@dataclass
+class TraceEntry:
+    """What the trace knows about one call."""
+
+    step: int
+    call: ToolCall
+    status: str = "proposed"
+    """``proposed``, ``asking``, ``running``, ``done``, ``failed``, ``denied`` or ``skipped``."""
+    decision: str = ""
+    by: str = ""
+    rule: str = ""
+    duration_s: float | None = None
+    exit_code: int | None = None
+    observation: str = ""
+    preview: Preview | None = None
+
+
+class TraceTable(DataTable):
+    """The rows of the trace; colours through component classes (theme variables)."""
+
+    COMPONENT_CLASSES = DataTable.COMPONENT_CLASSES | {"trace-table--current", "trace-table--allow", "trace-table--deny"}
+
+    DEFAULT_CSS = """
+    TraceTable > .trace-table--current { color: $accent; text-style: bold; }
+    TraceTable > .trace-table--allow { color: $success; }
+    TraceTable > .trace-table--deny { color: $error; }
+    """
+
+
+COLUMNS = ("step", "tool", "arguments", "decision", "by", "time", "exit")
+
+
+class TracePane(Vertical):
+    """The trace table with the selected call's detail below it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.entries: dict[str, TraceEntry] = {}
+        self.current_step = 0
+        self.expanded = False
+        self._shown_key: str | None = None
+
+    def compose(self) -> ComposeResult:
+        table = TraceTable(id="trace-table", cursor_type="row", zebra_stripes=False)
+        table.border_title = "Tool calls"
+        yield table
+        with VerticalScroll(id="trace-detail") as detail:
+            detail.border_title = "Details (Enter expands)"
+            yield Static("Select a call to see its diff or output.", id="trace-detail-text")
+
+    def on_mount(self) -> None:
+        table = self.query_one(TraceTable)
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+
+    # updates from the app ----------------------------------------------------------------
+    def start_step(self, step: int) -> None:
+        previous, self.current_step = self.current_step, step
+        for entry in self.entries.values():
+            if entry.step in (previous, step):
+                self._render_row(entry)
+
+    def add_call(self, step: int, call: ToolCall) -> None:
+        if call.id in self.entries:
+            return
+        entry = TraceEntry(step, call)
+        self.entries[call.id] = entry
+        table = self.query_one(TraceTable)
+        table.add_row(*self._cells(entry), key=call.id)
+        table.move_cursor(row=table.row_count - 1)
+
+    def update(self, call: ToolCall, **changes: object) -> None:
+        entry = self.entries.get(call.id)
+        if entry is None:
+            self.add_call(self.current_step, call)
+            entry = self.entries[call.id]
+        for name, value in changes.items():
+            setattr(entry, name, value)
+        if call.arguments != entry.call.arguments:
+            entry.call = call
+        self._render_row(entry)
+        if self._shown_key == call.id:
+            self._show_detail(entry)
+
+    async def clear(self) -> None:
+        self.entries.clear()
+        self.query_one(TraceTable).clear()
+        self._shown_key = None
+        await self.query_one("#trace-detail").remove_children()
+        await self.query_one("#trace-detail").mount(Static("Select a call to see its diff or output.", id="trace-detail-text"))
+
+    # rendering ---------------------------------------------------------------------------
+    def _cells(self, entry: TraceEntry) -> list[Text]:
+        table = self.query_one(TraceTable)
+        current = entry.step == self.current_step
+        base = table.get_component_rich_style("trace-table--current") if current else None
+        decision_style = {"allow": "trace-table--allow", "deny": "trace-table--deny"}.get(entry.decision)
+        decision = entry.decision or entry.status
+        if entry.status in ("running", "asking"):
+            decision = entry.status
+        duration = "" if entry.duration_s is None else f"{entry.duration_s:.1f}s"
+        exit_code = "" if entry.exit_code is None else str(entry.exit_code)
+        values = [str(entry.step), entry.call.name, short_arguments(entry.call), decision, entry.by, duration, exit_code]
+        cells = [Text(value, style=base or "") for value in values]
+        if decision_style:
+            cells[3].stylize(table.get_component_rich_style(decision_style))
+        return cells
+
+    def _render_row(self, entry: TraceEntry) -> None:
+        table = self.query_one(TraceTable)
+        for column, cell in zip(COLUMNS, self._cells(entry)):
+            table.update_cell(entry.call.id, column, cell, update_width=column in ("decision", "by", "time"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        key = event.row_key.value
+        if key is not None and key in self.entries:
+            self._show_detail(self.entries[key])
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.expanded = not self.expanded
+        self.set_class(self.expanded, "-expanded")
+        key = event.row_key.value
+        if key is not None and key in self.entries:
+            self._show_detail(self.entries[key])
+
+    def _show_detail(self, entry: TraceEntry) -> None:
+        self._shown_key = entry.call.id
+        detail = self.query_one("#trace-detail", VerticalScroll)
+        args = " ".join(f"{k}={v!r}" for k, v in entry.call.arguments.items() if k not in ("content", "old_string", "new_string"))
+        who = f"{entry.decision} by {entry.by}" + (f" ({entry.rule})" if entry.rule else "") if entry.decision else entry.status
+        head = f"step {entry.step} · {entry.call.name} {args}\n{who}"
+        body = entry.observation or "(no output yet)"
+        if not self.expanded:
+            lines = body.splitlines()
+            if len(lines) > COLLAPSED_LINES:
+                body = "\n".join(lines[:COLLAPSED_LINES]) + f"\n… {len(lines) - COLLAPSED_LINES} more lines (Enter expands)"
+        widgets: list[Static | DiffView] = [Static(Text(head), classes="detail-head")]
+        if entry.preview is not None:
+            widgets.append(DiffView(FileDiff(entry.preview.path, entry.preview.before, entry.preview.after), classes="detail-diff"))
+        widgets.append(Static(Text(body), classes="detail-body"))
+        with self.app.batch_update():
+            detail.remove_children()
+            detail.mount_all(widgets)
