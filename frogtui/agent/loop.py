@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from frogtui.agent import events as ev
 from frogtui.agent.toolcalls import StreamParser, TextPiece, convert_arguments
-from frogtui.agent.trajectory import Trajectory
+from frogtui.agent.trajectory import StepRecord, Trajectory
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, ModelError
 from frogtui.protocol import Approval, ApprovalRequest, Approver, EventSink, Model, Preview, ToolCall, TurnEnd, Usage
@@ -108,6 +108,27 @@ class Agent:
     def interrupt(self) -> None:
         """Stop generation or the running command as soon as possible (thread-safe)."""
         self.cancel.set()
+
+    def restore(self, saved: dict[str, Any]) -> None:
+        """Continue a saved conversation (``frogtui --resume``): take the transcript, steps and
+        counters of a trajectory written by ``Trajectory.as_dict``. Call before ``send``.
+
+        Raises:
+            ValueError: ``saved`` has no list of message objects.
+        """
+        messages = saved.get("messages")
+        if not isinstance(messages, list) or not all(isinstance(m, dict) and "role" in m for m in messages):
+            raise ValueError("the saved trajectory has no list of messages")
+        if not messages or messages[0].get("role") != "system":
+            messages = [self.messages[0], *messages]
+        self.messages[:] = messages
+        known = {f.name for f in dataclasses.fields(StepRecord)}
+        steps = [s for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
+        self.trajectory.steps = [StepRecord(**{k: v for k, v in s.items() if k in known}) for s in steps]
+        self.trajectory.trajectory_id = str(saved.get("trajectory_id") or self.trajectory.trajectory_id)
+        self.step = max((s.step for s in self.trajectory.steps), default=0)
+        self.context_tokens = int(saved.get("context_tokens") or 0)
+        self._elapsed = float(saved.get("elapsed_sec") or 0.0)
 
     # the loop -------------------------------------------------------------------------
     def _run_user_message(self, text: str) -> RunResult:
