@@ -64,6 +64,9 @@ class LlamaSettings:
     prompt_mode: str = "append"
     """``append`` (default: transcript is append-only, no re-prefill on follow-ups) or ``exact``
     (re-render with the template on follow-ups, using recurrent-state checkpoints)."""
+    checkpoints: int = 4
+    """Recurrent-state checkpoints kept for hybrid models (Qwen3.5), saved after each user message;
+    0 turns them off. Each holds the model's recurrent state (tens of MB for a 4B model)."""
 
 
 @dataclass(frozen=True)

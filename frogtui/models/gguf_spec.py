@@ -1,0 +1,209 @@
+"""Model specs that name a GGUF file: a path, or ``hf:REPO[:QUANT]`` in the Hugging Face cache.
+
+``hf:`` specs download through ``huggingface_hub`` into the standard cache (``$HF_HOME``), with its
+progress bars and resumable downloads; a file already in the cache is used without the network.
+The file is picked by quant name (``Q4_K_M``, ``IQ2_M``...); vision projectors (``mmproj``) are never
+picked: FrogNano is text-only. Every failure is a ``ModelLoadError`` with one clear line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from huggingface_hub import errors as hf_errors
+from huggingface_hub import hf_hub_download, list_repo_files, snapshot_download
+
+from frogtui.errors import ModelLoadError
+
+GGUF_MAGIC = b"GGUF"
+DEFAULT_QUANT = "Q4_K_M"
+_SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class HfSpec:
+    """A parsed ``hf:REPO[:QUANT]`` spec."""
+
+    repo: str
+    quant: str
+
+
+def parse_hf_spec(spec: str) -> HfSpec:
+    """Split ``hf:owner/name[:QUANT]``.
+
+    Raises:
+        ModelLoadError: the spec has no ``owner/name`` repository.
+    """
+    body = spec[len("hf:"):] if spec.startswith("hf:") else spec
+    repo, _, quant = body.partition(":")
+    if repo.count("/") != 1 or not all(repo.split("/")):
+        raise ModelLoadError(f"bad model spec {spec!r}: expected hf:OWNER/REPO[:QUANT], e.g. hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:IQ2_M")
+    return HfSpec(repo=repo, quant=quant or DEFAULT_QUANT)
+
+
+def is_vision_projector(name: str) -> bool:
+    """True for multimodal projector files (``mmproj-*.gguf``), which frogtui never loads."""
+    return "mmproj" in Path(name).name.lower()
+
+
+def pick_gguf(files: list[str], quant: str) -> list[str]:
+    """The file(s) of ``quant`` among a repository's files: one file, or every part of a split GGUF.
+
+    The quant must appear in the file name as a whole word (``Q4_K_M`` does not match ``Q4_K_M_L``),
+    case-insensitively. Prefers the shortest matching name (no ``-imat``-style variants).
+
+    Raises:
+        ModelLoadError: no file, or several different files, match.
+    """
+    pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(quant)}(?![A-Za-z0-9_])", re.IGNORECASE)
+    candidates = [f for f in files if f.lower().endswith(".gguf") and not is_vision_projector(f) and pattern.search(Path(f).name)]
+    if not candidates:
+        available = sorted({m.group(0).upper() for f in files if f.lower().endswith(".gguf") and not is_vision_projector(f)
+                            for m in [re.search(r"(?:I?Q\d\w*|BF16|F16|F32)(?=\.gguf|-\d{5}-of)", Path(f).name, re.IGNORECASE)] if m})
+        hint = f" (available: {', '.join(available)})" if available else ""
+        raise ModelLoadError(f"no {quant} GGUF in this repository{hint}")
+    groups: dict[str, list[str]] = {}
+    for name in candidates:
+        groups.setdefault(_SPLIT.sub(".gguf", name), []).append(name)
+    best = min(groups, key=lambda key: (len(Path(key).name), key))
+    return sorted(groups[best])
+
+
+def check_gguf_file(path: Path) -> Path:
+    """Check that ``path`` is a readable GGUF file of a language model (not a vision projector).
+
+    Raises:
+        ModelLoadError: missing, unreadable, not a GGUF, or a projector.
+    """
+    if is_vision_projector(path.name):
+        raise ModelLoadError(f"{path} is a vision projector (mmproj); FrogNano is text-only: give the language model's .gguf")
+    try:
+        with path.open("rb") as handle:
+            magic = handle.read(4)
+    except FileNotFoundError:
+        raise ModelLoadError(f"model file not found: {path}") from None
+    except IsADirectoryError:
+        raise ModelLoadError(f"model path is a folder, not a .gguf file: {path}") from None
+    except OSError as err:
+        raise ModelLoadError(f"cannot read model file {path}: {err.strerror or err}") from None
+    if magic != GGUF_MAGIC:
+        raise ModelLoadError(f"{path} is not a GGUF file (it does not start with the GGUF magic bytes)")
+    return path
+
+
+def cached_path(spec: str) -> Path | None:
+    """The local file a spec names if it is already on disk (no network), else None."""
+    if not spec.startswith("hf:"):
+        path = Path(spec).expanduser()
+        return path if path.is_file() else None
+    hf = parse_hf_spec(spec)
+    try:
+        folder = Path(snapshot_download(hf.repo, allow_patterns=["*.gguf"], local_files_only=True))
+    except (hf_errors.LocalEntryNotFoundError, hf_errors.HfHubHTTPError, OSError, ValueError):
+        return None
+    files = [str(p.relative_to(folder)) for p in folder.rglob("*.gguf")]
+    try:
+        parts = pick_gguf(files, hf.quant)
+    except ModelLoadError:
+        return None
+    paths = [folder / part for part in parts]
+    return paths[0] if all(p.is_file() for p in paths) else None
+
+
+def resolve_spec(spec: str) -> Path:
+    """The local ``.gguf`` for a spec, downloading ``hf:`` specs into the Hugging Face cache first.
+
+    Raises:
+        ModelLoadError: bad spec, no such repository or quant, no network, or a bad file.
+    """
+    if not spec.startswith("hf:"):
+        return check_gguf_file(Path(spec).expanduser())
+    hf = parse_hf_spec(spec)
+    local = cached_path(spec)
+    if local is not None:
+        return check_gguf_file(local)
+    try:
+        files = list_repo_files(hf.repo)
+        parts = pick_gguf(files, hf.quant)
+        paths = [Path(hf_hub_download(hf.repo, part)) for part in parts]
+    except ModelLoadError as err:
+        raise ModelLoadError(f"{spec}: {err}") from None
+    except hf_errors.OfflineModeIsEnabled:
+        raise ModelLoadError(f"{spec} is not in the Hugging Face cache and HF_HUB_OFFLINE is set: download it once online, or give a path to a .gguf") from None
+    except (hf_errors.RepositoryNotFoundError, hf_errors.GatedRepoError) as err:
+        raise ModelLoadError(f"{spec}: repository {hf.repo} not found or not accessible ({type(err).__name__})") from None
+    except (hf_errors.LocalEntryNotFoundError, httpx.TransportError) as err:
+        raise ModelLoadError(f"cannot download {spec}: no connection to the Hugging Face Hub ({_first_line(err)}); give a path to a .gguf, or try again online") from None
+    except hf_errors.HfHubHTTPError as err:
+        raise ModelLoadError(f"cannot download {spec}: {_first_line(err)}") from None
+    except OSError as err:
+        raise ModelLoadError(f"cannot download {spec}: {err.strerror or err}") from None
+    return check_gguf_file(paths[0])
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+_SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+
+
+def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, object]:
+    """Read scalar and string metadata from a GGUF header (arrays are skipped), without loading it.
+
+    Stops early once every key in ``wanted`` (``{arch}`` in a key stands for the architecture) has
+    been read. Used to pick ``n_ctx`` and refuse projectors before llama.cpp allocates anything.
+
+    Raises:
+        ModelLoadError: the header is truncated or malformed.
+    """
+    import struct
+
+    found: dict[str, object] = {}
+    try:
+        with path.open("rb") as handle:
+            def read(fmt: str) -> object:
+                size = struct.calcsize(fmt)
+                data = handle.read(size)
+                if len(data) != size:
+                    raise EOFError
+                return struct.unpack(fmt, data)[0]
+
+            def read_str() -> str:
+                length = int(read("<Q"))  # type: ignore[arg-type]
+                data = handle.read(length)
+                if len(data) != length:
+                    raise EOFError
+                return data.decode("utf-8", errors="replace")
+
+            def skip(kind: int) -> object:
+                if kind == 8:
+                    return read_str()
+                if kind == 9:
+                    item_kind, count = int(read("<I")), int(read("<Q"))  # type: ignore[arg-type]
+                    for _ in range(count):
+                        skip(item_kind)
+                    return None
+                if kind not in _SCALARS:
+                    raise ValueError(f"unknown metadata type {kind}")
+                return read(_SCALARS[kind])
+
+            if handle.read(4) != GGUF_MAGIC:
+                raise ModelLoadError(f"{path} is not a GGUF file")
+            read("<I")
+            read("<Q")
+            n_kv = int(read("<Q"))  # type: ignore[arg-type]
+            for _ in range(n_kv):
+                key = read_str()
+                found[key] = skip(int(read("<I")))  # type: ignore[arg-type]
+                arch = str(found.get("general.architecture", ""))
+                if wanted and all(k.replace("{arch}", arch) in found for k in wanted):
+                    break
+    except (EOFError, ValueError, UnicodeDecodeError):
+        raise ModelLoadError(f"{path} is truncated or corrupt (its GGUF header cannot be read)") from None
+    except OSError as err:
+        raise ModelLoadError(f"cannot read model file {path}: {err.strerror or err}") from None
+    return found

@@ -1,0 +1,363 @@
+"""Local GGUF models through llama-cpp-python (the only module that imports ``llama_cpp``).
+
+Prompts come from the GGUF's own chat template (``prompt.ChatTemplate``); generation runs over
+tokens with llama.cpp's low-level API and streams text pieces into the core's parser. Between agent
+steps nothing is re-evaluated: the ``Transcript`` keeps the tokens actually evaluated and sampled,
+and each step evaluates only the tokens the new messages add. Hybrid models (Qwen3.5: Gated
+DeltaNet layers plus attention) cannot cut their recurrent state back, so their state is
+checkpointed at user-message boundaries (``llama_state_seq_*_ext`` with ``PARTIAL_ONLY``, as
+llama-server's ``--ctx-checkpoints``) for the ``exact`` prompt mode and for a new conversation.
+"""
+from __future__ import annotations
+
+import codecs
+import ctypes
+import hashlib
+import json
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import llama_cpp
+
+from frogtui.config import Config, LlamaSettings, Sampling
+from frogtui.errors import ContextOverflowError, ModelError, ModelLoadError
+from frogtui.models.gguf_spec import read_gguf_header, resolve_spec
+from frogtui.models.prompt import ChatTemplate
+from frogtui.models.transcript import Transcript, common_prefix
+from frogtui.protocol import ModelItem, TurnEnd, Usage
+
+KV_CACHE_TYPES = {
+    "f32": llama_cpp.GGML_TYPE_F32, "f16": llama_cpp.GGML_TYPE_F16,
+    "q8_0": llama_cpp.GGML_TYPE_Q8_0, "q5_1": llama_cpp.GGML_TYPE_Q5_1, "q5_0": llama_cpp.GGML_TYPE_Q5_0,
+    "q4_1": llama_cpp.GGML_TYPE_Q4_1, "q4_0": llama_cpp.GGML_TYPE_Q4_0, "iq4_nl": llama_cpp.GGML_TYPE_IQ4_NL,
+}
+PARTIAL_STATE = llama_cpp.LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY
+END_OF_TURN = "<|im_end|>"
+
+
+def gpu_offload_supported() -> bool:
+    """True when this llama-cpp-python build has a GPU backend (CUDA, Metal, Vulkan...)."""
+    return bool(llama_cpp.llama_supports_gpu_offload())
+
+
+def library_version() -> str:
+    return str(llama_cpp.__version__)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The recurrent part of the model state after ``position`` tokens."""
+
+    position: int
+    data: Any  # ctypes byte array
+
+
+class LlamaCppModel:
+    """A GGUF model behind ``frogtui.protocol.Model``.
+
+    Build it with ``from_spec``. ``load_summary`` says what was chosen (context, GPU layers, flash
+    attention, KV cache type, threads).
+    """
+
+    def __init__(self, llm: llama_cpp.Llama, path: Path, *, settings: LlamaSettings, sampling: Sampling, load_summary: str) -> None:
+        self.llm = llm
+        self.path = path
+        self.settings = settings
+        self.sampling = sampling
+        self.load_summary = load_summary
+        self.name = path.name
+        self.context_size: int | None = llm.n_ctx()
+        self.vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        self._piece_buffer = ctypes.create_string_buffer(256)
+        self.recurrent = bool(llama_cpp.llama_model_is_hybrid(llm.model) or llama_cpp.llama_model_is_recurrent(llm.model))
+        template = llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ModelLoadError(f"{path} has no chat template (tokenizer.chat_template); frogtui needs one to build prompts")
+        end_ids = llm.tokenize(END_OF_TURN.encode(), add_bos=False, special=True)
+        self.end_of_turn_id = end_ids[0] if len(end_ids) == 1 else llm.token_eos()
+        self.template = ChatTemplate(
+            template,
+            bos_token=self._token_text(llm.token_bos()),
+            eos_token=self._token_text(llm.token_eos()),
+            end_of_turn=self._token_text(self.end_of_turn_id),
+        )
+        self.add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self.vocab))
+        self.transcript = Transcript()
+        self.checkpoints: list[Checkpoint] = []
+        try:
+            self.opens_reasoning = self.template.generation_prompt({"role": "system", "content": ""}, None).endswith("<think>\n")
+        except ModelError as err:
+            raise ModelLoadError(f"{path}: {err}") from None
+
+    # loading ------------------------------------------------------------------------
+    @classmethod
+    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> "LlamaCppModel":
+        """Resolve the spec (download ``hf:`` specs), load the model and say what was chosen.
+
+        Args:
+            spec: a path to a ``.gguf`` or ``hf:REPO[:QUANT]``.
+            config: the ``llama`` and ``sampling`` settings are used.
+            report: receives the one-line load summary (default: printed to stderr).
+
+        Raises:
+            ModelLoadError: the file cannot be found, fetched, read or loaded (one clear line).
+        """
+        path = resolve_spec(spec)
+        header = read_gguf_header(path, {"general.architecture", "{arch}.context_length", "{arch}.block_count"})
+        arch = str(header.get("general.architecture", "?"))
+        if arch == "clip":
+            raise ModelLoadError(f"{path} is a vision projector (mmproj); FrogNano is text-only: give the language model's .gguf")
+        s = config.llama
+        if s.cache_type_k not in KV_CACHE_TYPES or s.cache_type_v not in KV_CACHE_TYPES:
+            raise ModelLoadError(f"unknown KV cache type {s.cache_type_k}/{s.cache_type_v}: use one of {', '.join(KV_CACHE_TYPES)}")
+        if s.prompt_mode not in ("append", "exact"):
+            raise ModelLoadError(f"unknown llama.prompt_mode {s.prompt_mode!r}: use append or exact")
+        trained = header.get(f"{arch}.context_length")
+        n_ctx = min(s.n_ctx, int(trained)) if isinstance(trained, int) and trained > 0 else s.n_ctx
+        gpu = gpu_offload_supported()
+        n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if gpu else 0)
+        try:
+            llm = llama_cpp.Llama(
+                model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
+                flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],
+                n_threads=s.n_threads, n_threads_batch=s.n_threads, seed=llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as err:
+            raise ModelLoadError(
+                f"cannot load {path}: {err} (truncated or corrupt file, or an architecture ({arch}) that "
+                f"llama-cpp-python {library_version()} does not support)"
+            ) from None
+        layers = header.get(f"{arch}.block_count", "?")
+        offload = "all" if n_gpu_layers < 0 else str(n_gpu_layers)
+        summary = (
+            f"{path.name}: {arch}, n_ctx {n_ctx}" + (f" (model trained for {trained}; {s.n_ctx} asked)" if n_ctx < s.n_ctx else "")
+            + f", GPU layers {offload} of {layers}" + ("" if gpu else " (CPU-only build)")
+            + f", flash attention {'on' if s.flash_attn else 'off'}, KV cache {s.cache_type_k}/{s.cache_type_v}"
+            + f", threads {llm.n_threads}/{llm.n_threads_batch}, prompt mode {s.prompt_mode}"
+        )
+        try:
+            model = cls(llm, path, settings=s, sampling=config.sampling, load_summary=summary)
+        except ModelLoadError:
+            llm.close()
+            raise
+        (report or (lambda line: print(f"frogtui: {line}", file=sys.stderr)))(summary)
+        return model
+
+    def close(self) -> None:
+        self.checkpoints.clear()
+        self.llm.close()
+
+    # the protocol -------------------------------------------------------------------
+    def stream_turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int, cancel: threading.Event
+    ) -> Iterator[ModelItem]:
+        """Evaluate what the new messages add, then sample up to ``max_tokens`` tokens.
+
+        Yields text pieces as they decode (multi-byte characters are never split), then a
+        ``TurnEnd`` with the step's telemetry. Stops on ``<|im_end|>``, at ``max_tokens``
+        (``length``), when the context is full (``length``) or within one token of ``cancel``.
+
+        Raises:
+            ContextOverflowError: the prompt does not fit in ``n_ctx``.
+            ModelError: the template or llama.cpp failed.
+        """
+        started = time.perf_counter()
+        cached = self._prepare(messages, tools)
+        prompt_tokens = len(self.transcript.tokens)
+        if not self._evaluate_pending(cancel):
+            yield TurnEnd("cancelled", self._usage(prompt_tokens, cached, 0, started, None, None))
+            return
+        sampler = self._make_sampler()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        generated, first, finish = 0, None, "length"
+        try:
+            while generated < max_tokens:
+                if cancel.is_set():
+                    finish = "cancelled"
+                    break
+                if len(self.transcript.tokens) >= self.llm.n_ctx() or not self._evaluate_pending(cancel):
+                    finish = "cancelled" if cancel.is_set() else "length"
+                    break
+                token = llama_cpp.llama_sampler_sample(sampler, self.llm.ctx, -1)
+                first = first or time.perf_counter()
+                generated += 1
+                self.transcript.tokens.append(token)
+                if token == self.end_of_turn_id or llama_cpp.llama_vocab_is_eog(self.vocab, token):
+                    finish = "stop"
+                    break
+                text = decoder.decode(self._piece(token))
+                if text:
+                    yield text
+        finally:
+            llama_cpp.llama_sampler_free(sampler)
+        tail = decoder.decode(b"", final=True)
+        if tail:
+            yield tail
+        yield TurnEnd(finish, self._usage(prompt_tokens, cached, generated, started, first, time.perf_counter()))  # type: ignore[arg-type]
+
+    def feed_assistant_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], text: str) -> Usage:
+        """Record ``text`` as the assistant turn for ``messages``, as if the model had generated it.
+
+        For benchmarks and tests: the prompt is prepared and evaluated exactly as in
+        ``stream_turn``; then the text's tokens (plus ``<|im_end|>``) join the transcript and all but
+        the last are evaluated, as generation would have done.
+        """
+        started = time.perf_counter()
+        cached = self._prepare(messages, tools)
+        prompt_tokens = len(self.transcript.tokens)
+        self._evaluate_pending(threading.Event())
+        forced = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        if not forced or forced[-1] != self.end_of_turn_id:
+            forced.append(self.end_of_turn_id)
+        first = time.perf_counter()
+        self.transcript.tokens.extend(forced)
+        self._evaluate_to(len(self.transcript.tokens) - 1, threading.Event())
+        return self._usage(prompt_tokens, cached, len(forced), started, first, time.perf_counter())
+
+    def rendered_transcript(self) -> str:
+        """The transcript's tokens as text (special tokens included)."""
+        return b"".join(self._piece(t) for t in self.transcript.tokens).decode("utf-8", errors="replace")
+
+    # preparing the prompt -----------------------------------------------------------
+    def _prepare(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
+        """Bring the transcript to ``messages`` + a generation prompt; return the cached token count."""
+        if not messages:
+            raise ModelError("no messages to answer")
+        tools_digest = hashlib.sha1(json.dumps(tools, sort_keys=True).encode()).hexdigest()
+        t = self.transcript
+        new = t.new_messages(messages, tools_digest)
+        if new is not None and self.settings.prompt_mode == "exact" and any(m.get("role") == "user" for m in new):
+            new = None  # a follow-up in exact mode: re-render with the template, reuse via checkpoints
+        suffix = self.template.suffix(messages[0], new, tools) if new is not None else None
+        if suffix is not None:
+            closed = t.tokens[-1:] == [self.end_of_turn_id]
+            added = self._tokenize((suffix.close if not closed else "") + suffix.messages)
+            boundary = len(t.tokens) + len(added) if new and new[-1].get("role") == "user" else None
+            added += self._tokenize(suffix.generation_prompt)
+            self._check_fits(len(t.tokens) + len(added))
+            t.commit(messages, t.tokens + added, boundary=boundary, tools_digest=tools_digest)
+        else:
+            text = self.template.render(messages, tools, add_generation_prompt=True)
+            bos = self.add_bos and not text.startswith(self.template.bos_token or "\0")
+            tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=True)
+            self._check_fits(len(tokens))
+            boundary = None
+            if messages[-1].get("role") == "user":
+                head = self.template.render(messages, tools, add_generation_prompt=False)
+                boundary = len(self.llm.tokenize(head.encode("utf-8"), add_bos=bos, special=True))
+            self._rewind(common_prefix(t.tokens[: t.evaluated], tokens))
+            t.reset_history()
+            t.commit(messages, tokens, boundary=boundary, tools_digest=tools_digest)
+        if t.evaluated >= len(t.tokens):
+            self._rewind(len(t.tokens) - 1)  # a fully cached prompt: re-evaluate one token for fresh logits
+        return t.evaluated
+
+    def _tokenize(self, text: str) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True) if text else []
+
+    def _check_fits(self, n_tokens: int) -> None:
+        n_ctx = self.llm.n_ctx()
+        if n_tokens >= n_ctx:
+            raise ContextOverflowError(f"the prompt needs {n_tokens} tokens and the context holds {n_ctx} (llama.n_ctx)")
+
+    # evaluation, cache and checkpoints ------------------------------------------------
+    def _evaluate_pending(self, cancel: threading.Event) -> bool:
+        """Evaluate every transcript token not yet in the cache; False when cancelled."""
+        return self._evaluate_to(len(self.transcript.tokens), cancel)
+
+    def _evaluate_to(self, end: int, cancel: threading.Event) -> bool:
+        t = self.transcript
+        while t.evaluated < end:
+            if cancel.is_set():
+                return False
+            stop = min(end, t.evaluated + self.llm.n_batch)
+            upcoming = [b for b in t.boundaries if t.evaluated < b <= stop]
+            if upcoming:
+                stop = upcoming[0]
+            try:
+                self.llm.eval(t.tokens[t.evaluated:stop])
+            except RuntimeError as err:
+                raise ModelError(f"llama.cpp failed to evaluate the prompt: {err}") from None
+            t.evaluated = self.llm.n_tokens
+            if upcoming and self.recurrent and self.settings.checkpoints > 0:
+                self._save_checkpoint(stop)
+        return True
+
+    def _save_checkpoint(self, position: int) -> None:
+        ctx = self.llm.ctx
+        size = llama_cpp.llama_state_seq_get_size_ext(ctx, 0, PARTIAL_STATE)
+        data = (ctypes.c_uint8 * size)()
+        if llama_cpp.llama_state_seq_get_data_ext(ctx, data, size, 0, PARTIAL_STATE) != size:
+            return
+        self.checkpoints = [c for c in self.checkpoints if c.position != position] + [Checkpoint(position, data)]
+        self.checkpoints = self.checkpoints[-self.settings.checkpoints:]
+
+    def _rewind(self, position: int) -> None:
+        """Cut the cache back to ``position`` tokens (or the nearest checkpoint before it)."""
+        t = self.transcript
+        position = max(0, position)
+        if position >= t.evaluated:
+            return
+        memory = llama_cpp.llama_get_memory(self.llm.ctx)
+        if not self.recurrent:
+            llama_cpp.llama_memory_seq_rm(memory, 0, position, -1)
+        else:
+            usable = [c for c in self.checkpoints if c.position <= position]
+            restored = False
+            if usable:
+                c = usable[-1]
+                if llama_cpp.llama_state_seq_set_data_ext(self.llm.ctx, c.data, len(c.data), 0, PARTIAL_STATE) == len(c.data):
+                    restored = bool(llama_cpp.llama_memory_seq_rm(memory, 0, c.position, -1))
+                    position = c.position
+            if not restored:
+                llama_cpp.llama_memory_clear(memory, True)
+                position = 0
+            self.checkpoints = [c for c in self.checkpoints if c.position <= position]
+        self.llm.n_tokens = position
+        t.evaluated = position
+
+    # sampling and text ----------------------------------------------------------------
+    def _make_sampler(self) -> Any:
+        s = self.sampling
+        chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
+        add = lambda sampler: llama_cpp.llama_sampler_chain_add(chain, sampler)  # noqa: E731
+        if s.repeat_penalty != 1.0:
+            add(llama_cpp.llama_sampler_init_penalties(64, s.repeat_penalty, 0.0, 0.0))
+        if s.temperature <= 0:
+            add(llama_cpp.llama_sampler_init_greedy())
+            return chain
+        if s.top_k > 0:
+            add(llama_cpp.llama_sampler_init_top_k(s.top_k))
+        add(llama_cpp.llama_sampler_init_top_p(s.top_p, 1))
+        if s.min_p > 0:
+            add(llama_cpp.llama_sampler_init_min_p(s.min_p, 1))
+        add(llama_cpp.llama_sampler_init_temp(s.temperature))
+        add(llama_cpp.llama_sampler_init_dist(llama_cpp.LLAMA_DEFAULT_SEED if s.seed is None else s.seed))
+        return chain
+
+    def _piece(self, token: int) -> bytes:
+        buf = self._piece_buffer
+        n = llama_cpp.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, True)
+        if n < 0:
+            self._piece_buffer = buf = ctypes.create_string_buffer(-n)
+            n = llama_cpp.llama_token_to_piece(self.vocab, token, buf, len(buf), 0, True)
+        return buf.raw[:n]
+
+    def _token_text(self, token: int) -> str:
+        return self._piece(token).decode("utf-8", errors="replace") if token >= 0 else ""
+
+    def _usage(self, prompt: int, cached: int, generated: int, started: float, first: float | None, end: float | None) -> Usage:
+        gen_s = (end - first) if first is not None and end is not None else 0.0
+        return Usage(
+            prompt_tokens=prompt,
+            evaluated_tokens=prompt - cached,
+            cached_tokens=cached,
+            generated_tokens=generated,
+            ttft_s=(first - started) if first is not None else 0.0,
+            gen_tok_s=(generated - 1) / gen_s if generated > 1 and gen_s > 0 else 0.0,
+        )
