@@ -8,6 +8,7 @@ picked: FrogNano is text-only. Every failure is a ``ModelLoadError`` with one cl
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -125,6 +126,7 @@ def resolve_spec(spec: str) -> Path:
     if local is not None:
         return check_gguf_file(local)
     try:
+        _probe_hub()
         files = list_repo_files(hf.repo)
         parts = pick_gguf(files, hf.quant)
         paths = [Path(hf_hub_download(hf.repo, part)) for part in parts]
@@ -141,6 +143,27 @@ def resolve_spec(spec: str) -> Path:
     except OSError as err:
         raise ModelLoadError(f"cannot download {spec}: {err.strerror or err}") from None
     return check_gguf_file(paths[0])
+
+
+def _probe_hub() -> None:
+    """Fail fast (instead of the Hub client's retries with backoff) when the Hub is unreachable.
+
+    Raises:
+        OfflineModeIsEnabled: ``HF_HUB_OFFLINE`` is set.
+        httpx.ConnectError: no route, no DNS, or the connection is refused.
+    """
+    import socket
+
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        raise hf_errors.OfflineModeIsEnabled("HF_HUB_OFFLINE is set")
+    parts = urlsplit(constants.ENDPOINT)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname or "", port), timeout=5).close()
+    except OSError as err:
+        raise httpx.ConnectError(f"{parts.hostname}:{port}: {err.strerror or err}") from None
 
 
 def _first_line(err: BaseException) -> str:

@@ -1,0 +1,88 @@
+"""``frogtui doctor``: what a person needs to know before the first run.
+
+Reports the llama-cpp-python version and whether it can offload to a GPU, the model spec and
+whether it is on disk, bubblewrap, the git identity, the rules files in force and the session
+folder. Exit 0 when a run can start (model on disk or a server spec), 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from frogtui.config import config_dir, load_config, sessions_dir
+from frogtui.errors import FrogtuiError
+
+
+def _llama_line() -> str:
+    try:
+        version = importlib.metadata.version("llama-cpp-python")
+    except importlib.metadata.PackageNotFoundError:
+        return "llama-cpp-python: not installed (pip install llama-cpp-python)"
+    from frogtui.models.llama_cpp import gpu_offload_supported
+
+    gpu = "yes" if gpu_offload_supported() else "no (CPU-only build; see docs/MODELS.md for CUDA, Metal, Vulkan builds)"
+    return f"llama-cpp-python: {version}, GPU offload: {gpu}"
+
+
+def _model_line(spec: str) -> tuple[str, bool]:
+    if spec.startswith(("http://", "https://")):
+        return f"model: {spec} (server; checked when a run starts)", True
+    if spec.startswith("replay:"):
+        path = Path(spec[len("replay:"):]).expanduser()
+        return f"model: {spec} ({'found' if path.is_file() else 'file not found'})", path.is_file()
+    from frogtui.models.gguf_spec import cached_path
+
+    try:
+        local = cached_path(spec)
+    except FrogtuiError as err:
+        return f"model: {spec} ({err})", False
+    if local is not None:
+        return f"model: {spec} (on disk: {local})", True
+    where = "not downloaded yet; the first run downloads it" if spec.startswith("hf:") else "file not found"
+    return f"model: {spec} ({where})", False
+
+
+def _git_identity() -> str:
+    if shutil.which("git") is None:
+        return "git: not found"
+    values = []
+    for key in ("user.name", "user.email"):
+        result = subprocess.run(["git", "config", "--get", key], capture_output=True, text=True, check=False)
+        values.append(result.stdout.strip())
+    name, email = values
+    if not name or not email:
+        return "git identity: not set (git config --global user.name / user.email; commits need it)"
+    return f"git identity: {name} <{email}>"
+
+
+def report(repo: Path, out: TextIO) -> int:
+    """Write the report for ``repo`` to ``out``; return the exit status."""
+    try:
+        config = load_config(repo=repo)
+    except FrogtuiError as err:
+        print(f"config: {err}", file=out)
+        return 1
+    print(_llama_line(), file=out)
+    model_line, model_ok = _model_line(config.model_spec)
+    print(model_line, file=out)
+    bwrap = shutil.which("bwrap")
+    print(f"bubblewrap: {bwrap if bwrap else 'not found (Bash commands run without a sandbox; install bubblewrap)'}", file=out)
+    print(_git_identity(), file=out)
+    user_rules = config.rules_file or config_dir() / "rules.toml"
+    repo_rules = repo / ".frogtui.toml"
+    for label, path in (("user rules", user_rules), ("repository rules", repo_rules)):
+        print(f"{label}: {path} ({'in force' if path.is_file() else 'none'})", file=out)
+    print(f"sessions: {sessions_dir()}", file=out)
+    return 0 if model_ok else 1
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="frogtui doctor", description="Check the setup before the first run.")
+    parser.add_argument("--repo", default=".", help="repository whose rules file is checked (default: current folder)")
+    args = parser.parse_args(argv)
+    return report(Path(args.repo).expanduser().resolve(), sys.stdout)
