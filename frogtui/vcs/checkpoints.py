@@ -1,0 +1,150 @@
+"""Checkpoints before every mutating action, and rewinding the working tree to one of them.
+
+A checkpoint is the working tree (tracked and untracked files, minus what .gitignore ignores)
+written as a tree object through a temporary index and kept under a private ref:
+``refs/frogtui/<session>/<step>`` for the first mutating action of a step, ``<step>.<n>`` for the
+n-th. The person's index, stash and branches are never touched. Rewinding writes the files of the
+checkpoint back (so a Bash command's effects are undone too: files it created are removed, files it
+deleted come back) and leaves ignored files alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from frogtui.errors import FrogtuiError
+from frogtui.protocol import ToolCall
+from frogtui.vcs.hunks import decode, encode
+from frogtui.vcs.repository import GitFailed, RepoState, run_git, temporary_index
+from frogtui.vcs.snapshot import snapshot_tree
+
+
+class NoCheckpoint(FrogtuiError):
+    """There is no checkpoint for the step asked for."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    step: int
+    action: int
+    """1 for the first mutating action of the step, 2 for the second..."""
+    tool: str
+    ref: str
+    tree: str
+
+
+@dataclass(frozen=True)
+class RewindResult:
+    step: int
+    restored: list[str]
+    """Files written back (changed or deleted since the checkpoint)."""
+    removed: list[str]
+    """Files created since the checkpoint, now removed."""
+    saved_ref: str
+    """The ref holding the tree as it was just before the rewind."""
+    message: str = field(default="")
+    """Text for the model: what the rewind did."""
+
+
+class Checkpoints:
+    """Takes a checkpoint before each mutating action; pass ``before_action`` to ``Agent``."""
+
+    def __init__(self, state: RepoState) -> None:
+        self.state = state
+        self.repo = state.repo
+        self.taken: list[Checkpoint] = []
+
+    def before_action(self, step: int, call: ToolCall) -> None:
+        """Snapshot the working tree before ``call`` (Write, Edit or Bash) runs in ``step``."""
+        action = 1 + sum(1 for c in self.taken if c.step == step)
+        name = str(step) if action == 1 else f"{step}.{action}"
+        ref = f"{self.state.ref_prefix}/{name}"
+        tree = snapshot_tree(self.repo)
+        run_git(self.repo, "update-ref", "-m", f"frogtui: before {call.name} (step {step})", ref, tree)
+        self.taken.append(Checkpoint(step, action, call.name, ref, tree))
+
+    def find(self, step: int, action: int = 1) -> Checkpoint:
+        """The checkpoint taken before the ``action``-th mutating action of ``step``.
+
+        Raises:
+            NoCheckpoint: none was taken (the step ran no Write, Edit or Bash).
+        """
+        for checkpoint in self.taken:
+            if checkpoint.step == step and checkpoint.action == action:
+                return checkpoint
+        name = str(step) if action == 1 else f"{step}.{action}"
+        ref = f"{self.state.ref_prefix}/{name}"
+        try:
+            tree = run_git(self.repo, "rev-parse", "--verify", "-q", ref).decode().strip()
+        except GitFailed:
+            raise NoCheckpoint(f"no checkpoint for step {step}: it changed no files") from None
+        return Checkpoint(step, action, "", ref, tree)
+
+    def rewind(self, step: int, action: int = 1) -> RewindResult:
+        """Put the working tree back as it was before ``step`` (its ``action``-th mutating action).
+
+        The tree as it is now is saved first under ``refs/frogtui/<session>/before-rewind``.
+
+        Raises:
+            NoCheckpoint: no checkpoint for that step.
+        """
+        checkpoint = self.find(step, action)
+        saved_ref = f"{self.state.ref_prefix}/before-rewind"
+        now = snapshot_tree(self.repo)
+        run_git(self.repo, "update-ref", "-m", f"frogtui: before rewind to step {step}", saved_ref, now)
+        removed, restored = [], []
+        out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", now, checkpoint.tree)
+        fields = out.split(b"\0")
+        for meta, path in zip(fields[0::2], fields[1::2]):
+            if not meta:
+                continue
+            status = meta.split()[-1]
+            name = decode(path)
+            if status == b"D":
+                removed.append(name)
+            else:
+                restored.append(name)
+        for name in removed:
+            self._remove(name)
+        if restored:
+            with temporary_index(self.repo, checkpoint.tree) as env:
+                stdin = b"".join(encode(name) + b"\0" for name in restored)
+                run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
+        result = RewindResult(step, sorted(restored), sorted(removed), saved_ref)
+        return RewindResult(**{**result.__dict__, "message": rewind_message(result, checkpoint)})
+
+    def _remove(self, name: str) -> None:
+        path = self.state.root / name
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return
+        folder = path.parent
+        while folder != self.state.root and folder.is_dir():
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            folder = folder.parent
+
+    def drop(self) -> None:
+        """Delete this session's checkpoint refs (the trees go at the next ``git gc``)."""
+        out = run_git(self.repo, "for-each-ref", "--format=%(refname)", self.state.ref_prefix + "/")
+        for ref in decode(out).split():
+            run_git(self.repo, "update-ref", "-d", ref)
+        self.taken.clear()
+
+
+def rewind_message(result: RewindResult, checkpoint: Checkpoint) -> str:
+    """What the model is told after a rewind."""
+    what = f" ({checkpoint.tool})" if checkpoint.tool else ""
+    parts = [f"The user rewound the files to the checkpoint taken before step {result.step}{what}. Every change made to the files since then is undone."]
+    if result.restored:
+        parts.append(f"Restored to their earlier content: {', '.join(result.restored)}.")
+    if result.removed:
+        parts.append(f"Removed (created after the checkpoint): {', '.join(result.removed)}.")
+    if not result.restored and not result.removed:
+        parts.append("No file had changed since then.")
+    parts.append("Read files again before editing them.")
+    return " ".join(parts)
+
+

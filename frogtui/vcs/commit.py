@@ -1,0 +1,233 @@
+"""Committing a patch with the person's identity and hooks, without touching their index, and
+undoing frogtui's last commit.
+
+The commit is built in a temporary index that starts from HEAD, so it holds exactly the patch,
+whatever the person has staged. ``git commit`` runs with that index (hooks see what is committed).
+Afterwards the person's index is brought up to date only for the committed paths, so
+``git status`` stays truthful and their own staged changes stay staged.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import git
+
+from frogtui.errors import FrogtuiError
+from frogtui.vcs.hunks import decode, section_path, split_sections, encode
+from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, head_commit, run_git, temporary_index, tree_of
+
+LAST_COMMIT_REF = "refs/frogtui/last-commit"
+"""Points at the last commit frogtui made in this repository (what ``undo`` may take back)."""
+
+IDENTITY_HELP = (
+    "git does not know who you are, so frogtui cannot commit (nothing was lost). Set your identity with:\n"
+    '  git config --global user.name "Your Name"\n'
+    '  git config --global user.email "you@example.com"'
+)
+_IDENTITY_MARKERS = ("Please tell me who you are", "unable to auto-detect email", "empty ident name", "Author identity unknown")
+
+
+class CommitFailed(FrogtuiError):
+    """The commit was not made; ``output`` holds git's (or a hook's) output. Nothing was lost."""
+
+    def __init__(self, message: str, output: str = "") -> None:
+        super().__init__(message)
+        self.output = output
+
+
+class NoIdentity(CommitFailed):
+    """No user.name / user.email is configured."""
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    sha: str
+    subject: str
+    paths: list[str]
+    notes: list[str] = field(default_factory=list)
+    """Things the person should know (e.g. a path whose staged change was left alone)."""
+
+    @property
+    def summary(self) -> str:
+        return f"Committed {self.sha[:10]} {self.subject!r} ({len(self.paths)} file{'s' if len(self.paths) != 1 else ''})"
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    sha: str
+    subject: str
+    paths: list[str]
+
+    @property
+    def summary(self) -> str:
+        return f"Undid commit {self.sha[:10]} {self.subject!r}; its changes are back in the working tree, unstaged."
+
+
+def with_trailer(message: str, trailer: str) -> str:
+    """``message`` ending with ``trailer`` (after a blank line), unless it already has it."""
+    text = message.strip()
+    trailer = trailer.strip()
+    if not trailer or trailer in text.splitlines():
+        return text + "\n"
+    return f"{text}\n\n{trailer}\n"
+
+
+def identity_problem(repo: git.Repo) -> str | None:
+    """``IDENTITY_HELP`` when git has no usable author/committer identity, else None."""
+    for variable in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        try:
+            run_git(repo, "var", variable)
+        except GitFailed:
+            return IDENTITY_HELP
+    return None
+
+
+def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "") -> CommitResult:
+    """Commit exactly ``patch`` on top of HEAD, with the person's identity and hooks.
+
+    Raises:
+        NoIdentity: no identity configured (the message says how to set it).
+        CommitFailed: the patch does not apply, nothing would change, or a hook refused (its output
+            is in ``output``). The working tree and the person's index are untouched.
+    """
+    if not patch.strip():
+        raise CommitFailed("nothing is selected to commit")
+    problem = identity_problem(repo)
+    if problem:
+        raise NoIdentity(problem)
+    parent = head_commit(repo)
+    base = tree_of(repo, parent)
+    with temporary_index(repo, None if parent is None else base) as env:
+        try:
+            run_git(repo, "apply", "--cached", "--binary", "--whitespace=nowarn", env=env, stdin=patch)
+        except GitFailed as err:
+            raise CommitFailed(f"the selected changes do not apply to HEAD: {err.output.strip()}", err.output) from None
+        if run_git(repo, "write-tree", env=env).decode().strip() == base:
+            raise CommitFailed("the selected changes make no difference to HEAD: nothing to commit")
+        commit_env = {"GIT_INDEX_FILE": env["GIT_INDEX_FILE"]}
+        with tempfile.NamedTemporaryFile("wb", prefix="frogtui-msg-", delete=False) as handle:
+            handle.write(encode(with_trailer(message, trailer)))
+        try:
+            run_git(repo, "commit", "--quiet", "--no-edit", "-F", handle.name, env=commit_env)
+        except GitFailed as err:
+            if any(marker in err.output for marker in _IDENTITY_MARKERS):
+                raise NoIdentity(IDENTITY_HELP, err.output) from None
+            raise CommitFailed(f"git commit was refused (a hook failed?); nothing was lost:\n{err.output.strip()}", err.output) from None
+        finally:
+            Path(handle.name).unlink(missing_ok=True)
+    sha = head_commit(repo)
+    assert sha is not None
+    run_git(repo, "update-ref", "-m", "frogtui: commit", LAST_COMMIT_REF, sha)
+    paths = changed_paths(repo, parent, sha)
+    notes = sync_index(repo, parent, sha, paths, patch)
+    subject = run_git(repo, "log", "-1", "--format=%s", sha).decode().strip()
+    return CommitResult(sha, subject, paths, notes)
+
+
+def changed_paths(repo: git.Repo, old: str | None, new: str) -> list[str]:
+    """Paths that differ between commits ``old`` (None: nothing) and ``new``."""
+    out = run_git(repo, "diff-tree", "-r", "-z", "--no-renames", "--name-only", tree_of(repo, old), new)
+    return sorted({decode(p) for p in out.split(b"\0") if p})
+
+
+def _tree_entries(repo: git.Repo, commit: str | None, paths: list[str]) -> dict[str, str]:
+    if commit is None or not paths:
+        return {}
+    out = run_git(repo, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths, env=LITERAL_PATHS)
+    entries = {}
+    for record in out.split(b"\0"):
+        if record:
+            meta, path = record.split(b"\t", 1)
+            mode, _kind, sha = meta.split()
+            entries[decode(path)] = f"{decode(mode)} {decode(sha)}"
+    return entries
+
+
+def _index_entries(repo: git.Repo, paths: list[str]) -> dict[str, str | None]:
+    out = run_git(repo, "ls-files", "-s", "-z", "--full-name", "--", *paths, env=LITERAL_PATHS) if paths else b""
+    entries: dict[str, str | None] = {}
+    for record in out.split(b"\0"):
+        if record:
+            meta, path = record.split(b"\t", 1)
+            mode, sha, stage = meta.split()
+            name = decode(path)
+            entries[name] = f"{decode(mode)} {decode(sha)}" if stage == b"0" and name not in entries else None
+    return entries
+
+
+def sync_index(repo: git.Repo, old: str | None, new: str, paths: list[str], patch: bytes) -> list[str]:
+    """After HEAD moved from ``old`` to ``new``, update the person's index for ``paths``: an entry
+    that matched ``old`` now matches ``new``; an entry holding their own staged change gets
+    ``patch``'s change for that path on top when it applies, else stays as it was (a note says so)."""
+    if not paths or not (Path(repo.git_dir) / "index").exists():
+        return []
+    index = _index_entries(repo, paths)
+    before, after = _tree_entries(repo, old, paths), _tree_entries(repo, new, paths)
+    follow, notes = [], []
+    for path in paths:
+        entry = index.get(path)
+        if entry == after.get(path):
+            continue
+        if entry == before.get(path):
+            follow.append(path)
+            continue
+        part = b"".join(encode(s) for s in split_sections(decode(patch)) if section_path(s.splitlines()[0]) == path)
+        try:
+            run_git(repo, "apply", "--cached", "--binary", env=LITERAL_PATHS, stdin=part)
+        except GitFailed:
+            notes.append(f"{path}: your staged version was left as it was (it conflicts with the commit); check `git diff --cached {path}`")
+    if follow:
+        run_git(repo, "reset", "-q", new, "--", *follow, env=LITERAL_PATHS)
+    return notes
+
+
+def undo_problem(repo: git.Repo) -> str | None:
+    """Why the last frogtui commit cannot be undone now, or None when it can."""
+    last = _last_commit(repo)
+    if last is None:
+        return "frogtui has made no commit here that can be undone"
+    if head_commit(repo) != last:
+        return "the last frogtui commit is no longer HEAD (something was committed on top, or HEAD moved): nothing undone"
+    return None
+
+
+def _last_commit(repo: git.Repo) -> str | None:
+    try:
+        return run_git(repo, "rev-parse", "--verify", "-q", f"{LAST_COMMIT_REF}^{{commit}}").decode().strip() or None
+    except GitFailed:
+        return None
+
+
+def undo_last_commit(repo: git.Repo) -> UndoResult:
+    """Take back frogtui's last commit when it is still HEAD: the branch moves back to its parent,
+    the person's index entries for its paths go back too, and the working tree keeps the changes.
+
+    Raises:
+        CommitFailed: there is nothing to undo, or something was committed on top.
+    """
+    problem = undo_problem(repo)
+    if problem:
+        raise CommitFailed(problem)
+    last = _last_commit(repo)
+    assert last is not None
+    try:
+        parent: str | None = run_git(repo, "rev-parse", "--verify", "-q", f"{last}^").decode().strip()
+    except GitFailed:
+        parent = None
+    subject = run_git(repo, "log", "-1", "--format=%s", last).decode().strip()
+    paths = changed_paths(repo, parent, last)
+    index = _index_entries(repo, paths)
+    committed = _tree_entries(repo, last, paths)
+    follow = [p for p in paths if index.get(p) == committed.get(p)]
+    if parent is None:
+        run_git(repo, "update-ref", "-m", "frogtui: undo commit", "-d", "HEAD", last)
+        if follow:
+            run_git(repo, "rm", "--cached", "-q", "--ignore-unmatch", "--", *follow, env=LITERAL_PATHS)
+    else:
+        run_git(repo, "update-ref", "-m", "frogtui: undo commit", "HEAD", parent, last)
+        if follow:
+            run_git(repo, "reset", "-q", parent, "--", *follow, env=LITERAL_PATHS)
+    run_git(repo, "update-ref", "-d", LAST_COMMIT_REF)
+    return UndoResult(last, subject, paths)

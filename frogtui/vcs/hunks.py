@@ -1,0 +1,392 @@
+"""Files, hunks and change groups of a git diff, and the patch of the accepted ones.
+
+A diff (``git diff --binary --no-renames``) is split into one ``FileChange`` per file section; the
+hunks of text files are parsed with unidiff. Inside a hunk, each maximal run of changed lines is a
+*change group*: the smallest thing that can be accepted or rejected (``git add -p`` splits at the
+same places). A ``ReviewHunk`` is what the person sees and toggles: one or more consecutive groups
+of one unidiff hunk; ``split`` cuts it into one hunk per group.
+
+``HunkSelection.to_patch()`` builds a patch that ``git apply`` accepts: unaccepted removals become
+context, unaccepted additions are dropped, and the hunk headers are recomputed. Text is handled
+as UTF-8 with ``surrogateescape``, so any bytes (CRLF, Latin-1, no final newline) survive exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Literal
+
+import unidiff
+
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+
+Origin = Literal["session", "earlier", "mixed"]
+"""Who made a change: this session, the person before the session, or both (ambiguous)."""
+
+_HEADER_DROPPED_WHEN_PARTIAL = ("index ",)
+_MODE_LINES = ("old mode ", "new mode ")
+
+
+def decode(data: bytes) -> str:
+    return data.decode(ENCODING, ERRORS)
+
+
+def encode(text: str) -> bytes:
+    return text.encode(ENCODING, ERRORS)
+
+
+@dataclass
+class ChangeGroup:
+    """A maximal run of changed lines (or a whole-file change, or a mode change)."""
+
+    id: int
+    origin: Origin = "session"
+    accepted: bool = True
+    source_first: int = 0
+    """First source line it touches (for insertions: the line it goes before)."""
+    removed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+
+
+@dataclass
+class ReviewHunk:
+    """Consecutive change groups of one unidiff hunk, shown and toggled together."""
+
+    file: "FileChange"
+    hunk_index: int
+    """Index into ``file.hunks`` (-1 for a whole-file or mode pseudo-hunk)."""
+    group_ids: list[int]
+    label: str = ""
+
+    @property
+    def groups(self) -> list[ChangeGroup]:
+        return [self.file.groups[i] for i in self.group_ids]
+
+    @property
+    def accepted(self) -> bool:
+        return all(g.accepted for g in self.groups)
+
+    @property
+    def partly_accepted(self) -> bool:
+        return any(g.accepted for g in self.groups) and not self.accepted
+
+    def set_accepted(self, value: bool) -> None:
+        for group in self.groups:
+            group.accepted = value
+
+    def toggle(self) -> None:
+        self.set_accepted(not self.accepted)
+
+    @property
+    def origin(self) -> Origin:
+        origins = {g.origin for g in self.groups}
+        return origins.pop() if len(origins) == 1 else "mixed"
+
+    @property
+    def can_split(self) -> bool:
+        return len(self.group_ids) > 1
+
+    def lines(self) -> list[unidiff.patch.Line]:
+        """The diff lines to show: the groups with the context around and between them."""
+        if self.hunk_index < 0:
+            return []
+        hunk = self.file.hunks[self.hunk_index]
+        owners = self.file.line_groups[self.hunk_index]
+        positions = [i for i, owner in enumerate(owners) if owner in self.group_ids]
+        first, last = positions[0], positions[-1]
+        start, end = first, last + 1
+        while start > 0 and owners[start - 1] is None and first - start < 3:
+            start -= 1
+        while end < len(hunk) and owners[end] is None and end - last - 1 < 3:
+            end += 1
+        return list(hunk)[start:end]
+
+
+@dataclass
+class FileChange:
+    """One file section of the diff.
+
+    Attributes:
+        path: the file's path (the new one; the old one for a deletion), decoded for display.
+        status: ``added``, ``deleted``, ``modified`` or ``binary``.
+        header: the section's header lines (``diff --git``, modes, ``---``/``+++``).
+        raw: the whole section text, used as is for whole-file changes.
+        hunks: the unidiff hunks (empty for whole-file changes).
+        line_groups: for each hunk, the group id owning each line (None for context).
+        groups: every change group of the file, by id.
+        mode_group: the id of the mode-change group, if the mode changed.
+        whole: True when the file can only be taken as a whole (binary, empty, symlink type change).
+    """
+
+    path: str
+    status: str
+    header: list[str]
+    raw: str
+    hunks: list[unidiff.Hunk] = field(default_factory=list)
+    line_groups: list[list[int | None]] = field(default_factory=list)
+    groups: list[ChangeGroup] = field(default_factory=list)
+    mode_group: int | None = None
+    whole: bool = False
+    review_hunks: list[ReviewHunk] = field(default_factory=list)
+
+    @property
+    def accepted(self) -> bool:
+        return all(g.accepted for g in self.groups)
+
+    @property
+    def partly_accepted(self) -> bool:
+        return any(g.accepted for g in self.groups) and not self.accepted
+
+    def set_accepted(self, value: bool) -> None:
+        for group in self.groups:
+            group.accepted = value
+
+    def toggle(self) -> None:
+        self.set_accepted(not self.accepted)
+
+    @property
+    def origin(self) -> Origin:
+        origins = {g.origin for g in self.groups}
+        return origins.pop() if len(origins) == 1 else "mixed"
+
+    def split(self, hunk: ReviewHunk) -> list[ReviewHunk]:
+        """Replace ``hunk`` by one review hunk per change group; returns the new hunks."""
+        if not hunk.can_split:
+            return [hunk]
+        pieces = [ReviewHunk(self, hunk.hunk_index, [gid], hunk.label) for gid in hunk.group_ids]
+        at = self.review_hunks.index(hunk)
+        self.review_hunks[at : at + 1] = pieces
+        return pieces
+
+    def patch_text(self, selected: Callable[[ChangeGroup], bool]) -> str:
+        """This file's part of a patch: the changes of ``selected`` groups only, on a base where
+        the other groups are not applied. '' when no group is selected."""
+        return self._patch_text(selected, others_applied=False)
+
+    def _patch_text(self, selected: Callable[[ChangeGroup], bool], others_applied: bool) -> str:
+        if not any(selected(g) for g in self.groups):
+            return ""
+        if self.whole:
+            return self.raw
+        mode_taken = self.mode_group is not None and selected(self.groups[self.mode_group])
+        header = [
+            line
+            for line in self.header
+            if not line.startswith(_HEADER_DROPPED_WHEN_PARTIAL) and (mode_taken or not line.startswith(_MODE_LINES))
+        ]
+        body, delta_old, delta_new = [], 0, 0
+        for hunk, owners in zip(self.hunks, self.line_groups):
+            lines, shift = _rewrite_hunk(hunk, owners, lambda gid: selected(self.groups[gid]), others_applied)
+            old_len = sum(1 for t, _ in lines if t in " -")
+            new_len = sum(1 for t, _ in lines if t in " +")
+            source_first = hunk.source_start if hunk.source_length else hunk.source_start + 1
+            old_first = source_first + delta_old
+            if any(t in "+-" for t, _ in lines):
+                new_first = old_first + delta_new
+                old_start = old_first if old_len else old_first - 1
+                new_start = new_first if new_len else new_first - 1
+                section = f" {hunk.section_header}" if hunk.section_header else ""
+                body.append(f"@@ -{old_start},{old_len} +{new_start},{new_len} @@{section}\n")
+                body.extend(t + v for t, v in lines)
+                delta_new += new_len - old_len
+            delta_old += shift
+        if not body and not mode_taken:
+            return ""
+        if not body:
+            header = [line for line in header if not line.startswith(("--- ", "+++ "))]
+        return "".join(header) + "".join(body)
+
+
+def _rewrite_hunk(
+    hunk: unidiff.Hunk, owners: list[int | None], selected: Callable[[int], bool], others_applied: bool
+) -> tuple[list[tuple[str, str]], int]:
+    """The hunk's lines with unselected groups undone, and how many lines those groups add to the
+    base when ``others_applied`` (their added minus removed lines, else 0)."""
+    out: list[tuple[str, str]] = []
+    shift = 0
+    keep_marker = True
+    for line, owner in zip(hunk, owners):
+        kind, value = line.line_type, line.value
+        if kind == "\\":
+            if keep_marker:
+                out.append((kind, value))
+            continue
+        keep_marker = True
+        if owner is None or selected(owner):
+            out.append((kind, value))
+            continue
+        undone = "+" if others_applied else "-"
+        if kind == undone:
+            out.append((" ", value))
+        else:
+            keep_marker = False
+        if others_applied:
+            shift += 1 if kind == "+" else -1
+    return out, shift
+
+
+@dataclass
+class HunkSelection:
+    """Every file of a diff with its accepted/rejected groups."""
+
+    files: list[FileChange]
+
+    def groups(self) -> list[tuple[FileChange, ChangeGroup]]:
+        return [(f, g) for f in self.files for g in f.groups]
+
+    def to_patch(self) -> bytes:
+        """The patch of the accepted groups, for ``git apply`` on the diff's base tree."""
+        return encode("".join(f._patch_text(lambda g: g.accepted, False) for f in self.files))
+
+    def patch_of(self, selected: Callable[[ChangeGroup], bool], *, others_applied: bool = False) -> bytes:
+        """The patch of the ``selected`` groups. With ``others_applied`` the patch applies to the
+        diff's target minus the selected groups (reverse it to undo them in the working tree)."""
+        return encode("".join(f._patch_text(selected, others_applied) for f in self.files))
+
+    @property
+    def accepted_count(self) -> int:
+        return sum(1 for _, g in self.groups() if g.accepted)
+
+    def paths(self, selected: Callable[[ChangeGroup], bool]) -> list[str]:
+        """The paths of files with at least one ``selected`` group."""
+        return sorted({f.path for f in self.files if any(selected(g) for g in f.groups)})
+
+
+# parsing ----------------------------------------------------------------------------------
+def parse_diff(diff: bytes) -> HunkSelection:
+    """Parse ``git diff --binary --no-renames`` output into files, hunks and change groups
+    (every group accepted, origin ``session``)."""
+    return HunkSelection([parse_section(section) for section in split_sections(decode(diff))])
+
+
+def split_sections(text: str) -> list[str]:
+    """Cut a diff into its ``diff --git`` sections (no hunk line can start with ``diff``)."""
+    sections: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("diff --git ") or not sections:
+            sections.append(line)
+        else:
+            sections[-1] += line
+    return [s for s in sections if s.startswith("diff --git ")]
+
+
+def section_path(first_line: str) -> str:
+    """The path named by a ``diff --git a/P b/P`` line (both sides equal without renames)."""
+    rest = first_line[len("diff --git ") :].rstrip("\n")
+    if rest.startswith('"'):
+        return c_unquote(rest)[2:]
+    length = (len(rest) - 5) // 2
+    return rest[2 : 2 + length]
+
+
+def c_unquote(text: str) -> str:
+    """The first C-quoted string at the start of ``text`` (git's quoting of odd paths)."""
+    escapes = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\", "a": b"\a", "b": b"\b", "f": b"\f", "r": b"\r", "v": b"\v"}
+    out = bytearray()
+    i = 1
+    while i < len(text) and text[i] != '"':
+        char = text[i]
+        if char == "\\":
+            nxt = text[i + 1]
+            if nxt in "01234567":
+                out.append(int(text[i + 1 : i + 4], 8))
+                i += 4
+                continue
+            out += escapes.get(nxt, nxt.encode())
+            i += 2
+            continue
+        out += encode(char)
+        i += 1
+    return decode(bytes(out))
+
+
+def parse_section(section: str) -> FileChange:
+    """One file section: header, unidiff hunks and change groups."""
+    lines = section.splitlines(keepends=True)
+    path = section_path(lines[0])
+    body_at = next((i for i, line in enumerate(lines) if line.startswith(("@@ ", "GIT binary patch", "Binary files "))), len(lines))
+    header = lines[:body_at]
+    status = "modified"
+    if any(line.startswith("new file mode") for line in header):
+        status = "added"
+    elif any(line.startswith("deleted file mode") for line in header):
+        status = "deleted"
+    change = FileChange(path=path, status=status, header=header, raw=section)
+    if body_at < len(lines) and not lines[body_at].startswith("@@ "):
+        change.status = "binary"
+    hunks = _unidiff_hunks(section, lines[body_at:]) if change.status != "binary" else None
+    if hunks is None or (not hunks and status in ("added", "deleted")) or any(
+        line.startswith(("new file mode 120000", "deleted file mode 120000")) for line in header
+    ):
+        change.whole = True
+        change.groups = [ChangeGroup(0)]
+        change.review_hunks = [ReviewHunk(change, -1, [0], _whole_label(change))]
+        return change
+    if any(line.startswith("old mode ") for line in header):
+        old = next(l for l in header if l.startswith("old mode "))[9:].strip()
+        new = next(l for l in header if l.startswith("new mode "))[9:].strip()
+        change.mode_group = len(change.groups)
+        change.groups.append(ChangeGroup(change.mode_group))
+        change.review_hunks.append(ReviewHunk(change, -1, [change.mode_group], f"mode {old} → {new}"))
+    change.hunks = hunks
+    for index, hunk in enumerate(hunks):
+        owners = _assign_groups(hunk, change.groups)
+        change.line_groups.append(owners)
+        ids = sorted({o for o in owners if o is not None})
+        change.review_hunks.append(ReviewHunk(change, index, ids, _hunk_label(hunk)))
+    return change
+
+
+def _unidiff_hunks(section: str, body: list[str]) -> list[unidiff.Hunk] | None:
+    """The hunks of a text section, or None when unidiff's reading does not give back the exact
+    text (then the file is taken whole)."""
+    try:
+        patch = unidiff.PatchSet(section.splitlines(keepends=True))
+    except unidiff.UnidiffParseError:
+        return None
+    if len(patch) != 1:
+        return None
+    hunks = list(patch[0])
+    rebuilt = "".join(line for line in body if not line.startswith("@@ "))
+    if "".join(str(line) for hunk in hunks for line in hunk) != rebuilt:
+        return None
+    return hunks
+
+
+def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> list[int | None]:
+    owners: list[int | None] = []
+    current: ChangeGroup | None = None
+    last_source = hunk.source_start - 1 if hunk.source_length else hunk.source_start
+    for line in hunk:
+        if line.line_type == "\\":
+            owners.append(owners[-1] if owners else None)
+            continue
+        if line.line_type == " ":
+            current = None
+            owners.append(None)
+            last_source = line.source_line_no or last_source
+            continue
+        if current is None:
+            current = ChangeGroup(len(groups), source_first=last_source + 1)
+            groups.append(current)
+        if line.line_type == "-":
+            current.removed += (line.value,)
+            last_source = line.source_line_no or last_source
+        else:
+            current.added += (line.value,)
+        owners.append(current.id)
+    return owners
+
+
+def _hunk_label(hunk: unidiff.Hunk) -> str:
+    return f"@@ -{hunk.source_start},{hunk.source_length} +{hunk.target_start},{hunk.target_length} @@ {hunk.section_header}".rstrip()
+
+
+def _whole_label(change: FileChange) -> str:
+    if change.status == "binary":
+        return "binary file changed"
+    if change.status == "added":
+        return "new file"
+    if change.status == "deleted":
+        return "file deleted"
+    return "whole file"

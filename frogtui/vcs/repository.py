@@ -1,0 +1,154 @@
+"""Finding the repository at the start of a session, and running git with private indexes.
+
+Every git command here goes through gitpython's ``Repo.git`` (so the person's git, config and hooks
+apply). Commands that need an index of their own get a temporary ``GIT_INDEX_FILE``: the person's
+index, stash and branches are never written except where a function says so.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Mapping
+
+import git
+
+from frogtui.vcs.snapshot import open_repo, snapshot_tree
+
+LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}
+"""Environment that makes git read every pathspec as a plain path (no globs, no magic)."""
+
+NOT_A_REPO = (
+    "{root} is not in a git repository: review, commit, checkpoints and rewind are off for this "
+    "session. Run `git init` there (or `frogtui` offers it) to turn them on."
+)
+
+
+class GitFailed(Exception):
+    """A git command failed; ``output`` holds what it printed (stdout then stderr)."""
+
+    def __init__(self, command: str, status: int, output: str) -> None:
+        super().__init__(f"git {command} failed (exit {status}): {output.strip()}")
+        self.command = command
+        self.status = status
+        self.output = output
+
+
+def run_git(
+    repo: git.Repo,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | None = None,
+) -> bytes:
+    """Run ``git args`` in the repository's working tree and return its stdout as bytes.
+
+    Raises:
+        GitFailed: the command exited with a non-zero status.
+    """
+    with contextlib.ExitStack() as stack:
+        istream = None
+        if stdin is not None:
+            handle = stack.enter_context(tempfile.TemporaryFile(prefix="frogtui-stdin-"))
+            handle.write(stdin)
+            handle.seek(0)
+            istream = handle
+        status, out, err = repo.git.execute(
+            ["git", "-c", "core.quotePath=false", *args],
+            istream=istream,
+            env=dict(env or {}),
+            with_extended_output=True,
+            with_exceptions=False,
+            stdout_as_string=False,
+            strip_newline_in_stdout=False,
+        )
+    if status != 0:
+        text = out.decode("utf-8", "replace") + err.decode("utf-8", "replace")
+        raise GitFailed(args[0] if args else "", status, text)
+    return out
+
+
+@contextlib.contextmanager
+def temporary_index(repo: git.Repo, tree: str | None) -> Iterator[dict[str, str]]:
+    """A private index holding ``tree`` (empty when None), as an environment for ``run_git``."""
+    with tempfile.TemporaryDirectory(prefix="frogtui-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL_PATHS}
+        if tree is None:
+            run_git(repo, "read-tree", "--empty", env=env)
+        else:
+            run_git(repo, "read-tree", tree, env=env)
+        yield env
+
+
+def empty_tree(repo: git.Repo) -> str:
+    """The sha of the empty tree in this repository's hash format."""
+    return run_git(repo, "mktree", stdin=b"").decode().strip()
+
+
+def head_commit(repo: git.Repo) -> str | None:
+    """The sha HEAD points at, or None on an unborn branch."""
+    try:
+        return run_git(repo, "rev-parse", "--verify", "-q", "HEAD^{commit}").decode().strip() or None
+    except GitFailed:
+        return None
+
+
+def tree_of(repo: git.Repo, commit: str | None) -> str:
+    """The tree of ``commit`` (the empty tree for None)."""
+    if commit is None:
+        return empty_tree(repo)
+    return run_git(repo, "rev-parse", f"{commit}^{{tree}}").decode().strip()
+
+
+@dataclass(frozen=True)
+class RepoState:
+    """What frogtui recorded about the repository when the session started.
+
+    Attributes:
+        repo: the gitpython repository.
+        root: the top of its working tree.
+        session: the session id (names the private refs ``refs/frogtui/<session>/...``).
+        start_commit: HEAD at the start, None on an unborn branch.
+        start_tree: the working tree at the start (tracked and untracked, minus ignored files).
+    """
+
+    repo: git.Repo
+    root: Path
+    session: str
+    start_commit: str | None
+    start_tree: str
+
+    @property
+    def ref_prefix(self) -> str:
+        return f"refs/frogtui/{self.session}"
+
+
+def discover(path: str | os.PathLike[str], session: str) -> RepoState | None:
+    """Find the repository holding ``path`` and record its state; None when there is none.
+
+    The starting working tree is saved under ``refs/frogtui/<session>/start`` so it outlives the
+    process (rewind and review work after a restart).
+    """
+    repo = open_repo(path)
+    if repo is None or repo.bare or repo.working_tree_dir is None:
+        return None
+    state = RepoState(
+        repo=repo,
+        root=Path(repo.working_tree_dir),
+        session=session,
+        start_commit=head_commit(repo),
+        start_tree=snapshot_tree(repo),
+    )
+    run_git(repo, "update-ref", "-m", "frogtui: session start", f"{state.ref_prefix}/start", state.start_tree)
+    return state
+
+
+def not_a_repo_message(path: str | os.PathLike[str]) -> str:
+    """The one line shown when ``path`` is outside any repository."""
+    return NOT_A_REPO.format(root=path)
+
+
+def init_repo(path: str | os.PathLike[str]) -> git.Repo:
+    """Run ``git init`` in ``path`` (what frogtui offers when the folder is not a repository)."""
+    return git.Repo.init(path)

@@ -1,0 +1,160 @@
+"""The review: every change between HEAD and the working tree, as files and hunks to accept or
+reject, with who made each change (this session, or the person before it).
+
+Changes the session made are accepted by default; the person's own earlier changes (dirty files
+at the session's start) are listed but rejected by default, and a hunk mixing both is rejected by
+default too, so frogtui never commits the person's earlier work unless they select it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from frogtui.errors import FrogtuiError
+from frogtui.vcs.commit import CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
+from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, Origin, decode, parse_diff
+from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of
+from frogtui.vcs.snapshot import snapshot_tree
+
+DEFAULT_TRAILER = "Assisted-by: FrogNano-4B-2609 via frogtui"
+_DIFF = ("diff-tree", "-r", "-p", "--binary", "--no-renames", "--no-textconv", "--no-ext-diff")
+
+
+class ConfirmationNeeded(FrogtuiError):
+    """A destructive action was asked for without ``confirm=True``."""
+
+
+@dataclass(frozen=True)
+class DiscardResult:
+    paths: list[str]
+    checkpoint: str
+    """The ref holding the working tree as it was before the discard (to get it back)."""
+
+    @property
+    def summary(self) -> str:
+        return f"Discarded the rejected changes of this session in {len(self.paths)} file(s); the tree before is kept in {self.checkpoint}."
+
+
+class ReviewSession:
+    """Review, commit, discard and undo for one frogtui session.
+
+    Args:
+        state: what was recorded at the session's start (``repository.discover``).
+        trailer: the line added to every commit message (``Config.commit_trailer``).
+    """
+
+    def __init__(self, state: RepoState, *, trailer: str = DEFAULT_TRAILER) -> None:
+        self.state = state
+        self.repo = state.repo
+        self.trailer = trailer
+
+    def load(self) -> HunkSelection:
+        """All changes from HEAD to the working tree now, each group marked with its origin and
+        accepted when (and only when) this session made it."""
+        base = tree_of(self.repo, head_commit(self.repo))
+        now = snapshot_tree(self.repo)
+        selection = parse_diff(run_git(self.repo, *_DIFF, base, now))
+        earlier = self._changed(base, self.state.start_tree)
+        session = self._changed(self.state.start_tree, now)
+        blocks = self._earlier_blocks(base, [f.path for f in selection.files if f.path in earlier and f.path in session])
+        for change in selection.files:
+            _classify(change, change.path in earlier, change.path in session, blocks.get(change.path, []))
+        return selection
+
+    def _changed(self, before: str, after: str) -> set[str]:
+        out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", "--name-only", before, after)
+        return {decode(p) for p in out.split(b"\0") if p}
+
+    def _earlier_blocks(self, base: str, paths: list[str]) -> dict[str, list[ChangeGroup]]:
+        if not paths:
+            return {}
+        diff = run_git(self.repo, *_DIFF, "-U0", base, self.state.start_tree, "--", *paths, env=LITERAL_PATHS)
+        return {f.path: [g for g in f.groups if f.hunks] for f in parse_diff(diff).files}
+
+    def staged_diff(self, selection: HunkSelection) -> str:
+        """The accepted changes as patch text (what the commit will hold; for the message)."""
+        return decode(selection.to_patch())
+
+    def commit(self, selection: HunkSelection, message: str) -> CommitResult:
+        """Commit the accepted groups with ``message`` plus the trailer. See ``commit.commit_patch``."""
+        return commit_patch(self.repo, selection.to_patch(), message, trailer=self.trailer)
+
+    def discard_unaccepted(self, selection: HunkSelection, *, confirm: bool) -> DiscardResult:
+        """Undo, in the working tree, this session's changes that are not accepted. The person's
+        earlier changes (and mixed hunks) are never discarded. The tree before the discard is kept
+        under ``refs/frogtui/<session>/before-discard``.
+
+        Raises:
+            ConfirmationNeeded: ``confirm`` is not True (nothing was changed).
+            frogtui.vcs.repository.GitFailed: the working tree changed since ``load`` and the
+                changes no longer apply (nothing was changed).
+        """
+        def rejected(group: ChangeGroup) -> bool:
+            return group.origin == "session" and not group.accepted
+
+        paths = selection.paths(rejected)
+        if not confirm:
+            raise ConfirmationNeeded(f"discarding changes in {len(paths)} file(s) needs confirmation")
+        ref = f"{self.state.ref_prefix}/before-discard"
+        run_git(self.repo, "update-ref", "-m", "frogtui: before discard", ref, snapshot_tree(self.repo))
+        patch = selection.patch_of(rejected, others_applied=True)
+        if patch:
+            run_git(self.repo, "apply", "-R", "--binary", "--whitespace=nowarn", stdin=patch)
+        return DiscardResult(paths, ref)
+
+    def undo_problem(self) -> str | None:
+        """Why the last frogtui commit cannot be undone, or None when it can."""
+        return undo_problem(self.repo)
+
+    def undo_last_commit(self) -> UndoResult:
+        """See ``commit.undo_last_commit``."""
+        return undo_last_commit(self.repo)
+
+
+def _classify(change: FileChange, earlier: bool, session: bool, blocks: list[ChangeGroup]) -> None:
+    for group in change.groups:
+        origin: Origin
+        if not earlier:
+            origin = "session"
+        elif not session:
+            origin = "earlier"
+        elif change.whole or group.id == change.mode_group:
+            origin = "mixed"
+        else:
+            origin = _group_origin(group, blocks)
+        group.origin = origin
+        group.accepted = origin == "session"
+    # a hunk shows one origin: split those that mix them
+    for hunk in list(change.review_hunks):
+        if len({g.origin for g in hunk.groups}) > 1:
+            change.split(hunk)
+
+
+def _group_origin(group: ChangeGroup, blocks: list[ChangeGroup]) -> Origin:
+    key = (group.source_first, group.removed, group.added)
+    end = group.source_first + len(group.removed)
+    for block in blocks:
+        if (block.source_first, block.removed, block.added) == key:
+            return "earlier"
+        if group.source_first <= block.source_first + len(block.removed) and block.source_first <= end:
+            return "mixed"
+    return "session"
+
+
+def commit_session_changes(state: RepoState, model: object | None, *, trailer: str = DEFAULT_TRAILER) -> CommitResult | None:
+    """Commit every change this session made (not the person's earlier ones) with a message
+    drafted by ``model`` (headless ``--commit``). None when the session changed nothing.
+
+    Raises:
+        CommitFailed: see ``commit.commit_patch``.
+    """
+    from frogtui.vcs.message import draft_commit_message
+
+    review = ReviewSession(state, trailer=trailer)
+    selection = review.load()
+    if not selection.accepted_count:
+        return None
+    message = draft_commit_message(model, review.staged_diff(selection))
+    return review.commit(selection, message)
+
+
+__all__ = ["ConfirmationNeeded", "DiscardResult", "GitFailed", "ReviewSession", "commit_session_changes"]
