@@ -161,7 +161,7 @@ def sync_index(repo: git.Repo, old: str | None, new: str, paths: list[str], patc
     """After HEAD moved from ``old`` to ``new``, update the person's index for ``paths``: an entry
     that matched ``old`` now matches ``new``; an entry holding their own staged change gets
     ``patch``'s change for that path on top when it applies, else stays as it was (a note says so)."""
-    if not paths or not (Path(repo.git_dir) / "index").exists():
+    if not paths:
         return []
     index = _index_entries(repo, paths)
     before, after = _tree_entries(repo, old, paths), _tree_entries(repo, new, paths)

@@ -64,9 +64,13 @@ def run_git(
             strip_newline_in_stdout=False,
         )
     if status != 0:
-        text = out.decode("utf-8", "replace") + err.decode("utf-8", "replace")
+        text = _text(out) + _text(err)
         raise GitFailed(args[0] if args else "", status, text)
     return out
+
+
+def _text(data: bytes | str) -> str:
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data
 
 
 @contextlib.contextmanager

@@ -1,0 +1,199 @@
+"""A whole session against a real repository: checkpoints and rewind through the agent loop, the
+person's own changes and index left alone, undo, hooks, identity, discard."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from frogtui.agent.loop import Agent
+from frogtui.headless import ModeApprover
+from frogtui.models.replay import ReplayModel
+from frogtui.tools import ToolRunner, Workspace
+from frogtui.vcs.checkpoints import Checkpoints, NoCheckpoint
+from frogtui.vcs.commit import CommitFailed, NoIdentity
+from frogtui.vcs.repository import discover, not_a_repo_message, init_repo
+from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
+from frogtui.vcs.snapshot import snapshot_tree
+from tests.support import turn, write_replay, xml_call
+from tests.vcs.cases import git
+
+
+class Quiet:
+    def emit(self, event: object) -> None:
+        pass
+
+
+def run_agent(repo: Path, tmp_path: Path, turns: list[str], checkpoints: Checkpoints) -> None:
+    model = ReplayModel(write_replay(tmp_path / "replay.jsonl", turns))
+    agent = Agent(model, ToolRunner(Workspace(repo)), ModeApprover("all"), Quiet(), before_action=checkpoints.before_action)
+    assert agent.run("do it").exit_reason == "agent"
+
+
+@pytest.fixture
+def dirty_repo(py_repo: Path) -> Path:
+    """py_repo with the person's own work: a staged change, an unstaged one, an untracked file."""
+    (py_repo / "README.md").write_text("readme\n")
+    git(py_repo, "add", "README.md")
+    git(py_repo, "commit", "-q", "-m", "readme")
+    (py_repo / "README.md").write_text("readme, staged edit\n")
+    git(py_repo, "add", "README.md")
+    (py_repo / "test_calc.py").write_text((py_repo / "test_calc.py").read_text() + "# my note\n")
+    (py_repo / "notes.txt").write_text("my untracked notes\n")
+    (py_repo / ".gitignore").write_text("*.log\n")
+    (py_repo / "keep.log").write_text("ignored, must survive\n")
+    return py_repo
+
+
+def person_state(repo: Path) -> tuple[str, str, str]:
+    return (
+        git(repo, "diff", "--cached"),
+        git(repo, "ls-files", "-s", "README.md", "test_calc.py"),
+        (repo / "test_calc.py").read_text() + (repo / "notes.txt").read_text() + (repo / "README.md").read_text(),
+    )
+
+
+def test_rewind_restores_a_tree_changed_by_bash(dirty_repo: Path, tmp_path: Path) -> None:
+    state = discover(dirty_repo, "rw")
+    checkpoints = Checkpoints(state)
+    start = snapshot_tree(state.repo)
+    turns = [
+        turn("fix", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("shell", xml_call("Bash", command="rm notes.txt && mkdir -p out/deep && echo hi > out/deep/made.txt && echo x >> calc.py && echo log > build.log")),
+    ]
+    run_agent(dirty_repo, tmp_path, turns, checkpoints)
+    assert [(c.step, c.tool) for c in checkpoints.taken] == [(1, "Edit"), (2, "Bash")]
+    assert not (dirty_repo / "notes.txt").exists() and (dirty_repo / "out/deep/made.txt").exists()
+
+    result = checkpoints.rewind(2)
+    assert result.removed == ["out/deep/made.txt"] and set(result.restored) == {"calc.py", "notes.txt"}
+    assert (dirty_repo / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert not (dirty_repo / "out").exists()
+    assert "step 2 (Bash)" in result.message and "out/deep/made.txt" in result.message
+    assert (dirty_repo / "build.log").exists()  # ignored files are left alone
+
+    checkpoints.rewind(1)
+    assert snapshot_tree(state.repo) == start
+    assert (dirty_repo / "keep.log").read_text() == "ignored, must survive\n"
+    with pytest.raises(NoCheckpoint):
+        checkpoints.rewind(7)
+    # the person's index was never touched
+    assert "readme, staged edit" in git(dirty_repo, "diff", "--cached")
+
+
+def test_person_changes_and_index_survive_a_whole_session(dirty_repo: Path, tmp_path: Path) -> None:
+    before = person_state(dirty_repo)
+    state = discover(dirty_repo, "keep")
+    checkpoints = Checkpoints(state)
+    turns = [
+        turn("fix", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("more", xml_call("Write", file_path="docs/usage.md", content="# Usage\n")),
+        turn("tests", xml_call("Edit", file_path="test_calc.py", old_string="from calc import add\n", new_string="from calc import add  # the adder\n")),
+    ]
+    run_agent(dirty_repo, tmp_path, turns, checkpoints)
+    review = ReviewSession(state)
+    selection = review.load()
+    origins = {f.path: f.origin for f in selection.files}
+    assert origins["calc.py"] == "session" and origins["docs/usage.md"] == "session"
+    assert origins["README.md"] == "earlier" and origins["notes.txt"] == "earlier"
+    test_file = next(f for f in selection.files if f.path == "test_calc.py")
+    assert sorted(h.origin for h in test_file.review_hunks) == ["earlier", "session"]
+    assert [h.accepted for h in test_file.review_hunks if h.origin == "earlier"] == [False]
+
+    result = review.commit(selection, "Fix add")
+    committed = git(dirty_repo, "show", "--stat", "--format=", "HEAD")
+    assert set(result.paths) == {"calc.py", "docs/usage.md", "test_calc.py"}
+    assert "README.md" not in committed and "notes.txt" not in committed
+    assert "# my note" not in git(dirty_repo, "show", "HEAD:test_calc.py")
+    # the person's staged change is still staged, their unstaged and untracked work still there
+    staged, entries, text = person_state(dirty_repo)
+    assert staged == before[0]
+    assert text == before[2].replace("from calc import add\n", "from calc import add  # the adder\n")
+    status = git(dirty_repo, "status", "--porcelain")
+    assert "M  README.md" in status and " M test_calc.py" in status and "?? notes.txt" in status
+    assert "calc.py" not in status.replace("test_calc.py", "")
+
+    undo = review.undo_last_commit()
+    assert undo.sha == result.sha and git(dirty_repo, "diff", "--cached") == before[0]
+    assert (dirty_repo / "calc.py").read_text().endswith("a + b\n")
+    assert " M calc.py" in git(dirty_repo, "status", "--porcelain")
+    with pytest.raises(CommitFailed, match="no commit"):
+        review.undo_last_commit()
+
+
+def test_undo_refused_when_something_was_committed_on_top(py_repo: Path) -> None:
+    state = discover(py_repo, "u")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    review = ReviewSession(state)
+    review.commit(review.load(), "Fix")
+    (py_repo / "other.txt").write_text("x\n")
+    git(py_repo, "add", "other.txt")
+    git(py_repo, "commit", "-q", "-m", "mine")
+    assert "no longer HEAD" in (review.undo_problem() or "")
+    with pytest.raises(CommitFailed):
+        review.undo_last_commit()
+    assert git(py_repo, "log", "-1", "--format=%s").strip() == "mine"
+
+
+def test_undo_of_a_first_commit_leaves_an_unborn_branch(tmp_path: Path) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    assert discover(repo, "x") is None and "not in a git repository" in not_a_repo_message(repo)
+    init_repo(repo)
+    state = discover(repo, "x")
+    (repo / "a b.txt").write_text("hello\n")
+    review = ReviewSession(state)
+    review.commit(review.load(), "First")
+    assert git(repo, "ls-files") == "a b.txt\n"
+    review.undo_last_commit()
+    assert git(repo, "ls-files") == "" and (repo / "a b.txt").read_text() == "hello\n"
+
+
+def test_failing_pre_commit_hook_is_reported_and_nothing_lost(py_repo: Path) -> None:
+    hook = py_repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'lint: calc.py is ugly' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    state = discover(py_repo, "h")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    review = ReviewSession(state)
+    head = git(py_repo, "rev-parse", "HEAD")
+    with pytest.raises(CommitFailed) as caught:
+        review.commit(review.load(), "Fix")
+    assert "lint: calc.py is ugly" in str(caught.value)
+    assert git(py_repo, "rev-parse", "HEAD") == head and git(py_repo, "diff", "--cached") == ""
+    assert (py_repo / "calc.py").read_text().endswith("a + b\n")
+    hook.write_text("#!/bin/sh\ngit diff --cached --name-only > ../hook-saw.txt\n")
+    review.commit(review.load(), "Fix")
+    assert (py_repo.parent / "hook-saw.txt").read_text() == "calc.py\n"  # the hook sees what is committed
+
+
+def test_no_identity_says_how_to_set_it(py_repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    empty = tmp_path / "empty-gitconfig"
+    empty.write_text("[user]\n\tuseConfigOnly = true\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        monkeypatch.delenv(name, raising=False)
+    state = discover(py_repo, "id")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    review = ReviewSession(state)
+    with pytest.raises(NoIdentity, match='git config --global user.email'):
+        review.commit(review.load(), "Fix")
+    assert git(py_repo, "log", "--oneline").count("\n") == 1
+
+
+def test_discard_needs_confirmation_and_keeps_earlier_changes(dirty_repo: Path) -> None:
+    state = discover(dirty_repo, "d")
+    (dirty_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+    (dirty_repo / "scratch.py").write_text("print('tmp')\n")
+    review = ReviewSession(state)
+    selection = review.load()
+    next(f for f in selection.files if f.path == "scratch.py").set_accepted(False)
+    calc = next(f for f in selection.files if f.path == "calc.py")
+    with pytest.raises(ConfirmationNeeded):
+        review.discard_unaccepted(selection, confirm=False)
+    assert (dirty_repo / "scratch.py").exists()
+    result = review.discard_unaccepted(selection, confirm=True)
+    assert result.paths == ["scratch.py"] and not (dirty_repo / "scratch.py").exists()
+    assert calc.accepted and (dirty_repo / "calc.py").read_text().startswith("def add(a, b):\n    return a + b")
+    assert (dirty_repo / "notes.txt").exists() and "# my note" in (dirty_repo / "test_calc.py").read_text()
+    assert "readme, staged edit" in git(dirty_repo, "diff", "--cached")
