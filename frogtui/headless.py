@@ -84,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--approve", choices=("policy", "all", "none"), default="policy", help="approval mode (default: policy)")
     parser.add_argument("--trajectory", type=Path, help="also write the trajectory JSON here")
     parser.add_argument("--max-steps", type=int, help="step limit (default 100)")
+    parser.add_argument("--commit", action="store_true", help="commit the run's changes with a drafted message when it ends with 'agent'")
     return parser
 
 
@@ -111,7 +112,7 @@ def main(argv: list[str]) -> int:
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=sys.stderr)
         return 2
-    return run_task(args.task, config, model, trajectory_path=args.trajectory)
+    return run_task(args.task, config, model, trajectory_path=args.trajectory, commit=args.commit)
 
 
 def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
@@ -128,7 +129,7 @@ def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
     return signal.signal(signal.SIGINT, handler)
 
 
-def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None) -> int:
+def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None, commit: bool = False) -> int:
     from frogtui.vcs.snapshot import RunPatch
 
     stderr = stderr or sys.stderr
@@ -142,12 +143,17 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
         make_approver(config.approve, config, workspace),
         TraceSink(stderr, session),
         limits=config.limits,
-        patch=RunPatch(workspace.root),
+        patch=(run_patch := RunPatch(workspace.root)),
         on_step_end=session.save_trajectory,
     )
     previous = _interrupt_on_sigint(agent, stderr)
+    commit_failed = False
     try:
         result = agent.run(task)
+        if commit:  # before the model closes: it drafts the message
+            from frogtui.vcs.review import commit_run
+
+            commit_failed = not commit_run(run_patch, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, session=session.id, out=stderr)
     except KeyboardInterrupt:
         print("frogtui: stopped", file=stderr)
         return 1
@@ -159,4 +165,4 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
         write_json_atomic(trajectory_path, result.trajectory)
     if result.final_message:
         print(result.final_message, file=stdout)
-    return 0 if result.exit_reason == "agent" else 1
+    return 0 if result.exit_reason == "agent" and not commit_failed else 1
