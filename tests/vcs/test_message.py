@@ -1,0 +1,71 @@
+"""Commit messages drafted by a (replay) model, shaped to git's conventions, with a fallback;
+and headless ``frogtui run --commit``."""
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from frogtui.config import Config
+from frogtui.headless import build_parser, run_task
+from frogtui.models.replay import ReplayModel
+from frogtui.vcs.message import SUBJECT_MAX, draft_commit_message, shape_message, strip_reasoning, summary_message
+from tests.support import turn, write_replay, xml_call
+from tests.vcs.cases import git
+
+DIFF = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+
+
+class FailingModel:
+    name = "failing"
+    context_size = None
+    opens_reasoning = False
+
+    def stream_turn(self, messages, tools, *, max_tokens, cancel):
+        from frogtui.errors import ModelError
+
+        raise ModelError("server went away")
+        yield  # pragma: no cover
+
+    def close(self) -> None:
+        pass
+
+
+def test_draft_strips_reasoning_and_keeps_subject_and_body(tmp_path: Path) -> None:
+    model = ReplayModel(write_replay(tmp_path / "m.jsonl", ["The diff flips a sign.\n</think>\n\nFix add to return the sum\n\nadd subtracted its arguments."]))
+    message = draft_commit_message(model, DIFF)
+    assert message == "Fix add to return the sum\n\nadd subtracted its arguments."
+
+
+def test_long_subject_is_cut_and_kept_in_the_body() -> None:
+    long = "Make the adder return the sum of both of its arguments instead of their difference everywhere"
+    shaped = shape_message(f"```\nSubject: {long}.\n```")
+    subject, blank, body = shaped.split("\n", 2)
+    assert len(subject) <= SUBJECT_MAX and long.startswith(subject) and blank == "" and body == long
+
+
+def test_subject_alone_gets_a_body_and_failures_fall_back(tmp_path: Path) -> None:
+    model = ReplayModel(write_replay(tmp_path / "m.jsonl", ["ok\n</think>\nFix add"]))
+    assert draft_commit_message(model, DIFF) == "Fix add\n\n- calc.py: +1 -1"
+    assert draft_commit_message(FailingModel(), DIFF) == summary_message(DIFF) == "Update calc.py\n\n- calc.py: +1 -1"
+    unfinished = ReplayModel(write_replay(tmp_path / "u.jsonl", ["still thinking about it"]))
+    assert draft_commit_message(unfinished, DIFF) == summary_message(DIFF)
+    assert strip_reasoning("<think>hmm</think>Answer", opens_reasoning=False) == "Answer"
+
+
+def test_headless_commit(py_repo: Path, tmp_path: Path) -> None:
+    (py_repo / "mine.txt").write_text("the person's own untracked file\n")
+    replay = write_replay(tmp_path / "run.jsonl", [
+        turn("fix it", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("done", answer="Fixed."),
+        "Commit message now.\n</think>\nFix the sign in add\n\nadd now returns a + b.",
+    ])
+    args = build_parser().parse_args(["fix", "--commit", "--approve", "all"])
+    assert args.commit
+    err = io.StringIO()
+    code = run_task("fix add", Config(repo=py_repo, approve="all"), ReplayModel(replay), stderr=err, stdout=io.StringIO(), commit=True)
+    assert code == 0, err.getvalue()
+    assert "Committed" in err.getvalue()
+    log = git(py_repo, "log", "-1", "--format=%B")
+    assert log.startswith("Fix the sign in add\n\nadd now returns a + b.") and "Assisted-by: FrogNano-4B-2609 via frogtui" in log
+    assert git(py_repo, "show", "--name-only", "--format=", "HEAD").split() == ["calc.py"]
+    assert "?? mine.txt" in git(py_repo, "status", "--porcelain")
