@@ -88,8 +88,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def make_approver(mode: str, config: Config, workspace: Workspace) -> Any:
-    return ModeApprover(mode)
+def make_approver(mode: str, config: Config, workspace: Workspace, log: Any = None) -> Any:
+    """The headless approver: the approval policy (frogtui.approval) under ``--approve MODE``.
+
+    Raises:
+        ConfigError: a rules file is not valid.
+    """
+    from frogtui.approval import PolicyApprover, PolicyEngine
+
+    return PolicyApprover(PolicyEngine.load(workspace, config.rules_file), mode, log=log)
 
 
 def main(argv: list[str]) -> int:
@@ -134,13 +141,27 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
 
     stderr = stderr or sys.stderr
     stdout = stdout or sys.stdout
+    from frogtui.approval import make_sandbox
+
     session = Session.create(config.repo)
     workspace = Workspace(config.repo, tmp_dir=session.tmp_dir)
-    runner = ToolRunner(workspace)
+    try:
+        approver = make_approver(config.approve, config, workspace, log=session.log)
+    except FrogtuiError as err:
+        print(f"frogtui: {err}", file=stderr)
+        model.close()
+        return 2
+    sandbox = make_sandbox(workspace, approver.engine.rules.sandbox)
+    for line in (sandbox.warning, *approver.engine.rules.notes):
+        if line:
+            print(f"frogtui: warning: {line}", file=stderr)
+            session.log(f"warning: {line}")
+    session.log(sandbox.describe())
+    runner = ToolRunner(workspace, wrap=sandbox.wrap)
     agent = Agent(
         model,
         runner,
-        make_approver(config.approve, config, workspace),
+        approver,
         TraceSink(stderr, session),
         limits=config.limits,
         patch=(run_patch := RunPatch(workspace.root)),

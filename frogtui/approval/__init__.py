@@ -1,0 +1,18 @@
+"""Approval gates: the pure policy (``decide``), the facts it decides on, the floor, the rules
+files, the Bash sandbox, and the approvers and engine the front ends use. See docs/APPROVALS.md."""
+from __future__ import annotations
+
+from frogtui.approval.approver import PolicyApprover
+from frogtui.approval.decision import Decision
+from frogtui.approval.engine import PolicyEngine
+from frogtui.approval.facts import Action, PathFact, Places, gather
+from frogtui.approval.loading import load_rules, trust_project, untrust_project
+from frogtui.approval.policy import decide
+from frogtui.approval.rules import Rule, RuleSet, SandboxSettings, parse_rules
+from frogtui.approval.sandbox import Sandbox, make_sandbox
+
+__all__ = [
+    "Action", "Decision", "PathFact", "Places", "PolicyApprover", "PolicyEngine", "Rule", "RuleSet",
+    "Sandbox", "SandboxSettings", "decide", "gather", "load_rules", "make_sandbox", "parse_rules",
+    "trust_project", "untrust_project",
+]

@@ -1,0 +1,46 @@
+"""The answer of the policy: allow, ask or deny, with the rule that decided and why."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+Kind = Literal["allow", "ask", "deny"]
+KINDS: tuple[Kind, ...] = ("allow", "ask", "deny")
+STRICTNESS: dict[str, int] = {"allow": 0, "ask": 1, "deny": 2}
+"""Deny beats ask beats allow."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the policy says about one action.
+
+    Attributes:
+        kind: ``allow`` (run without asking), ``ask`` (a person decides) or ``deny``.
+        rule: The rule that decided, e.g. ``Bash: pytest *``, ``Read: allow (default)`` or
+            ``floor: writes outside the repository``. Every automatic decision names one.
+        reason: One sentence for a person (and, for a denial, for the model).
+        floor: True when the non-negotiable floor decided; no mode, rule or person lifts it.
+    """
+
+    kind: Kind
+    rule: str
+    reason: str
+    floor: bool = False
+
+    @property
+    def strictness(self) -> int:
+        return STRICTNESS[self.kind]
+
+
+def strictest(decisions: Iterable[Decision]) -> Decision | None:
+    """The strictest decision (floor first among equals, then the earliest), or None when empty."""
+    best: Decision | None = None
+    for decision in decisions:
+        if best is None or (decision.strictness, decision.floor) > (best.strictness, best.floor):
+            best = decision
+    return best
+
+
+def stricter_kind(a: Kind, b: Kind) -> Kind:
+    """The stricter of two kinds."""
+    return a if STRICTNESS[a] >= STRICTNESS[b] else b

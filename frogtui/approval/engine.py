@@ -1,0 +1,85 @@
+"""``PolicyEngine``: the policy bound to a workspace, for any front end (headless, the Textual app).
+
+    engine = PolicyEngine.load(workspace)              # user rules + project file
+    decision = engine.evaluate(request)                # Decision(kind, rule, reason, floor)
+    rule_text = engine.allow_for_session(request.call) # "Bash: pytest *" ('' when none is safe)
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from frogtui.approval.decision import Decision
+from frogtui.approval.facts import Action, Places, gather
+from frogtui.approval.loading import load_rules
+from frogtui.approval.policy import decide, decide_commands
+from frogtui.approval.rules import Rule, RuleSet
+from frogtui.approval.session_rules import narrow_rules
+from frogtui.protocol import ApprovalRequest, ToolCall
+from frogtui.tools.workspace import Workspace
+
+
+class PolicyEngine:
+    """Evaluates tool calls against the rules, the session's own rules and the floor.
+
+    Args:
+        workspace: The repository root and the session's private temp folder.
+        rules: The rules in force (``load_rules``); session rules are added on top.
+        home: The home folder (default: the current user's).
+    """
+
+    def __init__(self, workspace: Workspace, rules: RuleSet | None = None, *, home: str | None = None) -> None:
+        self.workspace = workspace
+        self.base_rules = rules or RuleSet()
+        self.places = Places.of(workspace.root, workspace.tmp_dir, home)
+        self.session_rules: list[Rule] = []
+
+    @classmethod
+    def load(cls, workspace: Workspace, user_file: Path | None = None) -> "PolicyEngine":
+        """An engine with the rules of ``workspace.root`` (raises ``ConfigError`` on bad rules)."""
+        return cls(workspace, load_rules(workspace.root, user_file))
+
+    @property
+    def rules(self) -> RuleSet:
+        """The rules in force, session rules included."""
+        rules = self.base_rules
+        for rule in self.session_rules:
+            rules = rules.with_rule(rule)
+        return rules
+
+    def action(self, call: ToolCall) -> Action:
+        """The facts about ``call`` the policy decides on."""
+        return gather(call, self.places)
+
+    def evaluate(self, request: ApprovalRequest | ToolCall) -> Decision:
+        """The policy's decision for a call (``allow``, ``ask`` or ``deny``), naming its rule."""
+        call = request.call if isinstance(request, ApprovalRequest) else request
+        action = self.action(call)
+        decision = decide(action, self.rules)
+        preview = request.preview if isinstance(request, ApprovalRequest) else None
+        if (
+            preview is not None
+            and action.target is not None
+            and decision.kind == "allow"
+            and os.path.realpath(preview.abs_path) != action.target.real
+        ):
+            return Decision("ask", f"{call.name}: preview mismatch", f"the change shown is for {preview.abs_path}, not {action.target.real}")
+        return decision
+
+    def session_rules_for(self, call: ToolCall) -> list[Rule]:
+        """The rules "always allow for this session" would add for ``call`` (nothing is added)."""
+        action = self.action(call)
+        if action.tool != "Bash" and decide(action, self.rules).kind != "ask":
+            return []
+        return narrow_rules(action, decide_commands(action, self.rules))
+
+    def allow_for_session(self, call: ToolCall) -> str:
+        """Add the narrowest useful rules that allow ``call`` from now on in this session.
+
+        Returns:
+            The rules added, as people read them (``Bash: pytest *``), joined by ``; ``; an empty
+            string when no rule is safe (the floor, a deny rule, an opaque command).
+        """
+        added = self.session_rules_for(call)
+        self.session_rules.extend(added)
+        return "; ".join(rule.text for rule in added)

@@ -1,0 +1,217 @@
+"""Facts about paths, gathered before ``decide`` runs: the only part of the policy that looks at the
+disk. Paths are resolved the way the tool or the shell will use them (``~`` expanded, ``..`` and
+every symlink followed) so that "inside the repository" is decided on the real target."""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from frogtui.approval.shell import ShellAnalysis, analyze
+from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS
+from frogtui.approval.shell_words import FOUND_MARK, HOME_MARK, PWD_MARK, TMP_MARK, Word
+from frogtui.protocol import ToolCall
+
+SECRET_STORES = (
+    ".ssh", ".aws", ".config/gh", ".netrc", ".gnupg", ".local/share/keyrings", ".password-store",
+    ".git-credentials", ".docker/config.json", ".kube", ".config/gcloud", ".azure", ".pypirc",
+)
+"""Folders and files under a home folder that hold credentials (reading them is below the floor)."""
+SECRET_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".password-store", "keyrings"})
+"""Names that mark a secret store anywhere outside the repository."""
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_")
+
+
+@dataclass(frozen=True)
+class PathFact:
+    """What a path really is.
+
+    Attributes:
+        written: The path as written (for messages).
+        real: The resolved absolute path ('' when not known).
+        rel: The real path relative to the repository root, None when not inside the root.
+        inside: Inside the repository root or the session's private temp folder.
+        known: False when the path is only known when the command runs.
+        secret: The secret store it is in (``~/.ssh``), if any.
+        protected: What it would destroy: ``the repository root``, ``.git internals``, ``the home folder``.
+        special: A device where writing changes no file (``/dev/null``).
+        under: The action touches things under this path rather than the path itself.
+    """
+
+    written: str
+    real: str = ""
+    rel: str | None = None
+    inside: bool = False
+    known: bool = True
+    secret: str | None = None
+    protected: str | None = None
+    special: bool = False
+    under: bool = False
+
+
+@dataclass(frozen=True)
+class Action:
+    """One tool call with the facts ``decide`` needs.
+
+    Attributes:
+        tool: The tool name.
+        target: For Read, Write, Edit and Glob: the path it touches.
+        shell: For Bash: the parsed command.
+        paths: For Bash: facts for every word that may be a path, by ``path_key``.
+        home: The home folder (for ``~/`` rules).
+    """
+
+    tool: str
+    target: PathFact | None = None
+    shell: ShellAnalysis | None = None
+    paths: Mapping[str, PathFact] = field(default_factory=dict)
+    home: str = ""
+
+    def fact(self, word: Word, cwd: Word | None) -> PathFact:
+        """The fact for ``word`` in folder ``cwd`` (unknown when it was not gathered)."""
+        return self.paths.get(path_key(word, cwd)) or PathFact(word.text, known=False)
+
+
+def path_key(word: Word, cwd: Word | None) -> str:
+    return f"{'?' if cwd is None else cwd.text}\x01{word.text}\x01{word.dynamic}"
+
+
+@dataclass(frozen=True)
+class Places:
+    """The folders the facts are relative to."""
+
+    root: Path
+    tmp_dir: Path
+    home: Path
+
+    @classmethod
+    def of(cls, root: Path, tmp_dir: Path, home: str | None = None) -> "Places":
+        home_dir = Path(os.path.realpath(home or os.path.expanduser("~")))
+        return cls(Path(os.path.realpath(root)), Path(os.path.realpath(tmp_dir)), home_dir)
+
+
+def gather(call: ToolCall, places: Places) -> Action:
+    """The action for ``call``, every path resolved (the I/O happens here, not in ``decide``)."""
+    args = call.arguments
+    home = str(places.home)
+    if call.name in ("Read", "Write", "Edit") and isinstance(args.get("file_path"), str):
+        return Action(call.name, target=resolve_text(args["file_path"], places), home=home)
+    if call.name == "Glob" and isinstance(args.get("pattern"), str):
+        return Action("Glob", target=glob_fact(args["pattern"], args.get("path"), places), home=home)
+    if call.name == "Bash" and isinstance(args.get("command"), str):
+        analysis = analyze(args["command"])
+        return Action("Bash", shell=analysis, paths=shell_facts(analysis, places), home=home)
+    return Action(call.name, home=home)
+
+
+def shell_facts(analysis: ShellAnalysis, places: Places) -> dict[str, PathFact]:
+    """Facts for every word of every command that could name a file."""
+    facts: dict[str, PathFact] = {}
+    for command in analysis.commands:
+        words = [*command.words, *command.reads, *(t.word for t in command.writes)]
+        words += [Word(w.text.split("=", 1)[1], w.dynamic) for w in command.words[1:] if "=" in w.text]
+        for word in words:
+            key = path_key(word, command.cwd)
+            if key not in facts:
+                facts[key] = resolve_word(word, command.cwd, places)
+    return facts
+
+
+def resolve_word(word: Word, cwd: Word | None, places: Places) -> PathFact:
+    """Resolve a shell word as the shell in ``cwd`` would see it."""
+    shown = _show(word.text)
+    if word.dynamic:
+        return PathFact(shown, known=False)
+    text, under = word.text, False
+    if text.endswith("/" + FOUND_MARK):
+        text, under = text[: -len(FOUND_MARK) - 1] or "/", True
+    text = _expand(text, places)
+    if not os.path.isabs(text):
+        if cwd is None or cwd.dynamic:
+            return PathFact(shown, known=False)
+        base = _expand(cwd.text, places)
+        text = os.path.join(places.root, base, text)
+    if word.has_glob:
+        return _glob_prefix_fact(shown, text, places)
+    fact = resolve_text(text, places, shown=shown)
+    return PathFact(**{**fact.__dict__, "under": under, "protected": None if under and fact.protected == "the repository root" else fact.protected})
+
+
+def _expand(text: str, places: Places) -> str:
+    return text.replace(HOME_MARK, str(places.home)).replace(TMP_MARK, str(places.tmp_dir)).replace(PWD_MARK, str(places.root))
+
+
+def _show(text: str) -> str:
+    return text.replace(HOME_MARK, "~").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR").replace("/" + FOUND_MARK, "/{}").replace("\x00input", "<input>")
+
+
+def resolve_text(path: str, places: Places, *, shown: str | None = None) -> PathFact:
+    """Resolve a path as the file tools do: relative to the root, ``~`` expanded, links followed."""
+    lexical = os.path.normpath(os.path.join(places.root, os.path.expanduser(path)))
+    real = os.path.realpath(lexical)
+    root, tmp = str(places.root), str(places.tmp_dir)
+    in_root = _within(real, root)
+    inside = (in_root or _within(real, tmp)) and not lexical.startswith("/proc/")
+    rel = os.path.relpath(real, root) if in_root else None
+    secret = _secret(real, places) or _secret(lexical, places)
+    protected = None
+    if real == root:
+        protected = "the repository root"
+    elif _within(real, os.path.join(root, ".git")):
+        protected = ".git internals"
+    elif real == str(places.home) or lexical == str(places.home):
+        protected = "the home folder"
+    special = any(lexical == p or (p.endswith("/") and lexical.startswith(p)) for p in SPECIAL_WRITE_TARGETS)
+    return PathFact(shown or path, real, None if rel is None else Path(rel).as_posix(), inside, True, secret, protected, special)
+
+
+def _glob_prefix_fact(shown: str, pattern: str, places: Places) -> PathFact:
+    parts = Path(os.path.normpath(pattern)).parts
+    static: list[str] = []
+    for part in parts:
+        if any(ch in part for ch in "*?["):
+            break
+        static.append(part)
+    first_glob = parts[len(static)] if len(static) < len(parts) else ""
+    fact = resolve_text(os.path.join(*static) if static else "/", places, shown=shown)
+    protected = fact.protected if fact.protected != "the repository root" else None
+    if fact.real == str(places.root) and first_glob.startswith(".") and fnmatch.fnmatchcase(".git", first_glob):
+        protected = ".git internals"
+    return PathFact(**{**fact.__dict__, "under": True, "protected": protected})
+
+
+def glob_fact(pattern: str, path: str | None, places: Places) -> PathFact:
+    """The folder a Glob call searches (its pattern's fixed prefix), as a fact."""
+    base = os.path.join(str(places.root), os.path.expanduser(path or "."))
+    full = os.path.join(base, os.path.expanduser(pattern))
+    parts = Path(full).parts
+    first = next((n for n, part in enumerate(parts) if any(ch in part for ch in "*?[")), len(parts))
+    if ".." in parts[first:]:
+        return PathFact(pattern, known=False)
+    return _glob_prefix_fact(pattern, full, places) if first < len(parts) else resolve_text(full, places, shown=pattern)
+
+
+def _within(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
+
+
+def _secret(path: str, places: Places) -> str | None:
+    for prefix in SYSTEM_SECRETS:
+        if path == prefix or path.startswith(prefix.rstrip("/") + ("/" if not prefix.endswith("_") else "")):
+            return prefix
+    homes = {str(places.home), "/root"}
+    parts = Path(path).parts
+    if len(parts) >= 3 and parts[1] == "home":
+        homes.add(os.path.join("/", parts[1], parts[2]))
+    for home in homes:
+        if not _within(path, home) or path == home:
+            continue
+        rel = os.path.relpath(path, home)
+        for store in SECRET_STORES:
+            if rel == store or rel.startswith(store + "/"):
+                return f"~/{store}"
+    if not _within(path, str(places.root)) and any(part in SECRET_NAMES for part in parts):
+        return next(part for part in parts if part in SECRET_NAMES)
+    return None

@@ -1,0 +1,72 @@
+""""Always allow for this session": the narrowest useful rule for a call (program and subcommand,
+``pytest *``, ``git status``; never ``*``), computed from the parsed command."""
+from __future__ import annotations
+
+import os
+import re
+
+from frogtui.approval.decision import Decision
+from frogtui.approval.facts import Action
+from frogtui.approval.rules import Rule
+from frogtui.approval.shell import SimpleCommand
+from frogtui.approval.shell_effects import program_name
+
+SUBCOMMAND_PROGRAMS = frozenset(
+    {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl",
+     "make", "just", "gh", "hatch", "pdm", "conda", "mamba", "brew", "apt", "apt-get", "dotnet", "mvn", "gradle",
+     "bundle", "rake", "rustup", "nox", "tox", "deno", "bun", "terraform", "systemctl", "helm", "ruff", "mypy"}
+)
+_SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_-]*$")
+_PLAIN_PROGRAM = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
+
+
+def narrow_command_rule(command: SimpleCommand) -> str | None:
+    """The narrowest useful ``match`` for one simple command, or None when none is safe.
+
+    ``pytest tests -q`` -> ``pytest *``; ``git status`` -> ``git status``; ``git push origin main``
+    -> ``git push *``; ``python -m pytest -x`` -> ``python -m pytest *``. A program given by a path
+    (``./run.sh``) keeps its path; commands that are opaque or only redirect get none.
+    """
+    if command.opaque or not command.words or any(w.dynamic for w in command.words[:1]):
+        return None
+    words = [w.text for w in command.words]
+    program = words[0]
+    if not _PLAIN_PROGRAM.match(os.path.basename(program)) or ("/" in program and not program.startswith(("./", "/"))):
+        return None
+    fixed = [program]
+    rest = words[1:]
+    name = program_name(program)
+    if name.startswith("python") and len(rest) >= 2 and rest[0] == "-m" and _SUBCOMMAND.match(rest[1]):
+        fixed += rest[:2]
+        rest = rest[2:]
+    elif name in SUBCOMMAND_PROGRAMS and rest and _SUBCOMMAND.match(rest[0]) and not command.words[1].dynamic:
+        fixed.append(rest[0])
+        rest = rest[1:]
+    return " ".join(fixed + (["*"] if rest else []))
+
+
+def narrow_rules(action: Action, decide_each: list[tuple[SimpleCommand, Decision]]) -> list[Rule]:
+    """Session rules that would allow the commands of ``action`` that are now asked about.
+
+    Commands the floor denies, or that a rule denies, get no rule: a session rule never lifts a
+    denial. Path tools get a rule for exactly the file they touch.
+    """
+    if action.tool != "Bash":
+        target = action.target
+        if target is None or not target.known or target.secret:
+            return []
+        match = target.rel if target.rel is not None else target.real
+        if not match or match == ".":
+            return []
+        escaped = re.sub(r"([*?\[])", r"[\1]", match)
+        if target.rel is not None:
+            escaped = escaped if "/" in escaped else "./" + escaped
+        return [Rule(action.tool, escaped, "allow", "session")]
+    rules: list[Rule] = []
+    for command, decision in decide_each:
+        if decision.kind != "ask":
+            continue
+        match = narrow_command_rule(command)
+        if match and all(r.match != match for r in rules):
+            rules.append(Rule("Bash", match, "allow", "session"))
+    return rules

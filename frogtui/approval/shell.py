@@ -1,0 +1,345 @@
+"""Shell analysis: a command string -> the simple commands it will run, with what each one writes.
+
+A real parser (bashlex) splits the command across ``;`` ``&&`` ``||`` ``|`` and newlines, looks
+inside ``( )``, ``{ }``, ``$( )``, backticks and ``<( )``, and the wrappers of ``shell_wrappers``
+are looked through (``sudo``, ``env``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``...). What
+cannot be parsed is reported as an error so that the policy asks. Pure: no file is looked at.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+import bashlex
+import bashlex.errors
+
+from frogtui.approval.shell_effects import DOWNLOADERS, Target, is_script_runner, program_name, write_targets
+from frogtui.approval.shell_words import HOME_MARK, MARKS, Word, odd_characters
+from frogtui.approval.shell_wrappers import TIME_WORD, unwrap
+
+MAX_DEPTH = 6
+"""How deep ``bash -c "bash -c '...'"`` may nest before the command is called unparseable."""
+INPUT_WORD = Word("\x00input", dynamic=True)
+"""Appended to a command that gets more words at run time (``xargs``)."""
+_TIME_KEYWORD = re.compile(r"(^|[;&|(){}!\n]|\bdo|\bthen|\belse)(\s*)time(?=\s)")
+
+
+@dataclass(frozen=True)
+class SimpleCommand:
+    """One command the shell will run.
+
+    Attributes:
+        words: Program first, wrappers removed (``sudo env X=1 pytest -q`` -> ``pytest -q``).
+        via: The wrappers it ran through, outermost first.
+        writes: Files it writes: redirections, ``tee`` and the known file-changing programs.
+        reads: Files redirected into it (``< file``).
+        assigns: Variables set for it (``X=1 cmd``, ``env X=1 cmd``) or set on their own.
+        cwd: Its working folder relative to the repository root (``Word("")`` is the root), as far
+            as ``cd`` can be followed; None when unknown.
+        opaque: Why what it runs cannot be known before it runs (a rule may then never allow it).
+        text: The source text of the command.
+    """
+
+    words: tuple[Word, ...]
+    via: tuple[str, ...] = ()
+    writes: tuple[Target, ...] = ()
+    reads: tuple[Word, ...] = ()
+    assigns: tuple[str, ...] = ()
+    cwd: Word | None = Word("")
+    opaque: str | None = None
+    text: str = ""
+
+    @property
+    def program(self) -> str:
+        return self.words[0].text if self.words else ""
+
+
+@dataclass(frozen=True)
+class ShellAnalysis:
+    """The parse of one Bash command.
+
+    Attributes:
+        command: The command as given.
+        commands: Every simple command, in the order they appear.
+        error: Why it could not be parsed (the policy asks), else None.
+        download_to_shell: Set when a download is piped or handed to a shell (the floor denies).
+    """
+
+    command: str
+    commands: tuple[SimpleCommand, ...] = ()
+    error: str | None = None
+    download_to_shell: str | None = None
+
+
+class _Unparseable(Exception):
+    pass
+
+
+def analyze(command: str) -> ShellAnalysis:
+    """Parse ``command`` into the simple commands it runs. Never raises for any input text."""
+    if "\x00" in command:
+        return ShellAnalysis(command, error="the command contains a NUL character")
+    if not command.strip():
+        return ShellAnalysis(command, error="the command is empty")
+    walker = _Walker()
+    try:
+        walker.script(command, depth=0)
+    except _Unparseable as err:
+        return ShellAnalysis(command, error=str(err))
+    except RecursionError:
+        return ShellAnalysis(command, error="the command nests too deeply to analyse")
+    return ShellAnalysis(command, tuple(walker.commands), download_to_shell=walker.download)
+
+
+def _parse(source: str) -> tuple[list[Any], str]:
+    """The parse trees of ``source`` and the text their positions refer to."""
+    try:
+        return list(bashlex.parse(source)), source
+    except bashlex.errors.ParsingError as err:
+        raise _Unparseable(f"cannot parse the command: {err}") from None
+    except NotImplementedError as err:
+        if "time" in str(err) and _TIME_KEYWORD.search(source):
+            return _parse(_TIME_KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}{TIME_WORD}", source))
+        raise _Unparseable(f"uses shell syntax the analyser does not support ({err})") from None
+    except (IndexError, AttributeError, TypeError, ValueError, AssertionError) as err:
+        # bashlex's own bugs on hostile input: treated like any other unparseable command
+        raise _Unparseable(f"cannot parse the command ({type(err).__name__} in the parser)") from None
+
+
+class _Walker:
+    def __init__(self) -> None:
+        self.commands: list[SimpleCommand] = []
+        self.download: str | None = None
+        self.fetched: set[str] = set()
+        self.cwd: Word | None = Word("")
+        self.via: tuple[str, ...] = ()
+        self.source = ""
+        self.depth = 0
+
+    # entry points ---------------------------------------------------------------------------
+    def script(self, text: str, depth: int, via: tuple[str, ...] = ()) -> None:
+        if depth > MAX_DEPTH:
+            raise _Unparseable("the command nests shells too deeply to analyse")
+        if "\x00" in text and depth > 0:
+            raise _Unparseable("a nested command contains a NUL character")
+        saved = (self.source, self.via, self.depth)
+        nodes, self.source = _parse(text)
+        self.via, self.depth = via, depth
+        try:
+            for node in nodes:
+                self.visit(node)
+        finally:
+            self.source, self.via, self.depth = saved
+
+    def visit(self, node: Any) -> None:
+        kind = node.kind
+        if kind == "list":
+            for part in node.parts:
+                if part.kind != "operator":
+                    self.visit(part)
+        elif kind == "pipeline":
+            self.pipeline(node)
+        elif kind == "command":
+            self.command(node)
+        elif kind == "compound":
+            self.compound(node)
+        elif kind in ("if", "for", "while", "until", "function"):
+            for part in node.parts:
+                if part.kind == "word":
+                    self.word(part)
+                elif part.kind != "reservedword":
+                    self.visit(part)
+        elif kind in ("operator", "pipe", "reservedword"):
+            pass
+        else:
+            raise _Unparseable(f"uses a shell construct the analyser does not support ({kind})")
+
+    # structure ------------------------------------------------------------------------------
+    def pipeline(self, node: Any) -> None:
+        downloader = ""
+        for part in node.parts:
+            if part.kind in ("pipe", "reservedword"):
+                continue
+            before = len(self.commands)
+            self.visit(part)
+            produced = [c for c in self.commands[before:] if c.words]
+            if downloader:
+                runner = next((c for c in produced if is_script_runner(c.program)), None)
+                if runner is not None:
+                    self.download = self.download or f"{downloader} | {runner.program}"
+            found = next((c for c in produced if program_name(c.program) in DOWNLOADERS), None)
+            if found is not None:
+                downloader = found.program
+
+    def compound(self, node: Any) -> None:
+        subshell = bool(node.list) and node.list[0].kind == "reservedword" and node.list[0].word == "("
+        saved_cwd = self.cwd
+        for part in node.list:
+            if part.kind != "reservedword":
+                self.visit(part)
+        if subshell:
+            self.cwd = saved_cwd
+        redirects = getattr(node, "redirects", None) or []
+        if redirects:
+            writes, reads, opaque = self.redirects(redirects)
+            self.record(SimpleCommand((), self.via, tuple(writes), tuple(reads), cwd=self.cwd, opaque=opaque, text=self._text(node)))
+
+    def command(self, node: Any) -> None:
+        assigns: list[str] = []
+        words: list[Word] = []
+        fetches = False
+        redirects: list[Any] = []
+        for part in node.parts:
+            if part.kind == "assignment":
+                assigns.append(part.word.split("=", 1)[0])
+                self.word(part)
+            elif part.kind == "word":
+                word, fetched = self.word(part)
+                words.append(word)
+                fetches = fetches or fetched
+            elif part.kind == "redirect":
+                redirects.append(part)
+            else:
+                raise _Unparseable(f"uses a shell construct the analyser does not support ({part.kind})")
+        writes, reads, opaque = self.redirects(redirects)
+        before = len(self.commands)
+        self.emit(tuple(words), writes=tuple(writes), reads=tuple(reads), assigns=tuple(assigns), opaque=opaque, text=self._text(node))
+        if fetches and any(is_script_runner(c.program) for c in self.commands[before:]):
+            self.download = self.download or f"{self.commands[before].program} runs a download"
+
+    # one command ----------------------------------------------------------------------------
+    def emit(self, words: tuple[Word, ...], *, writes: tuple[Target, ...], reads: tuple[Word, ...], assigns: tuple[str, ...], opaque: str | None, text: str) -> None:
+        via, cwd = self.via, self.cwd
+        appends = False
+        while words and opaque is None:
+            step = unwrap(words)
+            if step is None:
+                break
+            if step.outer:
+                self.record(SimpleCommand(step.outer, via, tuple(write_targets(step.outer)), (), assigns, cwd, None, text))
+            if step.opaque:
+                opaque = step.opaque
+                break
+            if step.script is not None:
+                if writes or reads:
+                    self.record(SimpleCommand((), via, writes, reads, assigns, cwd, None, text))
+                saved_cwd = self.cwd
+                self.script(step.script.text, self.depth + 1, (*via, step.label))
+                self.cwd = saved_cwd
+                return
+            via, assigns, writes = (*via, step.label), (*assigns, *step.assigns), (*writes, *step.writes)
+            appends = appends or step.appends_input
+            cwd = None if step.cwd_unknown else cwd
+            words = step.inner
+        if appends:
+            words = (*words, INPUT_WORD)
+        if words and not opaque:
+            opaque = self.opaque_reason(words)
+        command = SimpleCommand(words, via, (*writes, *write_targets(words)), reads, assigns, cwd, opaque, text)
+        self.record(command)
+        if words and words[0].text in ("cd", "pushd", "popd"):
+            self.change_dir(words)
+
+    def record(self, command: SimpleCommand) -> None:
+        if command.words and is_script_runner(command.program):
+            operands = [w for w in command.words[1:] if not w.text.startswith("-")]
+            if operands and _norm(operands[0].text) in self.fetched:
+                self.download = self.download or f"{command.program} runs the downloaded {operands[0].text}"
+        if command.words and _norm(command.program) in self.fetched:
+            self.download = self.download or f"runs the downloaded {command.program}"
+        if command.words and program_name(command.program) in DOWNLOADERS:
+            self.fetched.update(_norm(t.word.text) for t in command.writes)
+        self.commands.append(command)
+
+    @staticmethod
+    def opaque_reason(words: tuple[Word, ...]) -> str | None:
+        program = words[0]
+        if program.dynamic:
+            return "the program is only known when the command runs"
+        odd = odd_characters(program.text)
+        if odd:
+            return f"the program name {odd}"
+        for word in words[1:]:
+            odd = odd_characters(word.text)
+            if odd and "non-ASCII" not in odd:
+                return f"an argument {odd}"
+        return None
+
+    def change_dir(self, words: tuple[Word, ...]) -> None:
+        operands = [w for w in words[1:] if not w.text.startswith("-") or w.text == "-"]
+        if words[0].text == "popd" or (operands and (operands[0].dynamic or operands[0].text == "-")):
+            self.cwd = None
+        elif not operands:
+            self.cwd = Word(HOME_MARK)
+        elif operands[0].text.startswith(("/", *MARKS.values())) or self.cwd is None:
+            self.cwd = operands[0] if operands[0].text.startswith(("/", *MARKS.values())) else None
+        else:
+            self.cwd = Word(f"{self.cwd.text}/{operands[0].text}".lstrip("/") if self.cwd.text else operands[0].text)
+
+    # words and redirections -----------------------------------------------------------------
+    def word(self, node: Any) -> tuple[Word, bool]:
+        dynamic = fetches = False
+        for part in getattr(node, "parts", None) or []:
+            if part.kind in ("commandsubstitution", "processsubstitution"):
+                dynamic = True
+                before = len(self.commands)
+                saved_cwd = self.cwd
+                self.visit(part.command)
+                self.cwd = saved_cwd
+                fetches = fetches or any(program_name(c.program) in DOWNLOADERS for c in self.commands[before:] if c.words)
+            elif part.kind == "parameter":
+                dynamic = dynamic or getattr(part, "value", None) not in MARKS
+            elif part.kind == "tilde":
+                dynamic = dynamic or part.value != "~"
+            else:
+                dynamic = True
+        text = node.word
+        if not getattr(node, "parts", None):
+            text = self._dequote(node)
+        else:
+            for name, mark in MARKS.items():
+                text = text.replace("${" + name + "}", mark).replace("$" + name, mark)
+            if text.startswith("~") and (len(text) == 1 or text[1] == "/"):
+                text = HOME_MARK + text[1:]
+        return Word(text, dynamic), fetches
+
+    def redirects(self, nodes: list[Any]) -> tuple[list[Target], list[Word], str | None]:
+        writes: list[Target] = []
+        reads: list[Word] = []
+        opaque: str | None = None
+        for node in nodes:
+            kind = node.type
+            heredoc = getattr(node, "heredoc", None)
+            if heredoc is not None and ("$(" in heredoc.value or "`" in heredoc.value):
+                opaque = "a here-document runs commands when it is expanded"
+            target = node.output
+            if kind in ("<<", "<<-") or not hasattr(target, "kind"):
+                continue
+            word, _ = self.word(target)
+            if kind == "<<<":
+                continue
+            if ">" in kind:
+                writes.append(Target(word, kind))
+            if "<" in kind:
+                reads.append(word)
+        return writes, reads, opaque
+
+    def _text(self, node: Any) -> str:
+        start, end = node.pos
+        return self.source[start:end]
+
+    def _dequote(self, node: Any) -> str:
+        raw = self._text(node)
+        try:
+            tokens = shlex.split(raw)
+        except ValueError:
+            return str(node.word)
+        return tokens[0] if len(tokens) == 1 else str(node.word)
+
+
+def _norm(text: str) -> str:
+    while text.startswith("./"):
+        text = text[2:]
+    return text
