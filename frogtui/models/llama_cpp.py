@@ -56,6 +56,30 @@ class Checkpoint:
     data: Any  # ctypes byte array
 
 
+class TokenTextDecoder:
+    """Turns sampled tokens into text incrementally: a character whose UTF-8 bytes are split across
+    tokens comes out whole, once its last byte arrives.
+
+    Args:
+        piece: returns the bytes of one token.
+    """
+
+    def __init__(self, piece: Callable[[int], bytes]) -> None:
+        self.piece = piece
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def feed(self, token: int) -> str:
+        return self._decoder.decode(self.piece(token))
+
+    def flush(self) -> str:
+        """Whatever is left (an incomplete character becomes U+FFFD)."""
+        return self._decoder.decode(b"", final=True)
+
+    def decode_tokens(self, tokens: list[int]) -> list[str]:
+        """The pieces ``feed`` gives for each token in turn (for tests and tools)."""
+        return [self.feed(t) for t in tokens] + [self.flush()]
+
+
 class LlamaCppModel:
     """A GGUF model behind ``frogtui.protocol.Model``.
 
@@ -173,7 +197,7 @@ class LlamaCppModel:
             yield TurnEnd("cancelled", self._usage(prompt_tokens, cached, 0, started, None, None))
             return
         sampler = self._make_sampler()
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        decoder = TokenTextDecoder(self._piece)
         generated, first, finish = 0, None, "length"
         try:
             while generated < max_tokens:
@@ -190,12 +214,12 @@ class LlamaCppModel:
                 if token == self.end_of_turn_id or llama_cpp.llama_vocab_is_eog(self.vocab, token):
                     finish = "stop"
                     break
-                text = decoder.decode(self._piece(token))
+                text = decoder.feed(token)
                 if text:
                     yield text
         finally:
             llama_cpp.llama_sampler_free(sampler)
-        tail = decoder.decode(b"", final=True)
+        tail = decoder.flush()
         if tail:
             yield tail
         yield TurnEnd(finish, self._usage(prompt_tokens, cached, generated, started, first, time.perf_counter()))  # type: ignore[arg-type]

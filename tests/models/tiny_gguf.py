@@ -80,7 +80,7 @@ def _finish(writer: gguf.GGUFWriter) -> None:
 
 
 def write_dense_llama(path: Path, *, n_embd: int = 64, n_layer: int = 2, n_head: int = 4, n_head_kv: int = 2,
-                      n_ff: int = 128, n_ctx_train: int = 4096, template: str | None = None) -> Path:
+                      n_ff: int = 128, n_ctx_train: int = 65536, template: str | None = None) -> Path:
     """Write a tiny dense llama GGUF to ``path`` and return it."""
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name("tiny-dense-llama")
@@ -115,7 +115,7 @@ def write_dense_llama(path: Path, *, n_embd: int = 64, n_layer: int = 2, n_head:
 
 
 def write_qwen35_hybrid(path: Path, *, n_embd: int = 64, n_layer: int = 4, n_head: int = 2, n_head_kv: int = 1,
-                        head_dim: int = 32, n_ff: int = 128, n_ctx_train: int = 4096, d_state: int = 16,
+                        head_dim: int = 32, n_ff: int = 128, n_ctx_train: int = 65536, d_state: int = 16,
                         n_group: int = 2, dt_rank: int = 4, d_conv: int = 4) -> Path:
     """Write a tiny qwen35 hybrid GGUF (every 4th layer is attention) to ``path`` and return it."""
     arch = "qwen35"

@@ -1,0 +1,104 @@
+"""Model specs and files (bad files, no network, quant picking), ``frogtui run`` end to end with
+SmolLM2, ``frogtui doctor``."""
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from frogtui import doctor, headless
+from frogtui.errors import ModelLoadError
+from frogtui.models import load_model
+from frogtui.models.gguf_spec import pick_gguf
+from tests.models.conftest import make_config
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda d, src: d / "missing.gguf", "model file not found"),
+        (lambda d, src: (d / "text.gguf").write_text("hello") and d / "text.gguf", "is not a GGUF file"),
+        (lambda d, src: (d / "cut.gguf").write_bytes(src.read_bytes()[:200_000]) and d / "cut.gguf", "cannot load"),
+        (lambda d, src: (d / "head.gguf").write_bytes(src.read_bytes()[:40]) and d / "head.gguf", "truncated or corrupt"),
+        (lambda d, src: (d / "dir.gguf").mkdir() or d / "dir.gguf", "is a folder"),
+        (lambda d, src: (d / "mmproj-F16.gguf").write_bytes(src.read_bytes()) and d / "mmproj-F16.gguf", "vision projector"),
+    ],
+)
+def test_bad_model_files_give_one_clear_line(make, message, tmp_path: Path, dense_gguf: Path) -> None:
+    path = make(tmp_path, dense_gguf)
+    with pytest.raises(ModelLoadError, match=message) as info:
+        load_model(str(path), make_config())
+    assert "\n" not in str(info.value)
+
+
+def test_hf_spec_without_network_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(ModelLoadError, match="not in the Hugging Face cache and HF_HUB_OFFLINE is set"):
+        load_model("hf:someone/Some-Model-GGUF:IQ2_M", make_config())
+    with socket.socket() as sock:  # a port nobody listens on: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    with pytest.raises(ModelLoadError, match="no connection to the Hugging Face Hub"):
+        load_model("hf:someone/Some-Model-GGUF:IQ2_M", make_config())
+    with pytest.raises(ModelLoadError, match="expected hf:OWNER/REPO"):
+        load_model("hf:not-a-repo", make_config())
+
+
+def test_quant_picking() -> None:
+    files = ["README.md", "m-Q4_K_M.gguf", "m-Q4_K_M_L.gguf", "m-IQ2_M.gguf", "mmproj-m-Q4_K_M.gguf",
+             "big/m-Q8_0-00002-of-00002.gguf", "big/m-Q8_0-00001-of-00002.gguf"]
+    assert pick_gguf(files, "q4_k_m") == ["m-Q4_K_M.gguf"]
+    assert pick_gguf(files, "IQ2_M") == ["m-IQ2_M.gguf"]
+    assert pick_gguf(files, "Q8_0") == ["big/m-Q8_0-00001-of-00002.gguf", "big/m-Q8_0-00002-of-00002.gguf"]
+    with pytest.raises(ModelLoadError, match=r"no Q3_K_S GGUF .*available: .*IQ2_M"):
+        pick_gguf(files, "Q3_K_S")
+
+
+def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("[sampling]\nseed = 3\n[llama]\nn_ctx = 2048\n")
+    monkeypatch.setenv("FROGTUI_CONFIG", str(config))
+
+
+def test_frogtui_run_with_a_local_gguf(py_repo: Path, smollm2_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _config_file(tmp_path, monkeypatch)
+    trajectory = tmp_path / "t.json"
+    code = headless.main(["What is the capital of France?", "--repo", str(py_repo), "--model", str(smollm2_gguf), "--trajectory", str(trajectory)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.strip()
+    assert "n_ctx 2048" in err and "exit_reason=agent" in err
+    data = json.loads(trajectory.read_text())
+    assert data["exit_reason"] == "agent"
+
+
+def test_frogtui_run_with_a_bad_model_exits_2(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x.gguf").write_text("not a model")
+    assert headless.main(["hi", "--repo", str(py_repo), "--model", str(tmp_path / "x.gguf")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is not a GGUF file" in err
+
+
+def test_doctor_reports_the_setup(py_repo: Path, smollm2_gguf: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (py_repo / ".frogtui.toml").write_text("")
+    monkeypatch.chdir(py_repo)
+    assert doctor.main(["--repo", str(py_repo)]) == 1  # the default hf: model is not downloaded here
+    out = capsys.readouterr().out
+    assert "llama-cpp-python: 0." in out and "GPU offload:" in out
+    assert "not downloaded yet" in out
+    assert "bubblewrap:" in out
+    assert "git identity: Test Person <test@example.invalid>" in out
+    assert f"repository rules: {py_repo / '.frogtui.toml'} (in force)" in out
+    assert "user rules:" in out and "(none)" in out
+    assert "sessions: " in out
+    config = py_repo / "config.toml"
+    config.write_text(f'model = "{smollm2_gguf}"\n')
+    monkeypatch.setenv("FROGTUI_CONFIG", str(config))
+    assert doctor.main(["--repo", str(py_repo)]) == 0
+    assert f"(on disk: {smollm2_gguf})" in capsys.readouterr().out
