@@ -128,6 +128,8 @@ def resolve_word(word: Word, cwd: Word | None, places: Places) -> PathFact:
     if text.endswith("/" + FOUND_MARK):
         text, under = text[: -len(FOUND_MARK) - 1] or "/", True
     text = _expand(text, places)
+    if text == "~" or text.startswith("~/"):  # not expanded by bash here, but read as meant
+        text = str(places.home) + text[1:]
     if not os.path.isabs(text):
         if cwd is None or cwd.dynamic:
             return PathFact(shown, known=False)

@@ -4,6 +4,7 @@ matching rule wins: deny beats ask beats allow), then the tool's default."""
 from __future__ import annotations
 
 import fnmatch
+from dataclasses import replace
 
 from frogtui.approval.decision import Decision, Kind, strictest
 from frogtui.approval.facts import Action, PathFact
@@ -103,6 +104,8 @@ def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> D
                 return floor
     for target in command.writes:
         fact = action.fact(target.word, command.cwd)
+        if target.under and not fact.under:
+            fact = replace(fact, under=True, protected=None if fact.protected == "the repository root" else fact.protected)
         floor = write_floor(fact, target.how)
         if floor is not None:
             return floor
