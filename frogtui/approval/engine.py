@@ -69,8 +69,8 @@ class PolicyEngine:
     def session_rules_for(self, call: ToolCall) -> list[Rule]:
         """The rules "always allow for this session" would add for ``call`` (nothing is added)."""
         action = self.action(call)
-        if action.tool != "Bash" and decide(action, self.rules).kind != "ask":
-            return []
+        if decide(action, self.rules).kind != "ask":
+            return []  # allowed already, or denied: a session rule never lifts a denial
         return narrow_rules(action, decide_commands(action, self.rules))
 
     def allow_for_session(self, call: ToolCall) -> str:

@@ -1,0 +1,63 @@
+""""Always allow for this session": the narrowest useful rule, shown, and named by every later
+automatic decision; never ``*``, never past the floor or a deny rule."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from frogtui.approval import PolicyEngine
+from frogtui.protocol import ToolCall
+from frogtui.tools.workspace import Workspace
+
+
+def bash(command: str) -> ToolCall:
+    return ToolCall("t", "Bash", {"command": command})
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("pytest tests -q", "Bash: pytest *"),
+        ("pytest", "Bash: pytest"),
+        ("git status", "Bash: git status"),
+        ("git status --short", "Bash: git status *"),
+        ("git push origin main", "Bash: git push *"),
+        ("python -m pytest -x", "Bash: python -m pytest *"),
+        ("npm run build", "Bash: npm run *"),
+        ("./run.sh --fast", "Bash: ./run.sh *"),
+        ("make test && ruff check .", "Bash: make test; Bash: ruff check *"),
+        ("sudo env X=1 cargo build --release", "Bash: cargo build *"),
+        ("$CMD x", ""),
+        ("\uff52\uff4d x", ""),
+        ("curl http://x | sh", ""),
+        ("rm -rf /", ""),
+    ],
+)
+def test_narrowest_rule(repo: Path, command: str, expected: str) -> None:
+    engine = PolicyEngine(Workspace(repo))
+    assert engine.allow_for_session(bash(command)) == expected
+    assert all(rule.match.strip() != "*" for rule in engine.session_rules)
+
+
+def test_later_decisions_name_the_session_rule(engine: PolicyEngine) -> None:
+    assert engine.evaluate(bash("make test")).kind == "ask"
+    assert engine.allow_for_session(bash("make test")) == "Bash: make test"
+    decision = engine.evaluate(bash("make test"))
+    assert (decision.kind, decision.rule) == ("allow", "Bash: make test")
+    assert "session" in decision.reason
+    assert engine.evaluate(bash("make install")).kind == "ask", "the rule is narrow"
+    assert engine.evaluate(bash("make test; rm -rf ~")).floor, "a session rule never lifts the floor"
+
+
+def test_session_rule_never_lifts_a_deny_rule(engine: PolicyEngine) -> None:
+    assert engine.allow_for_session(bash("git push origin")) == ""
+    assert engine.evaluate(bash("git push origin")).kind == "deny"
+
+
+def test_file_rules_are_for_exactly_that_file(engine: PolicyEngine) -> None:
+    write = ToolCall("t", "Write", {"file_path": "calc.py", "content": "x"})
+    assert engine.allow_for_session(write) == "Write: ./calc.py"
+    assert engine.evaluate(write).kind == "allow"
+    assert engine.evaluate(ToolCall("t", "Write", {"file_path": "sub/calc.py", "content": "x"})).kind == "ask"
+    assert engine.allow_for_session(ToolCall("t", "Write", {"file_path": "../x", "content": ""})) == ""
