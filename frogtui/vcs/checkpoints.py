@@ -112,6 +112,17 @@ class Checkpoints:
         result = RewindResult(step, sorted(restored), sorted(removed), saved_ref)
         return RewindResult(**{**result.__dict__, "message": rewind_message(result, checkpoint)})
 
+    def rewind_last(self) -> RewindResult:
+        """Undo the last mutating action: rewind to the checkpoint taken just before it.
+
+        Raises:
+            NoCheckpoint: no action changed files in this session yet.
+        """
+        if not self.taken:
+            raise NoCheckpoint("nothing to undo: no file-changing action ran in this session")
+        last = self.taken[-1]
+        return self.rewind(last.step, last.action)
+
     def _remove(self, name: str) -> None:
         path = self.state.root / name
         try:

@@ -153,7 +153,8 @@ class FileChange:
         """Replace ``hunk`` by one review hunk per change group; returns the new hunks."""
         if not hunk.can_split:
             return [hunk]
-        pieces = [ReviewHunk(self, hunk.hunk_index, [gid], hunk.label) for gid in hunk.group_ids]
+        base = hunk.label.split(" · ")[0]
+        pieces = [ReviewHunk(self, hunk.hunk_index, [gid], f"{base} · line {self.groups[gid].source_first}") for gid in hunk.group_ids]
         at = self.review_hunks.index(hunk)
         self.review_hunks[at : at + 1] = pieces
         return pieces

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
@@ -156,3 +157,22 @@ def not_a_repo_message(path: str | os.PathLike[str]) -> str:
 def init_repo(path: str | os.PathLike[str]) -> git.Repo:
     """Run ``git init`` in ``path`` (what frogtui offers when the folder is not a repository)."""
     return git.Repo.init(path)
+
+
+def resume(path: str | os.PathLike[str], session: str | None = None) -> RepoState | None:
+    """The state recorded for ``session`` (default: the newest session recorded in this
+    repository) from its ``start`` ref; when there is none, start recording now (``discover``)."""
+    repo = open_repo(path)
+    if repo is None or repo.bare or repo.working_tree_dir is None:
+        return None
+    refs = decode_refs(run_git(repo, "for-each-ref", "--sort=-refname", "--format=%(refname)", "refs/frogtui/"))
+    starts = [r for r in refs if r.endswith("/start") and (session is None or r == f"refs/frogtui/{session}/start")]
+    if not starts:
+        return discover(path, session or time.strftime("%Y%m%d-%H%M%S"))
+    name = starts[0][len("refs/frogtui/") : -len("/start")]
+    tree = run_git(repo, "rev-parse", starts[0]).decode().strip()
+    return RepoState(repo, Path(repo.working_tree_dir), name, head_commit(repo), tree)
+
+
+def decode_refs(out: bytes) -> list[str]:
+    return [line for line in out.decode("utf-8", "surrogateescape").splitlines() if line]

@@ -25,7 +25,9 @@ def snapshot_tree(repo: git.Repo) -> str:
     with tempfile.TemporaryDirectory(prefix="frogtui-index-") as tmp:
         index = Path(tmp) / "index"
         if (git_dir / "index").exists():
-            shutil.copyfile(git_dir / "index", index)  # reuse stat data: only changed files are hashed
+            # reuse stat data, so only changed files are hashed; copy2 keeps the index file's mtime,
+            # which git needs to spot "racily clean" entries (a same-size edit in the same second)
+            shutil.copy2(git_dir / "index", index)
         env = {"GIT_INDEX_FILE": str(index)}
         repo.git.add("--all", "--", ".", env=env)
         return repo.git.write_tree(env=env)

@@ -197,3 +197,13 @@ def test_discard_needs_confirmation_and_keeps_earlier_changes(dirty_repo: Path) 
     assert calc.accepted and (dirty_repo / "calc.py").read_text().startswith("def add(a, b):\n    return a + b")
     assert (dirty_repo / "notes.txt").exists() and "# my note" in (dirty_repo / "test_calc.py").read_text()
     assert "readme, staged edit" in git(dirty_repo, "diff", "--cached")
+
+
+def test_snapshot_sees_a_same_size_edit_right_after_the_index_was_written(py_repo: Path) -> None:
+    state = discover(py_repo, "racy")
+    for n in range(5):
+        (py_repo / "calc.py").write_text(f"def add(a, b):\n    return a {'+-'[n % 2]} b\n")
+        git(py_repo, "add", "calc.py")  # the index now holds this file's stat data
+        (py_repo / "calc.py").write_text(f"def add(a, b):\n    return b {'+-'[n % 2]} a\n")  # same size, same second
+        tree = snapshot_tree(state.repo)
+        assert git(py_repo, "show", f"{tree}:calc.py").endswith(f"return b {'+-'[n % 2]} a\n")

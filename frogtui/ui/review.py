@@ -1,0 +1,357 @@
+"""The review & commit screen: every change since the session started, as files and hunks to
+accept or reject, the highlighted diff, a commit message drafted by the model, commit, discard
+and undo.
+
+Push it with ``ReviewScreen(review_session, model=model)`` (see docs/REVIEW.md). Git work runs in
+thread workers; the screen only reads and toggles the ``HunkSelection``.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any
+
+from pygments import lex
+from pygments.styles import get_style_by_name
+from pygments.token import _TokenType
+from pygments.util import ClassNotFound
+from rich.style import Style
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Label, Static, TextArea, Tree
+
+from frogtui.ui.diffmodel import lexer_for
+from frogtui.ui.themes import pygments_style_for
+from frogtui.vcs.commit import CommitFailed
+from frogtui.vcs.hunks import FileChange, HunkSelection, ReviewHunk
+from frogtui.vcs.message import draft_commit_message, summary_message
+from frogtui.vcs.repository import GitFailed, resume
+from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
+
+MARKS = {True: "[x]", False: "[ ]", None: "[~]"}
+ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
+
+
+@lru_cache(maxsize=8)
+def _token_styles(style_name: str) -> dict[_TokenType, Style]:
+    try:
+        style_class = get_style_by_name(style_name)
+    except ClassNotFound:
+        style_class = get_style_by_name("default")
+    return {
+        token: Style(color=f"#{spec['color']}" if spec["color"] else None, bold=spec["bold"] or None, italic=spec["italic"] or None)
+        for token, spec in style_class
+    }
+
+
+def _mark(accepted: bool, partly: bool) -> str:
+    return MARKS[None] if partly else MARKS[accepted]
+
+
+class HunkTree(Tree[Any]):
+    """Files and their hunks; space accepts or rejects the one under the cursor."""
+
+    BINDINGS = [
+        Binding("space", "screen.toggle", "Accept/reject"),
+        Binding("a", "screen.toggle_file", "Whole file"),
+        Binding("s", "screen.split", "Split hunk"),
+        Binding("c", "screen.commit", "Commit"),
+        Binding("d", "screen.discard", "Discard rejected"),
+        Binding("u", "screen.undo", "Undo last commit"),
+        Binding("m", "screen.redraft", "Redraft message"),
+    ]
+
+
+class HunkDiff(Static):
+    """The highlighted diff of a file or one hunk. Colours come from theme variables through
+    component classes, syntax colours from the theme's pygments style."""
+
+    COMPONENT_CLASSES = {"hunk-diff--hunk", "hunk-diff--added", "hunk-diff--removed", "hunk-diff--rejected", "hunk-diff--note"}
+
+    def show(self, change: FileChange | None, hunks: list[ReviewHunk]) -> None:
+        if change is None:
+            self.update("No changes since the session started.")
+            return
+        lexer = lexer_for(change.path)
+        tokens = _token_styles(pygments_style_for(self.app.current_theme))
+        styles = {name: self.get_component_rich_style(f"hunk-diff--{name}") for name in ("hunk", "added", "removed", "rejected", "note")}
+        text = Text()
+        for hunk in hunks:
+            state = "accepted" if hunk.accepted else ("partly accepted" if hunk.partly_accepted else "rejected")
+            text.append(f"{hunk.label}  [{state}]{ORIGIN_NOTES[hunk.origin]}\n", styles["hunk"])
+            for line in hunk.lines():
+                if line.line_type == "\\":
+                    text.append("\\ No newline at end of file\n", styles["note"])
+                    continue
+                content = line.value.rstrip("\n")
+                crlf = content.endswith("\r")
+                row = Text(line.line_type or " ")
+                for token, value in lex(content.rstrip("\r"), lexer):
+                    row.append(value.replace("\n", ""), tokens.get(token))
+                if crlf:
+                    row.append("␍", styles["note"])
+                if line.line_type in "+-" and line.line_type:
+                    row.stylize(styles["added" if line.line_type == "+" else "removed"])
+                if not hunk.accepted:
+                    row.stylize(styles["rejected"])
+                text.append_text(row)
+                text.append("\n")
+        self.update(text)
+
+
+class ConfirmDiscard(ModalScreen[bool]):
+    """Asks before the rejected changes of the session are removed from the working tree."""
+
+    CSS_PATH = "review.tcss"
+    BINDINGS = [Binding("y", "answer(True)", "Discard"), Binding("n,escape", "answer(False)", "Keep")]
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__()
+        self.paths = paths
+
+    def compose(self) -> ComposeResult:
+        listed = "\n".join(f"  {p}" for p in self.paths[:12]) + ("\n  …" if len(self.paths) > 12 else "")
+        with Vertical(id="discard-dialog"):
+            yield Label(f"Discard the rejected changes of this session in {len(self.paths)} file(s)?\n{listed}\n"
+                        "Your own earlier changes are kept. (A copy is kept under refs/frogtui/…/before-discard.)")
+            with Horizontal(id="discard-buttons"):
+                yield Button("Discard (y)", id="discard-yes", variant="error")
+                yield Button("Keep (n)", id="discard-no")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "discard-yes")
+
+
+class ReviewScreen(Screen[None]):
+    """Review & commit.
+
+    Args:
+        review: the session's ``ReviewSession`` (or a repository path: the newest session recorded
+            there is resumed).
+        model: drafts the commit message (a ``frogtui.protocol.Model``; None: a summary is used).
+    """
+
+    CSS_PATH = "review.tcss"
+    BINDINGS = [
+        Binding("ctrl+s", "commit", "Commit", priority=True),
+        Binding("escape", "close", "Back"),
+    ]
+
+    def __init__(self, review: ReviewSession | str | os.PathLike[str], model: Any = None) -> None:
+        super().__init__()
+        if not isinstance(review, ReviewSession):
+            state = resume(review)
+            if state is None:
+                raise ValueError(f"{review} is not in a git repository")
+            review = ReviewSession(state)
+        self.review = review
+        self.model = model
+        self.selection = HunkSelection([])
+        self._message_touched = False
+        self._draft_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("Review & commit", id="review-title")
+        with Horizontal(id="review-main"):
+            yield HunkTree("Changes", id="review-files")
+            with VerticalScroll(id="review-diff-scroll"):
+                yield HunkDiff(id="review-diff")
+        yield TextArea("", id="review-message")
+        yield Static("", id="review-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.reload()
+        self.query_one(HunkTree).focus()
+        self.redraft()
+
+    # state ---------------------------------------------------------------------------------
+    def reload(self) -> None:
+        """Read the changes again (after a commit, discard or undo)."""
+        self.selection = self.review.load()
+        tree = self.query_one(HunkTree)
+        line = max(tree.cursor_line, 0)
+        tree.clear()
+        tree.show_root = False
+        tree.root.expand()
+        for change in self.selection.files:
+            node = tree.root.add(self._file_label(change), data=change, expand=True)
+            for hunk in change.review_hunks:
+                node.add_leaf(self._hunk_label(hunk), data=hunk)
+        if self.selection.files:
+            tree.cursor_line = min(line, sum(1 + len(f.review_hunks) for f in self.selection.files) - 1)
+        self._show(tree.cursor_node)
+        self._status()
+
+    def _file_label(self, change: FileChange) -> Text:
+        note = {"added": " (new)", "deleted": " (deleted)", "binary": " (binary)"}.get(change.status, "")
+        return Text(f"{_mark(change.accepted, change.partly_accepted)} {change.path}{note}{ORIGIN_NOTES[change.origin]}")
+
+    def _hunk_label(self, hunk: ReviewHunk) -> Text:
+        return Text(f"{_mark(hunk.accepted, hunk.partly_accepted)} {hunk.label}{ORIGIN_NOTES[hunk.origin]}")
+
+    def _refresh_labels(self) -> None:
+        for file_node in self.query_one(HunkTree).root.children:
+            file_node.set_label(self._file_label(file_node.data))
+            for hunk_node in file_node.children:
+                hunk_node.set_label(self._hunk_label(hunk_node.data))
+        self._show(self.query_one(HunkTree).cursor_node)
+        self._status()
+
+    def _status(self, text: str = "") -> None:
+        files = sum(1 for f in self.selection.files if any(g.accepted for g in f.groups))
+        summary = f"{self.selection.accepted_count} of {len(self.selection.groups())} changes accepted, in {files} file(s)"
+        self.query_one("#review-status", Static).update(Text(f"{summary}. {text}".strip()))
+
+    def _show(self, node: Any) -> None:
+        diff = self.query_one(HunkDiff)
+        data = node.data if node is not None else None
+        if isinstance(data, ReviewHunk):
+            diff.show(data.file, [data])
+        elif isinstance(data, FileChange):
+            diff.show(data, data.review_hunks)
+        else:
+            diff.show(self.selection.files[0] if self.selection.files else None, self.selection.files[0].review_hunks if self.selection.files else [])
+
+    @on(Tree.NodeHighlighted)
+    def _highlighted(self, event: Tree.NodeHighlighted[Any]) -> None:
+        self._show(event.node)
+
+    @on(TextArea.Changed, "#review-message")
+    def _edited(self, event: TextArea.Changed) -> None:
+        if event.text_area.text != self._draft_text:
+            self._message_touched = True
+
+    # actions -------------------------------------------------------------------------------
+    def _cursor(self) -> Any:
+        node = self.query_one(HunkTree).cursor_node
+        return node.data if node is not None else None
+
+    def action_toggle(self) -> None:
+        data = self._cursor()
+        if isinstance(data, (ReviewHunk, FileChange)):
+            data.toggle()
+            self._refresh_labels()
+
+    def action_toggle_file(self) -> None:
+        data = self._cursor()
+        change = data.file if isinstance(data, ReviewHunk) else data
+        if isinstance(change, FileChange):
+            change.toggle()
+            self._refresh_labels()
+
+    def action_split(self) -> None:
+        data = self._cursor()
+        tree = self.query_one(HunkTree)
+        if not isinstance(data, ReviewHunk) or not data.can_split:
+            self._status("This hunk cannot be split further.")
+            return
+        pieces = data.file.split(data)
+        node = tree.cursor_node
+        assert node is not None and node.parent is not None
+        file_node = node.parent
+        file_node.remove_children()
+        for hunk in data.file.review_hunks:
+            file_node.add_leaf(self._hunk_label(hunk), data=hunk)
+        self._refresh_labels()
+        self._status(f"Split into {len(pieces)} hunks.")
+
+    def action_redraft(self) -> None:
+        self._message_touched = False
+        self.redraft()
+
+    def redraft(self) -> None:
+        """Draft the commit message from the accepted changes, in a thread worker."""
+        diff = self.review.staged_diff(self.selection)
+        if not diff:
+            return
+        if self.model is None:
+            self._set_draft(summary_message(diff))
+            return
+        self._status("Drafting the commit message…")
+        self._draft_worker(diff)
+
+    @work(thread=True, exclusive=True, group="draft")
+    def _draft_worker(self, diff: str) -> None:
+        message = draft_commit_message(self.model, diff)
+        self.app.call_from_thread(self._set_draft, message)
+
+    def _set_draft(self, message: str) -> None:
+        if self._message_touched:
+            return
+        self._draft_text = message
+        self.query_one("#review-message", TextArea).load_text(message)
+        self._status("Message drafted; edit it, then commit (c or ctrl+s).")
+
+    def action_commit(self) -> None:
+        message = self.query_one("#review-message", TextArea).text
+        if not message.strip():
+            self.notify("Write a commit message first.", severity="error")
+            return
+        if not self.selection.accepted_count:
+            self.notify("Nothing is accepted: accept hunks with space first.", severity="warning")
+            return
+        self._status("Committing…")
+        self._commit_worker(message)
+
+    @work(thread=True, exclusive=True, group="git")
+    def _commit_worker(self, message: str) -> None:
+        try:
+            result = self.review.commit(self.selection, message)
+        except CommitFailed as err:
+            self.app.call_from_thread(self._failed, str(err))
+            return
+        self.app.call_from_thread(self._committed, result.summary, result.notes)
+
+    def _failed(self, text: str) -> None:
+        self.notify(text, severity="error", timeout=15)
+        self._status("Commit failed; nothing was lost.")
+
+    def _committed(self, summary: str, notes: list[str]) -> None:
+        self.notify(summary + "".join(f"\n{n}" for n in notes), timeout=8)
+        self._message_touched = False
+        self._draft_text = ""
+        self.query_one("#review-message", TextArea).load_text("")
+        self.reload()
+        self._status(summary)
+
+    def action_discard(self) -> None:
+        paths = self.selection.paths(lambda g: g.origin == "session" and not g.accepted)
+        if not paths:
+            self._status("No rejected change of this session to discard.")
+            return
+
+        def answered(confirm: bool | None) -> None:
+            try:
+                result = self.review.discard_unaccepted(self.selection, confirm=bool(confirm))
+            except ConfirmationNeeded:
+                self._status("Nothing discarded.")
+                return
+            except GitFailed as err:
+                self.notify(f"Could not discard (the files changed?): {err.output.strip()}", severity="error")
+                return
+            self.reload()
+            self._status(result.summary)
+
+        self.app.push_screen(ConfirmDiscard(paths), answered)
+
+    def action_undo(self) -> None:
+        problem = self.review.undo_problem()
+        if problem:
+            self.notify(problem, severity="warning")
+            return
+        result = self.review.undo_last_commit()
+        self.reload()
+        self.notify(result.summary)
+        self._status(result.summary)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,120 @@
+"""The review screen in a minimal host app, driven by Pilot against real repositories."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+from textual.widgets import TextArea
+
+from frogtui.models.replay import ReplayModel
+from frogtui.ui.review import HunkDiff, HunkTree, ReviewScreen
+from frogtui.ui.themes import VARIABLE_DEFAULTS
+from frogtui.vcs.repository import discover
+from frogtui.vcs.review import ReviewSession
+from tests.support import write_replay
+from tests.vcs.cases import SPLITTABLE, git
+
+
+class Host(App[None]):
+    def __init__(self, screen: ReviewScreen) -> None:
+        super().__init__()
+        self.review_screen = screen
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)
+
+    def on_mount(self) -> None:
+        self.push_screen(self.review_screen)
+
+
+def tree_labels(screen: ReviewScreen) -> list[str]:
+    tree = screen.query_one(HunkTree)
+    out = []
+    for node in tree.root.children:
+        out.append(str(node.label))
+        out.extend("  " + str(child.label) for child in node.children)
+    return out
+
+
+async def settle(pilot) -> None:
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> None:
+    (py_repo / "many.txt").write_text(SPLITTABLE)
+    git(py_repo, "add", "many.txt")
+    git(py_repo, "commit", "-q", "-m", "many")
+    state = discover(py_repo, "ui")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 9\n", "line nine\n"))
+    (py_repo / "notes é.txt").write_text("new\n")
+    model = ReplayModel(write_replay(tmp_path / "m.jsonl", ["hm\n</think>\nFix add and tidy lines\n\nAlso adds notes."]))
+    screen = ReviewScreen(ReviewSession(state, trailer="Assisted-by: UI test"), model=model)
+    app = Host(screen)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert tree_labels(screen) == [
+            "[x] calc.py",
+            "  [x] @@ -1,2 +1,2 @@",
+            "[x] many.txt",
+            "  [x] @@ -2,11 +2,11 @@ line 1",
+            "[x] notes é.txt (new)",
+            "  [x] @@ -0,0 +1,1 @@",
+        ]
+        assert screen.query_one("#review-message", TextArea).text.startswith("Fix add and tidy lines\n\nAlso adds notes.")
+        await pilot.press("down", "down", "down")  # from calc.py: its hunk -> many.txt -> its hunk
+        assert "line five" in str(screen.query_one(HunkDiff).render())
+        await pilot.press("s")
+        labels = tree_labels(screen)
+        assert labels[2:5] == ["[x] many.txt", "  [x] @@ -2,11 +2,11 @@ line 1 · line 5", "  [x] @@ -2,11 +2,11 @@ line 1 · line 9"]
+        await pilot.press("down", "space")  # reject the second piece (line 9)
+        assert tree_labels(screen)[2] == "[~] many.txt" and tree_labels(screen)[4].startswith("  [ ]")
+        await pilot.press("down", "a")  # notes é.txt: reject the whole file
+        assert tree_labels(screen)[5] == "[ ] notes é.txt (new)"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert git(py_repo, "show", "--name-only", "--format=%s", "HEAD").split("\n")[:3] == ["Fix add and tidy lines", "", "calc.py"]
+        committed = git(py_repo, "show", "HEAD:many.txt")
+        assert "line five" in committed and "line 9\n" in committed
+        assert "Assisted-by: UI test" in git(py_repo, "log", "-1", "--format=%B")
+        # what was not accepted is still there, and is what the screen shows now
+        assert [l for l in tree_labels(screen) if not l.startswith("  ")] == ["[x] many.txt", "[x] notes é.txt (new)"]
+        await pilot.press("u")
+        await settle(pilot)
+        assert git(py_repo, "log", "-1", "--format=%s").strip() == "initial" or git(py_repo, "log", "-1", "--format=%s").strip() == "many"
+        assert (py_repo / "calc.py").read_text().endswith("a + b\n")
+        assert "[x] calc.py" in tree_labels(screen)
+
+
+async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> None:
+    hook = py_repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'refused by hook' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    state = discover(py_repo, "ui2")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (py_repo / "scratch.txt").write_text("tmp\n")
+    screen = ReviewScreen(ReviewSession(state))
+    async with Host(screen).run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert screen.query_one("#review-message", TextArea).text.startswith("Update 2 files")
+        await pilot.press("c")
+        await settle(pilot)
+        assert git(py_repo, "log", "--format=%s").strip() == "initial"
+        assert any("refused by hook" in n.message for n in pilot.app._notifications)
+        await pilot.press("down", "down", "space")  # from calc.py: its hunk -> scratch.txt: reject it
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert (py_repo / "scratch.txt").exists()
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert not (py_repo / "scratch.txt").exists()
+        assert (py_repo / "calc.py").read_text().endswith("a + b\n")
+        assert tree_labels(screen) == ["[x] calc.py", "  [x] @@ -1,2 +1,2 @@"]
+        await pilot.press("u")  # nothing to undo: a warning, nothing changes
+        await pilot.pause()
+        assert any("no commit" in n.message for n in pilot.app._notifications)
