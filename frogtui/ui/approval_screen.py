@@ -7,7 +7,6 @@ e edit the command (Bash) · Esc interrupt the run.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,7 +15,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested, PersonAnswer
 
@@ -34,6 +32,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
     """Asks the person about one call. Dismissed with a ``PersonAnswer`` (None when interrupted)."""
 
     CSS_PATH = "approval_screen.tcss"
+    AUTO_FOCUS = "#approval-diff"
 
     BINDINGS = [
         Binding("y", "answer('once')", "Allow once"),
@@ -64,9 +63,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
                 if timeout:
                     facts += f"\ntimeout {timeout}s"
                 yield Static(Text(facts), id="approval-facts")
-            elif request.preview is not None:
-                preview = request.preview
-                yield DiffView(FileDiff(preview.path, preview.before, preview.after), id="approval-diff")
+            elif self.asked.diff is not None:
+                yield DiffView(self.asked.diff, id="approval-diff")
             else:
                 yield Static(Text(repr(self.call.arguments)), id="approval-command")
             why = f"asked by rule {verdict.rule}" + (f": {verdict.reason}" if verdict.reason else "")
@@ -87,17 +85,9 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         text.append(" interrupt")
         return text
 
-    def on_mount(self) -> None:
-        for widget_id in ("#approval-reason", "#approval-edit"):
-            self.query_one(widget_id).display = False
-        if not self.is_bash and self.query("#approval-diff"):
-            self.query_one("#approval-diff").focus()
-        else:
-            self.set_focus(None)
-
     def _input_open(self) -> Input | None:
         for widget in self.query(Input):
-            if widget.display:
+            if widget.has_class("-open"):
                 return widget
         return None
 
@@ -116,14 +106,14 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         if self._input_open() is not None:
             return
         box = self.query_one(widget_id, Input)
-        box.display = True
+        box.add_class("-open")
         box.focus()
 
     def action_escape(self) -> None:
         box = self._input_open()
         if box is not None:
-            box.display = False
-            self.set_focus(None)
+            box.remove_class("-open")
+            self.set_focus(self.query_one("#approval-diff") if self.query("#approval-diff") else None)
             return
         self.app.run_action("interrupt")
 

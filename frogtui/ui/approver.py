@@ -12,7 +12,8 @@ from concurrent.futures import Future
 from typing import Any, Callable, Protocol
 
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
-from frogtui.ui.messages import ApprovalRequested, PersonAnswer, PolicyVerdict
+from frogtui.ui.diffmodel import FileDiff
+from frogtui.ui.messages import ApprovalRequested, CallPreviewed, PersonAnswer, PolicyVerdict
 
 APPROVAL_MODES = ("policy", "all", "none")
 """``policy``: ask when the policy says ask; ``all``: allow what the policy does not deny;
@@ -99,6 +100,10 @@ class UiApprover:
     def approve(self, request: ApprovalRequest) -> Approval:
         call = request.call
         edited: dict[str, Any] | None = None
+        diff = None
+        if request.preview is not None:
+            diff = FileDiff(request.preview.path, request.preview.before, request.preview.after)
+            self.post(CallPreviewed(call, diff))
         for _ in range(MAX_EDITS):
             asked = dataclasses.replace(request, call=call)
             verdict = self.policy.verdict(asked)
@@ -110,7 +115,7 @@ class UiApprover:
                 return Approval("allow", reason="approval mode: all", by="mode", rule="mode: all", arguments=edited)
             if self.mode == "none":
                 return Approval("deny", reason=f"{call.name} is not allowed in approval mode 'none'", by="mode", rule="mode: none")
-            answer = self._ask(asked, verdict)
+            answer = self._ask(asked, verdict, diff)
             if answer.choice == "once":
                 return Approval("allow", reason="allowed once", by="person", rule=verdict.rule, arguments=edited)
             if answer.choice == "always":
@@ -122,12 +127,12 @@ class UiApprover:
             call = dataclasses.replace(call, arguments=edited)
         return Approval("deny", reason="too many edits of one call", by="person")
 
-    def _ask(self, request: ApprovalRequest, verdict: PolicyVerdict) -> PersonAnswer:
+    def _ask(self, request: ApprovalRequest, verdict: PolicyVerdict, diff: FileDiff | None) -> PersonAnswer:
         future: Future[PersonAnswer] = Future()
         with self._lock:
             self._pending.add(future)
         try:
-            self.post(ApprovalRequested(request, verdict, self.policy.session_rule(request.call), self.sandboxed, future))
+            self.post(ApprovalRequested(request, verdict, self.policy.session_rule(request.call), self.sandboxed, future, diff))
             return future.result()
         finally:
             with self._lock:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from textual.message import Message
 
-from frogtui.protocol import ApprovalRequest
+from frogtui.protocol import ApprovalRequest, ToolCall
+from frogtui.ui.diffmodel import FileDiff
 
 
 class AgentEventPosted(Message):
@@ -46,7 +47,15 @@ class PersonAnswer:
 class ApprovalRequested(Message):
     """The worker is blocked until ``future`` gets the person's ``PersonAnswer``."""
 
-    def __init__(self, request: ApprovalRequest, verdict: PolicyVerdict, session_rule: str, sandboxed: bool, future: "Future[PersonAnswer]") -> None:
+    def __init__(
+        self,
+        request: ApprovalRequest,
+        verdict: PolicyVerdict,
+        session_rule: str,
+        sandboxed: bool,
+        future: "Future[PersonAnswer]",
+        diff: FileDiff | None = None,
+    ) -> None:
         super().__init__()
         self.request = request
         """The call, its step, the working folder and (Write/Edit) the preview."""
@@ -57,6 +66,8 @@ class ApprovalRequested(Message):
         self.sandboxed = sandboxed
         """Whether Bash runs inside the sandbox."""
         self.future = future
+        self.diff = diff
+        """The Write/Edit change, computed on the worker thread (a big diff costs no UI time)."""
 
 
 class ModelLoaded(Message):
@@ -83,3 +94,26 @@ class TaskSubmitted(Message):
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class CallPreviewed(Message):
+    """A Write/Edit call's change was computed (whether or not the person is asked about it)."""
+
+    def __init__(self, call: ToolCall, diff: FileDiff) -> None:
+        super().__init__()
+        self.call = call
+        self.diff = diff
+
+
+class UiSink:
+    """Implements ``protocol.EventSink``: every loop event becomes an ``AgentEventPosted`` message.
+
+    Args:
+        post: the app's thread-safe ``post_message``.
+    """
+
+    def __init__(self, post: Callable[[Message], Any]) -> None:
+        self.post = post
+
+    def emit(self, event: Any) -> None:
+        self.post(AgentEventPosted(event))

@@ -11,7 +11,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-BAR_CELLS = 12
+BAR_CELLS = 8
+NAME_WIDTH = 24
 _QUANT = re.compile(r"\b(I?Q\d[A-Z0-9_]*|F16|BF16|F32)\b", re.IGNORECASE)
 
 
@@ -90,17 +91,19 @@ class StatusBar(Widget):
         text.append(self.state, self.get_component_rich_style("status-bar--state"))
         sep = (" │ ", label)
         quant = quantisation(self.model_name)
-        text.append_text(Text.assemble(sep, (self.model_name or "no model", ""), (f" {quant}" if quant else "", label)))
+        name = self.model_name or "no model"
+        name = name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…"
+        text.append_text(Text.assemble(sep, name, (f" {quant}" if quant else "", label)))
         size = self.context_size
         near_full = size > 0 and self.context_used >= 0.9 * size
         bar_style = self.get_component_rich_style("status-bar--warn" if near_full else "status-bar--bar")
         text.append_text(Text.assemble(sep, ("ctx ", label), (context_bar(self.context_used, size), bar_style),
                                        f" {short_count(self.context_used)}/{short_count(size)}"))
-        text.append_text(Text.assemble(sep, "–" if self.tok_s is None else f"{self.tok_s:.1f}", (" tok/s", label)))
+        text.append_text(Text.assemble(sep, "–" if not self.tok_s else f"{self.tok_s:.1f}", (" tok/s", label)))
         text.append_text(Text.assemble(sep, ("step ", label), f"{self.step}/{self.max_steps}"))
         text.append_text(Text.assemble(sep, ("sandbox ", label), "on" if self.sandbox else
                                        ("off", self.get_component_rich_style("status-bar--warn"))))
-        text.append_text(Text.assemble(sep, ("approve ", label), self.approval_mode))
         if self.git is not None:
             text.append_text(Text.assemble(sep, ("git ", label), self.git.branch, (f" {self.git.changed} changed", label)))
+        text.append_text(Text.assemble(sep, ("mode ", label), self.approval_mode))
         return text

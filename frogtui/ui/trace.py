@@ -11,12 +11,12 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from frogtui.protocol import Preview, ToolCall
+from frogtui.protocol import ToolCall
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 
 COLLAPSED_LINES = 8
-ARGS_WIDTH = 28
+ARGS_WIDTH = 20
 
 
 def short_arguments(call: ToolCall, width: int = ARGS_WIDTH) -> str:
@@ -41,7 +41,8 @@ class TraceEntry:
     duration_s: float | None = None
     exit_code: int | None = None
     observation: str = ""
-    preview: Preview | None = None
+    diff: FileDiff | None = None
+    """The Write/Edit change, when it was computed."""
 
 
 class TraceTable(DataTable):
@@ -56,7 +57,8 @@ class TraceTable(DataTable):
     """
 
 
-COLUMNS = ("step", "tool", "arguments", "decision", "by", "time", "exit")
+COLUMNS = ("#", "tool", "arguments", "decision", "time", "exit")
+MARKS = {"allow": "✓", "deny": "✗"}
 
 
 class TracePane(Vertical):
@@ -124,12 +126,12 @@ class TracePane(Vertical):
         current = entry.step == self.current_step
         base = table.get_component_rich_style("trace-table--current") if current else None
         decision_style = {"allow": "trace-table--allow", "deny": "trace-table--deny"}.get(entry.decision)
-        decision = entry.decision or entry.status
+        decision = f"{MARKS[entry.decision]} {entry.by}" if entry.decision in MARKS else entry.status
         if entry.status in ("running", "asking"):
             decision = entry.status
         duration = "" if entry.duration_s is None else f"{entry.duration_s:.1f}s"
         exit_code = "" if entry.exit_code is None else str(entry.exit_code)
-        values = [str(entry.step), entry.call.name, short_arguments(entry.call), decision, entry.by, duration, exit_code]
+        values = [str(entry.step), entry.call.name, short_arguments(entry.call), decision, duration, exit_code]
         cells = [Text(value, style=base or "") for value in values]
         if decision_style:
             cells[3].stylize(table.get_component_rich_style(decision_style))
@@ -138,7 +140,7 @@ class TracePane(Vertical):
     def _render_row(self, entry: TraceEntry) -> None:
         table = self.query_one(TraceTable)
         for column, cell in zip(COLUMNS, self._cells(entry)):
-            table.update_cell(entry.call.id, column, cell, update_width=column in ("decision", "by", "time"))
+            table.update_cell(entry.call.id, column, cell, update_width=column in ("decision", "time", "exit"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
@@ -166,8 +168,8 @@ class TracePane(Vertical):
             if len(lines) > COLLAPSED_LINES:
                 body = "\n".join(lines[:COLLAPSED_LINES]) + f"\n… {len(lines) - COLLAPSED_LINES} more lines (Enter expands)"
         widgets: list[Static | DiffView] = [Static(Text(head), classes="detail-head")]
-        if entry.preview is not None:
-            widgets.append(DiffView(FileDiff(entry.preview.path, entry.preview.before, entry.preview.after), classes="detail-diff"))
+        if entry.diff is not None:
+            widgets.append(DiffView(entry.diff, classes="detail-diff"))
         widgets.append(Static(Text(body), classes="detail-body"))
         with self.app.batch_update():
             detail.remove_children()

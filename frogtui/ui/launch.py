@@ -1,0 +1,48 @@
+"""``frogtui [--repo DIR] [--model SPEC] [--theme NAME] [--resume]``: open the app."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from frogtui.config import load_config
+from frogtui.errors import FrogtuiError
+from frogtui.session import Session
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="frogtui",
+        description="A terminal coding assistant: FrogNano-4B with a gate on every action. "
+        "Other commands: frogtui run TASK (headless), frogtui doctor, frogtui policy check.",
+    )
+    parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
+    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")
+    parser.add_argument("--theme", help="theme name, e.g. frog-dark or frog-light (config key: theme)")
+    parser.add_argument("--resume", action="store_true", help="reopen the latest session of this repository")
+    parser.add_argument("--approve", choices=("policy", "all", "none"), help="starting approval mode (default: policy; F2 cycles)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Parse the command line, open the app, and return its exit status (2 for bad input)."""
+    args = build_parser().parse_args(argv)
+    repo = Path(args.repo).expanduser()
+    if not repo.is_dir():
+        print(f"frogtui: repository folder not found: {repo}", file=sys.stderr)
+        return 2
+    try:
+        config = load_config(repo=repo.resolve(), model_spec=args.model, theme=args.theme, approve=args.approve)
+    except FrogtuiError as err:
+        print(f"frogtui: {err}", file=sys.stderr)
+        return 2
+    resume = None
+    if args.resume:
+        resume = Session.latest(config.repo)
+        if resume is None:
+            print(f"frogtui: no saved session for {config.repo}; start one without --resume", file=sys.stderr)
+            return 2
+    from frogtui.ui.app import FrogApp
+
+    result = FrogApp(config, resume=resume).run()
+    return int(result or 0)
