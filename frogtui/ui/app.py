@@ -55,7 +55,7 @@ class FrogApp(App[int]):
         resume: a saved session to continue (``--resume``), or None for a new one.
         themes: the themes to offer (default: read from the theme folders).
         model_loader: builds the model from its spec (``frogtui.models.load_model``).
-        clock: monotonic seconds (Ctrl+C twice, load time).
+        clock: monotonic seconds (Ctrl+C twice, load time, the agent's tool durations).
     """
 
     TITLE = "frogtui"
@@ -100,6 +100,8 @@ class FrogApp(App[int]):
         self.approver.sandboxed = self.sandbox is not None
         self._last_ctrl_c = -1e9
         self._run_worker: Worker[Any] | None = None
+        self.last_exit_reason: str | None = None
+        """How the last run ended (``agent``, ``cancelled``...), None before the first."""
 
     # layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -227,6 +229,7 @@ class FrogApp(App[int]):
             before_action=make_before_action(workspace.root, self.session),
             patch=RunPatch(workspace.root),
             on_step_end=self.session.save_trajectory,
+            clock=self.clock,
         )
         if self.saved is not None:
             agent.restore(self.saved)
@@ -274,6 +277,7 @@ class FrogApp(App[int]):
             self._run_ended(event)
 
     def _run_ended(self, event: ev.RunEnded) -> None:
+        self.last_exit_reason = event.exit_reason
         if event.exit_reason == "cancelled":
             self.chat.add_notice("Interrupted. Send a message to continue.", "warning")
         elif event.exit_reason != "agent":

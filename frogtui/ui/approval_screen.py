@@ -109,13 +109,13 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         box.add_class("-open")
         box.focus()
 
-    def action_escape(self) -> None:
+    async def action_escape(self) -> None:
         box = self._input_open()
         if box is not None:
             box.remove_class("-open")
             self.set_focus(self.query_one("#approval-diff") if self.query("#approval-diff") else None)
             return
-        self.app.run_action("interrupt")
+        await self.app.run_action("interrupt")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

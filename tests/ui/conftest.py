@@ -1,0 +1,60 @@
+"""Fixtures for the app tests: a replay model over a real git repository, a fake clock, and a
+HOME that makes displayed paths short and stable (``~/repo``)."""
+from __future__ import annotations
+
+import itertools
+import time
+from functools import partial
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from textual.pilot import Pilot
+
+from frogtui.config import Config
+from frogtui.ui.app import FrogApp
+from tests.support import write_replay
+
+SIZE = (120, 40)
+
+
+def fake_clock(step: float = 0.5) -> Callable[[], float]:
+    """A monotonic clock that moves ``step`` seconds per reading (stable durations)."""
+    return partial(next, itertools.count(1000.0, step))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def make_app(py_repo: Path, home: Path) -> Callable[..., FrogApp]:
+    """Build the app for ``py_repo`` with a replay of ``turns`` (raw model turns)."""
+
+    def build(turns: list[str], *, replay_name: str = "replay.jsonl", **changes: object) -> FrogApp:
+        replay = write_replay(home / replay_name, turns)
+        config = Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark").replace(**changes)
+        return FrogApp(config, clock=fake_clock())
+
+    return build
+
+
+async def wait_for(pilot: Pilot, predicate: Callable[[], object], timeout: float = 15.0, what: str = "") -> None:
+    """Let the app run until ``predicate()`` is true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await pilot.pause(0.05)
+
+
+async def submit(pilot: Pilot, text: str) -> None:
+    """Type a message into the prompt and send it."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.model is not None, what="the model to load")
+    prompt = app.query_one("#prompt")
+    prompt.focus()
+    prompt.value = text
+    await pilot.press("enter")

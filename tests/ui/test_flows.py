@@ -1,0 +1,147 @@
+"""Complete flows through the real app, driven by Pilot, with a replay model and a real git repo."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from frogtui.config import Config
+from frogtui.session import Session
+from frogtui.ui.app import FrogApp
+from frogtui.ui.approval_screen import ApprovalScreen
+from frogtui.ui.chat import AnswerBlock, Notice, UserMessage
+from tests.support import write_replay, xml_call, turn
+from tests.ui.conftest import SIZE, fake_clock, submit, wait_for
+
+
+def tool_messages(app: FrogApp) -> list[str]:
+    assert app.agent is not None
+    return [m["content"] for m in app.agent.messages if m["role"] == "tool"]
+
+
+def run_over(app: FrogApp) -> bool:
+    return app.last_exit_reason is not None and not app.busy
+
+
+async def test_approve_a_bash_command(make_app) -> None:
+    app = make_app([turn("List the files.", xml_call("Bash", command="ls")), turn("Done.", answer="There are **two** files.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "what is in this repo?")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        assert app.screen.query_one("#approval-command").render().plain == "ls"
+        assert "sandbox" in str(app.screen.query_one("#approval-facts").render())
+        assert tool_messages(app) == []  # nothing ran while the modal is open
+        await pilot.press("y")
+        await wait_for(pilot, lambda: run_over(app), what="the run to end")
+        assert app.last_exit_reason == "agent"
+        (observation,) = tool_messages(app)
+        assert "calc.py" in observation and "test_calc.py" in observation
+        (entry,) = app.trace.entries.values()
+        assert (entry.decision, entry.by, entry.status, entry.exit_code) == ("allow", "person", "done", 0)
+        await pilot.pause(0.1)
+        assert "There are **two** files." in app.query(AnswerBlock).last().source
+        assert [m.render().plain for m in app.query(UserMessage)] == ["what is in this repo?"]
+
+
+async def test_deny_with_a_reason_reaches_the_model(make_app) -> None:
+    app = make_app([
+        turn("Clean up.", xml_call("Bash", command="rm -rf build")),
+        turn("The user said no.", answer="Understood."),
+    ])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "clean the build")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("r")
+        await pilot.press(*"use git clean instead")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: run_over(app), what="the run to end")
+        assert tool_messages(app) == ["The user denied this tool call. Reason: use git clean instead"]
+        # the next turn of the model was asked with that observation as the last message
+        assert app.agent.messages[-2] == {"role": "tool", "tool_call_id": "call_1_1", "content": tool_messages(app)[0]}
+        (entry,) = app.trace.entries.values()
+        assert (entry.decision, entry.by, entry.status) == ("deny", "person", "skipped")
+
+
+async def test_edited_command_goes_through_the_policy_again(make_app) -> None:
+    app = make_app([turn("Run tests.", xml_call("Bash", command="pytest")), turn("ok", answer="Done.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "run the tests")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("e")
+        await pilot.press("ctrl+u", *"echo edited", "enter")
+        # the edited command is asked about again (the policy says ask for Bash)
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.call.arguments["command"] == "echo edited",
+                       what="the second modal")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: run_over(app), what="the run to end")
+        (observation,) = tool_messages(app)
+        assert observation.startswith("Note: the user edited this call before it ran")
+        assert "STDOUT:\nedited" in observation
+        (entry,) = app.trace.entries.values()
+        assert entry.call.arguments["command"] == "echo edited"
+
+
+async def test_escape_interrupts_a_long_command(make_app) -> None:
+    app = make_app([turn("Wait.", xml_call("Bash", command="sleep 30")), turn("never", answer="never")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "wait a while")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any(e.status == "running" for e in app.trace.entries.values()), what="sleep to start")
+        started = time.monotonic()
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: run_over(app), timeout=10, what="the run to stop")
+        assert time.monotonic() - started < 5
+        assert app.last_exit_reason == "cancelled"
+        (observation,) = tool_messages(app)
+        assert observation.startswith("Interrupted by the user")
+        assert "Interrupted" in app.query(Notice).last().render().plain
+
+
+async def test_escape_while_asking_denies_and_stops(make_app) -> None:
+    app = make_app([turn("Write.", xml_call("Write", file_path="new.txt", content="x\n")), turn("never", answer="never")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write a file")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: run_over(app), what="the run to stop")
+        assert app.last_exit_reason == "cancelled"
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert not (Path(app.config.repo) / "new.txt").exists()
+
+
+async def test_resume_reopens_the_latest_session(make_app, py_repo: Path, home: Path) -> None:
+    app = make_app([turn("Look.", answer="The bug is in `add`.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "where is the bug?")
+        await wait_for(pilot, lambda: run_over(app), what="the first run")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")
+    session = Session.latest(py_repo)
+    assert session is not None and session.id == app.session.id
+    follow_up = write_replay(home / "follow.jsonl", [turn("Fix it.", answer="Use a + b.")])
+    config = Config(repo=py_repo, model_spec=f"replay:{follow_up}", theme="frog-dark")
+    resumed = FrogApp(config, resume=session, clock=fake_clock())
+    async with resumed.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: resumed.model is not None, what="the model")
+        assert [m.render().plain for m in resumed.query(UserMessage)] == ["where is the bug?"]
+        assert "The bug is in `add`." in resumed.query(AnswerBlock).first().source
+        await submit(pilot, "then fix it")
+        await wait_for(pilot, lambda: run_over(resumed), what="the follow-up")
+        users = [m["content"] for m in resumed.agent.messages if m["role"] == "user"]
+        assert users == ["where is the bug?", "then fix it"]
+    saved = json.loads(session.trajectory_path.read_text())
+    assert [m["content"] for m in saved["messages"] if m["role"] == "user"] == ["where is the bug?", "then fix it"]
+    assert saved["n_steps"] == 2
+
+
+async def test_a_load_failure_is_shown_with_what_to_do(py_repo: Path, home: Path) -> None:
+    app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{home / 'missing.jsonl'}"), clock=fake_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.status.state == "no model", what="the failure")
+        text = app.query(Notice).first().render().plain
+        assert "cannot read replay file" in text and "--model" in text
+        app.query_one("#prompt").value = "hello"
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.query_one("#prompt").value == "hello"  # the message is kept, not lost
