@@ -44,7 +44,11 @@ def _token_styles(style_name: str) -> dict[_TokenType, Style]:
 
 
 class DiffView(ScrollView, can_focus=True):
-    """Shows one file's proposed change. ``layout`` is ``auto``, ``unified`` or ``split``."""
+    """Shows one file's proposed change. ``layout_mode`` is ``auto``, ``unified`` or ``split``.
+
+    Its colours are frogtui's theme variables: the app must provide them
+    (``get_theme_variable_defaults`` returning ``themes.VARIABLE_DEFAULTS``).
+    """
 
     COMPONENT_CLASSES = {
         "diff-view--header",
