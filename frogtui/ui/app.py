@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from textual import work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer
 from textual.worker import Worker, WorkerFailed, WorkerState
 
@@ -26,17 +26,32 @@ from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
 from frogtui.protocol import Model
 from frogtui.session import Session
-from frogtui.tools import ToolRunner, Workspace
+from frogtui.tools import ToolRunner
 from frogtui.ui import session_view
 from frogtui.ui.approval_screen import ApprovalScreen
-from frogtui.ui.approver import APPROVAL_MODES, UiApprover
+from frogtui.ui.approver import BuiltinPolicy, UiApprover
 from frogtui.ui.chat import ChatPane, PromptInput
-from frogtui.ui.integration import make_before_action, make_policy, review_screen, sandbox_wrapper, undo_last_change
-from frogtui.ui.messages import AgentEventPosted, ApprovalRequested, CallPreviewed, ModelLoaded, ModelLoadFailed, TaskSubmitted, UiSink
+from frogtui.ui.commands import AppCommands
+from frogtui.ui.integration import SessionWiring, wire_session
+from frogtui.ui.messages import (
+    AgentEventPosted,
+    ApprovalRequested,
+    CallPreviewed,
+    ModelLoaded,
+    ModelLoadFailed,
+    SessionWired,
+    SetupFailed,
+    TaskSubmitted,
+    UiSink,
+)
 from frogtui.ui.status import StatusBar, read_git_state
-from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes
+from frogtui.ui.themes import (
+    DEFAULT_THEME,
+    VARIABLE_DEFAULTS,
+    ThemeCatalog,
+    load_themes,
+)
 from frogtui.ui.trace import TracePane
-from frogtui.ui.trajectory_screen import TrajectoryScreen
 
 QUIT_WINDOW_S = 2.0
 """A second Ctrl+C within this many seconds quits."""
@@ -47,7 +62,7 @@ LOAD_HELP = (
 ModelLoader = Callable[[str, Config], Model]
 
 
-class FrogApp(App[int]):
+class FrogApp(AppCommands, App[int]):
     """The frogtui app.
 
     Args:
@@ -95,9 +110,11 @@ class FrogApp(App[int]):
         self.agent: Agent | None = None
         self.busy = False
         self.pending_task: str | None = None
-        self.approver = UiApprover(make_policy(config), self.post_message, mode=config.approve)
-        self.sandbox = sandbox_wrapper(config)
-        self.approver.sandboxed = self.sandbox is not None
+        self.approver = UiApprover(BuiltinPolicy(), self.post_message, mode=config.approve)
+        self.wiring: SessionWiring | None = None
+        self.setup_error: str | None = None
+        self.rewind_note = ""
+        """What an undo rewound, told to the model with the next message."""
         self._last_ctrl_c = -1e9
         self._run_worker: Worker[Any] | None = None
         self.last_exit_reason: str | None = None
@@ -140,23 +157,43 @@ class FrogApp(App[int]):
         status = self.status
         status.max_steps = self.config.limits.max_steps
         status.context_size = self.config.limits.max_context_tokens
-        status.sandbox = self.sandbox is not None
         status.approval_mode = self.approver.mode
         status.model_name = self.config.model_spec
         if self.saved is not None:
             session_view.restore_view(self, self.saved)
         self.query_one(PromptInput).focus()
         self.refresh_git()
-        self.load_model_in_background()
-
-    # model loading -------------------------------------------------------------------------
-    def load_model_in_background(self) -> None:
         self.status.state = "loading"
         self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
-        self._load_model()
+        self._prepare(load=True)
 
-    @work(thread=True, exclusive=True, group="model")
+    # session setup and model loading -----------------------------------------------------
+    @work(thread=True, exclusive=True, group="prepare")
+    def _prepare(self, load: bool) -> None:
+        try:
+            wiring = wire_session(self.config, self.session, resumed=self.saved is not None)
+        except FrogtuiError as err:
+            self.post_message(SetupFailed(str(err)))
+            return
+        self.post_message(SessionWired(wiring))
+        if load:
+            self._load_model()
+
+    def on_session_wired(self, message: SessionWired) -> None:
+        self.wiring = message.wiring
+        self.approver.policy = message.wiring.policy
+        self.approver.sandboxed = message.wiring.sandbox_wrap is not None
+        self.status.sandbox = self.approver.sandboxed
+        for note in message.wiring.notes:
+            self.chat.add_notice(note, "warning")
+
+    def on_setup_failed(self, message: SetupFailed) -> None:
+        self.setup_error = message.error
+        self.status.state = "no policy"
+        self.chat.add_notice(f"Cannot start: {message.error}\nFix the file and start frogtui again; nothing will run until then.", "error")
+
     def _load_model(self) -> None:
+        """Runs on the prepare worker."""
         started = self.clock()
         try:
             model = self.model_loader(self.config.model_spec, self.config)
@@ -190,10 +227,10 @@ class FrogApp(App[int]):
             self.notify("The agent is still working: wait, or press Esc to interrupt it.", severity="warning")
             return
         self.chat.add_user(message.text)
-        if self.model is None:
-            if self.status.state == "no model":
+        if self.model is None or self.wiring is None:
+            if self.status.state in ("no model", "no policy"):
                 prompt.value = message.text
-                self.notify("No model is loaded; see the message above.", severity="error")
+                self.notify("Nothing can run; see the message above.", severity="error")
                 self.chat.query("UserMessage").last().remove()
                 return
             self.pending_task = message.text
@@ -209,6 +246,8 @@ class FrogApp(App[int]):
     @work(thread=True, exclusive=True, group="agent")
     def _run_agent(self, text: str) -> None:
         agent = self.agent or self._build_agent()
+        if self.rewind_note:
+            text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
         if any(m.get("role") == "user" for m in agent.messages):
             agent.send(text)
         else:
@@ -218,15 +257,16 @@ class FrogApp(App[int]):
         """Runs on the agent worker (the run patch snapshots the tree with git)."""
         from frogtui.vcs.snapshot import RunPatch
 
-        assert self.model is not None
-        workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
+        assert self.model is not None and self.wiring is not None
+        wiring = self.wiring
+        workspace = wiring.workspace
         agent = Agent(
             self.model,
-            ToolRunner(workspace, wrap=self.sandbox),
+            ToolRunner(workspace, wrap=wiring.sandbox_wrap),
             self.approver,
             UiSink(self.post_message),
             limits=self.config.limits,
-            before_action=make_before_action(workspace.root, self.session),
+            before_action=wiring.checkpoints.before_action if wiring.checkpoints is not None else None,
             patch=RunPatch(workspace.root),
             on_step_end=self.session.save_trajectory,
             clock=self.clock,
@@ -337,71 +377,9 @@ class FrogApp(App[int]):
         if worker is not None and worker.state == WorkerState.RUNNING:
             try:
                 await asyncio.wait_for(worker.wait(), timeout=10)
-            except (asyncio.TimeoutError, WorkerFailed):
+            except (TimeoutError, WorkerFailed):
                 pass
         session_view.save_trace(self.session, self.trace)
         if self.model is not None:
             self.model.close()
         self.exit(0)
-
-    async def action_new_task(self) -> None:
-        if self.busy:
-            self.notify("Interrupt the current run first (Esc).", severity="warning")
-            return
-        self.session = Session.create(self.config.repo)
-        self.saved = None
-        self.agent = None
-        await self.chat.clear()
-        await self.trace.clear()
-        self.status.step = 0
-        self.status.context_used = 0
-        self.status.tok_s = None
-        self.chat.add_notice("New task: describe it below.")
-        self.query_one(PromptInput).focus()
-
-    def action_review(self) -> None:
-        if self.busy:
-            self.notify("Review after the run ends (or press Esc to interrupt it).", severity="warning")
-            return
-        screen = review_screen(self.config, self.session)
-        if isinstance(screen, str):
-            self.notify(screen, severity="warning")
-            return
-        self.push_screen(screen, callback=lambda _result: self.refresh_git())
-
-    def action_undo(self) -> None:
-        if self.busy:
-            self.notify("Undo after the run ends (or press Esc to interrupt it).", severity="warning")
-            return
-        self.notify(undo_last_change(self.config, self.session))
-        self.refresh_git()
-
-    def action_toggle_reasoning(self) -> None:
-        shown = self.chat.toggle_reasoning()
-        self.notify("Reasoning shown" if shown else "Reasoning hidden", timeout=1.5)
-
-    def action_open_trajectory(self) -> None:
-        self.push_screen(TrajectoryScreen(self.session.trajectory_path))
-
-    def action_cycle_approval_mode(self) -> None:
-        modes = APPROVAL_MODES
-        self.approver.mode = modes[(modes.index(self.approver.mode) + 1) % len(modes)]
-        self.status.approval_mode = self.approver.mode
-        self.notify(f"Approval mode: {self.approver.mode}", timeout=2)
-
-    def action_next_theme(self) -> None:
-        names = sorted(self.catalog.themes) or ["textual-dark"]
-        position = names.index(self.theme) if self.theme in names else -1
-        self.theme = names[(position + 1) % len(names)]
-        self.notify(f"Theme: {self.theme}", timeout=1.5)
-
-    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield SystemCommand("New task", "Start a new conversation in a new session", self.action_new_task)
-        yield SystemCommand("Review & commit", "Accept or reject the changes hunk by hunk, then commit", self.action_review)
-        yield SystemCommand("Undo", "Undo the last change the agent made", self.action_undo)
-        yield SystemCommand("Toggle reasoning", "Show or hide the model's thinking", self.action_toggle_reasoning)
-        yield SystemCommand("Approval mode", "Cycle policy → all → none", self.action_cycle_approval_mode)
-        yield SystemCommand("Open trajectory file", "Show this session's trajectory JSON", self.action_open_trajectory)
-        for name in sorted(self.catalog.themes):
-            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme", partial(setattr, self, "theme", name))
-        yield from super().get_system_commands(screen)

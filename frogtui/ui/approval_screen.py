@@ -75,7 +75,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     def _keys_text(self) -> Text:
         text = Text()
-        for key, label in (("y", "allow once"), ("a", f"always allow: {self.asked.session_rule}"), ("n", "deny"), ("r", "deny with reason")):
+        always = f"always allow: {self.asked.session_rule}" if self.asked.session_rule else "always allow: no safe rule, allows once"
+        for key, label in (("y", "allow once"), ("a", always), ("n", "deny"), ("r", "deny with reason")):
             text.append(f" {key} ", "reverse")
             text.append(f" {label}   ")
         if self.is_bash:

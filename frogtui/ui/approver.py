@@ -8,12 +8,18 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
 from frogtui.ui.diffmodel import FileDiff
-from frogtui.ui.messages import ApprovalRequested, CallPreviewed, PersonAnswer, PolicyVerdict
+from frogtui.ui.messages import (
+    ApprovalRequested,
+    CallPreviewed,
+    PersonAnswer,
+    PolicyVerdict,
+)
 
 APPROVAL_MODES = ("policy", "all", "none")
 """``policy``: ask when the policy says ask; ``all``: allow what the policy does not deny;
@@ -108,7 +114,8 @@ class UiApprover:
             asked = dataclasses.replace(request, call=call)
             verdict = self.policy.verdict(asked)
             if verdict.kind == "deny":
-                return Approval("deny", reason=verdict.reason, by="rule", rule=verdict.rule, arguments=edited)
+                by = "floor" if verdict.floor else "rule"
+                return Approval("deny", reason=verdict.reason, by=by, rule=verdict.rule, arguments=edited)
             if verdict.kind == "allow":
                 return Approval("allow", reason=verdict.reason, by="rule", rule=verdict.rule, arguments=edited)
             if self.mode == "all":
@@ -120,6 +127,8 @@ class UiApprover:
                 return Approval("allow", reason="allowed once", by="person", rule=verdict.rule, arguments=edited)
             if answer.choice == "always":
                 rule = self.policy.allow_for_session(call)
+                if not rule:  # no narrow rule is safe for this call: it is allowed this once
+                    return Approval("allow", reason="allowed once (no safe rule to store)", by="person", rule=verdict.rule, arguments=edited)
                 return Approval("allow", reason="always allowed for this session", by="person", rule=rule, arguments=edited)
             if answer.choice == "deny" or answer.arguments is None:
                 return Approval("deny", reason=answer.reason, by="person", rule=verdict.rule)

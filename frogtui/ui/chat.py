@@ -17,11 +17,18 @@ FLUSH_INTERVAL_S = 1 / 30
 
 
 class UserMessage(Static):
-    """One message the person sent."""
+    """One message the person sent (shown as typed: no markup)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False)
 
 
 class Notice(Static):
-    """A line from the app itself: the model is loading, a run ended, something failed."""
+    """A line from the app itself: the model is loading, a run ended, something failed (no markup:
+    error texts hold brackets)."""
+
+    def __init__(self, text: str, classes: str = "") -> None:
+        super().__init__(text, markup=False, classes=classes)
 
 
 class ReasoningBlock(Collapsible):

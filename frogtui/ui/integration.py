@@ -1,46 +1,83 @@
-"""Where the app meets the other packages: the approval policy, the sandbox, checkpoints (undo)
-and the review screen. Each function degrades to a clear message when its package does not
-offer the piece in this build."""
+"""Where the app meets the other packages: the approval engine and sandbox (``frogtui.approval``),
+checkpoints, rewind and review (``frogtui.vcs`` and its ``ReviewScreen``).
+
+``wire_session`` does the slow parts (probing bubblewrap, recording the repository state) and runs
+on a worker thread.
+"""
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-from textual.screen import Screen
-
+from frogtui.approval import PolicyEngine, make_sandbox
 from frogtui.config import Config
-from frogtui.protocol import ToolCall
+from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.session import Session
+from frogtui.tools import Workspace
 from frogtui.tools.bash import CommandWrapper
-from frogtui.ui.approver import BuiltinPolicy, UiPolicy
+from frogtui.ui.messages import PolicyVerdict
+from frogtui.vcs.checkpoints import Checkpoints
+from frogtui.vcs.repository import RepoState, discover, not_a_repo_message, resume
 
 
-def make_policy(config: Config) -> UiPolicy:
-    """The approval policy for the app."""
-    return BuiltinPolicy()
+class EnginePolicy:
+    """``UiPolicy`` over the approval engine: its decision, its narrow session rules."""
+
+    def __init__(self, engine: PolicyEngine) -> None:
+        self.engine = engine
+
+    def verdict(self, request: ApprovalRequest) -> PolicyVerdict:
+        decision = self.engine.evaluate(request)
+        return PolicyVerdict(decision.kind, decision.rule, decision.reason, floor=decision.floor)
+
+    def session_rule(self, call: ToolCall) -> str:
+        return "; ".join(rule.text for rule in self.engine.session_rules_for(call))
+
+    def allow_for_session(self, call: ToolCall) -> str:
+        return self.engine.allow_for_session(call)
 
 
-def sandbox_wrapper(config: Config) -> CommandWrapper | None:
-    """The argv wrapper that runs Bash in the sandbox, or None when Bash runs unsandboxed."""
-    return None
+@dataclass
+class SessionWiring:
+    """Everything a session's agent needs besides the model."""
+
+    workspace: Workspace
+    policy: EnginePolicy
+    sandbox_wrap: CommandWrapper | None
+    repo_state: RepoState | None
+    checkpoints: Checkpoints | None
+    notes: list[str] = field(default_factory=list)
+    """Lines to show the person (no sandbox, not a repository, ignored project rules)."""
 
 
-def make_before_action(root: Path, session: Session) -> Callable[[int, ToolCall], None] | None:
-    """The hook called before each mutating tool (a checkpoint for undo), or None."""
-    return None
+def wire_session(config: Config, session: Session, *, resumed: bool) -> SessionWiring:
+    """Build the policy, sandbox and checkpoints for ``session`` (blocking: run it on a worker).
+
+    Raises:
+        ConfigError: a rules file is not valid.
+    """
+    workspace = Workspace(config.repo, tmp_dir=session.tmp_dir)
+    engine = PolicyEngine.load(workspace, config.rules_file)
+    sandbox = make_sandbox(workspace, engine.rules.sandbox)
+    state = resume(config.repo, session.id) if resumed else discover(config.repo, session.id)
+    notes = [line for line in (sandbox.warning, *engine.rules.notes) if line]
+    if state is None:
+        notes.append(not_a_repo_message(config.repo))
+    return SessionWiring(
+        workspace=workspace,
+        policy=EnginePolicy(engine),
+        sandbox_wrap=sandbox.wrap,
+        repo_state=state,
+        checkpoints=Checkpoints(state) if state is not None else None,
+        notes=notes,
+    )
 
 
-def review_screen(config: Config, session: Session) -> Screen[Any] | str:
-    """The review & commit screen, or a one-line reason why it cannot open."""
-    try:
-        from frogtui.ui.review import ReviewScreen  # type: ignore[import-not-found]
-    except ModuleNotFoundError as err:
-        if err.name != "frogtui.ui.review":
-            raise
-        return "Review & commit is not available in this build."
-    return ReviewScreen(config.repo)
+def review_screen(wiring: SessionWiring | None, config: Config, model: Any) -> Any:
+    """The review & commit screen for the session, or a one-line reason why it cannot open."""
+    if wiring is None or wiring.repo_state is None:
+        return "Review & commit needs a git repository."
+    from frogtui.ui.review import ReviewScreen
+    from frogtui.vcs.review import ReviewSession
 
-
-def undo_last_change(config: Config, session: Session) -> str:
-    """Undo the agent's last change; returns what happened, for the person."""
-    return "Undo is not available in this build."
+    return ReviewScreen(ReviewSession(wiring.repo_state, trailer=config.commit_trailer), model=model)

@@ -4,9 +4,10 @@ The worker never touches a widget: it posts these (``post_message`` is thread-sa
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from textual.message import Message
 
@@ -31,6 +32,8 @@ class PolicyVerdict:
     rule: str = ""
     """The rule that decided (``Bash: ask`` ...), shown in the approval modal."""
     reason: str = ""
+    floor: bool = False
+    """True when the non-negotiable floor decided (no mode or person lifts it)."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class ApprovalRequested(Message):
         verdict: PolicyVerdict,
         session_rule: str,
         sandboxed: bool,
-        future: "Future[PersonAnswer]",
+        future: Future[PersonAnswer],
         diff: FileDiff | None = None,
     ) -> None:
         super().__init__()
@@ -117,3 +120,19 @@ class UiSink:
 
     def emit(self, event: Any) -> None:
         self.post(AgentEventPosted(event))
+
+
+class SessionWired(Message):
+    """The session's policy, sandbox and checkpoints are ready (``integration.SessionWiring``)."""
+
+    def __init__(self, wiring: Any) -> None:
+        super().__init__()
+        self.wiring = wiring
+
+
+class SetupFailed(Message):
+    """The session could not be prepared (e.g. a rules file is not valid); nothing may run."""
+
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error

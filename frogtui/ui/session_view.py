@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 TRACE_FILE = "trace.json"
 
 
-def save_trace(session: Session, trace: "TracePane") -> None:
+def save_trace(session: Session, trace: TracePane) -> None:
     """Write the trace rows (decision, who, duration, exit code, observation) to the session."""
     rows = [
         {
@@ -47,7 +47,7 @@ def load_trace(session: Session) -> list[dict[str, Any]]:
     return [r for r in rows or [] if isinstance(r, dict) and isinstance(r.get("id"), str)]
 
 
-def restore_view(app: "FrogApp", saved: dict[str, Any]) -> None:
+def restore_view(app: FrogApp, saved: dict[str, Any]) -> None:
     """Show a saved conversation: the person's messages, the answers (reasoning folded), the trace."""
     chat, trace = app.chat, app.trace
     step = 0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from textual.pilot import Pilot
@@ -23,6 +23,14 @@ def fake_clock(step: float = 0.5) -> Callable[[], float]:
     return partial(next, itertools.count(1000.0, step))
 
 
+def rules_file(folder: Path) -> Path:
+    """A user rules file that turns the sandbox off, so the screens do not depend on whether
+    bubblewrap works on the machine running the tests."""
+    path = folder / "rules.toml"
+    path.write_text('[sandbox]\nbash = "none"\n')
+    return path
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -35,7 +43,7 @@ def make_app(py_repo: Path, home: Path) -> Callable[..., FrogApp]:
 
     def build(turns: list[str], *, replay_name: str = "replay.jsonl", **changes: object) -> FrogApp:
         replay = write_replay(home / replay_name, turns)
-        config = Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark").replace(**changes)
+        config = Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules_file(home)).replace(**changes)
         return FrogApp(config, clock=fake_clock())
 
     return build

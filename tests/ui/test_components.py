@@ -16,7 +16,13 @@ from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested, PersonAnswer
 from frogtui.ui.status import context_bar, quantisation, read_git_state
-from frogtui.ui.themes import VARIABLE_DEFAULTS, load_themes, parse_theme, pygments_style_for, theme_folders
+from frogtui.ui.themes import (
+    VARIABLE_DEFAULTS,
+    load_themes,
+    parse_theme,
+    pygments_style_for,
+    theme_folders,
+)
 from tests.support import git
 
 

@@ -10,8 +10,8 @@ from frogtui.session import Session
 from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.chat import AnswerBlock, Notice, UserMessage
-from tests.support import write_replay, xml_call, turn
-from tests.ui.conftest import SIZE, fake_clock, submit, wait_for
+from tests.support import turn, write_replay, xml_call
+from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for
 
 
 def tool_messages(app: FrogApp) -> list[str]:
@@ -120,7 +120,7 @@ async def test_resume_reopens_the_latest_session(make_app, py_repo: Path, home: 
     session = Session.latest(py_repo)
     assert session is not None and session.id == app.session.id
     follow_up = write_replay(home / "follow.jsonl", [turn("Fix it.", answer="Use a + b.")])
-    config = Config(repo=py_repo, model_spec=f"replay:{follow_up}", theme="frog-dark")
+    config = Config(repo=py_repo, model_spec=f"replay:{follow_up}", theme="frog-dark", rules_file=rules_file(home))
     resumed = FrogApp(config, resume=session, clock=fake_clock())
     async with resumed.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: resumed.model is not None, what="the model")

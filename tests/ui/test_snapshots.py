@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.diffview import DiffView
-from tests.support import xml_call, turn
+from tests.support import turn, xml_call
 from tests.ui.conftest import SIZE, submit, wait_for
 
 

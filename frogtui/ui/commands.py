@@ -1,0 +1,111 @@
+"""The person's commands: footer bindings and command-palette entries (new task, review & commit,
+undo, reasoning, trajectory, approval mode, theme). Mixed into ``FrogApp``."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from frogtui.errors import FrogtuiError
+from frogtui.session import Session
+from frogtui.ui.approver import APPROVAL_MODES
+from frogtui.ui.chat import PromptInput
+from frogtui.ui.integration import review_screen
+from frogtui.ui.trajectory_screen import TrajectoryScreen
+
+if TYPE_CHECKING:
+    from frogtui.ui.app import FrogApp
+
+    _Base = FrogApp
+else:
+    _Base = object
+
+
+class AppCommands(_Base):
+    """Actions bound to keys and listed in the palette."""
+
+    async def action_new_task(self) -> None:
+        if self.busy:
+            self.notify("Interrupt the current run first (Esc).", severity="warning")
+            return
+        self.session = Session.create(self.config.repo)
+        self.saved = None
+        self.agent = None
+        self.wiring = None
+        self.rewind_note = ""
+        await self.chat.clear()
+        await self.trace.clear()
+        self.status.step = 0
+        self.status.context_used = 0
+        self.status.tok_s = None
+        self.chat.add_notice("New task: describe it below.")
+        self.query_one(PromptInput).focus()
+        self._prepare(load=False)
+
+    def action_review(self) -> None:
+        if self.busy:
+            self.notify("Review after the run ends (or press Esc to interrupt it).", severity="warning")
+            return
+        screen = review_screen(self.wiring, self.config, self.model)
+        if isinstance(screen, str):
+            self.notify(screen, severity="warning")
+            return
+        self.push_screen(screen, callback=lambda _result: self.refresh_git())
+
+    def action_undo(self) -> None:
+        if self.busy:
+            self.notify("Undo after the run ends (or press Esc to interrupt it).", severity="warning")
+            return
+        if self.wiring is None or self.wiring.checkpoints is None:
+            self.notify("Undo needs a git repository (checkpoints live there).", severity="warning")
+            return
+        self._undo(self.wiring.checkpoints)
+
+    @work(thread=True, exclusive=True, group="undo")
+    def _undo(self, checkpoints: Any) -> None:
+        try:
+            result = checkpoints.rewind_last()
+        except FrogtuiError as err:
+            self.call_from_thread(self.notify, str(err), severity="warning")
+            return
+        self.call_from_thread(self._undone, result)
+
+    def _undone(self, result: Any) -> None:
+        self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
+        changed = len(result.restored) + len(result.removed)
+        self.chat.add_notice(f"Undid step {result.step}: {changed} file(s) put back. The model is told with your next message.")
+        self.refresh_git()
+
+    def action_toggle_reasoning(self) -> None:
+        shown = self.chat.toggle_reasoning()
+        self.notify("Reasoning shown" if shown else "Reasoning hidden", timeout=1.5)
+
+    def action_open_trajectory(self) -> None:
+        self.push_screen(TrajectoryScreen(self.session.trajectory_path))
+
+    def action_cycle_approval_mode(self) -> None:
+        modes = APPROVAL_MODES
+        self.approver.mode = modes[(modes.index(self.approver.mode) + 1) % len(modes)]
+        self.status.approval_mode = self.approver.mode
+        self.notify(f"Approval mode: {self.approver.mode}", timeout=2)
+
+    def action_next_theme(self) -> None:
+        names = sorted(self.catalog.themes) or ["textual-dark"]
+        position = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(position + 1) % len(names)]
+        self.notify(f"Theme: {self.theme}", timeout=1.5)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield SystemCommand("New task", "Start a new conversation in a new session", self.action_new_task)
+        yield SystemCommand("Review & commit", "Accept or reject the changes hunk by hunk, then commit", self.action_review)
+        yield SystemCommand("Undo", "Undo the last change the agent made", self.action_undo)
+        yield SystemCommand("Toggle reasoning", "Show or hide the model's thinking", self.action_toggle_reasoning)
+        yield SystemCommand("Approval mode", "Cycle policy → all → none", self.action_cycle_approval_mode)
+        yield SystemCommand("Open trajectory file", "Show this session's trajectory JSON", self.action_open_trajectory)
+        for name in sorted(self.catalog.themes):
+            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme", partial(setattr, self, "theme", name))
+        yield from super().get_system_commands(screen)
