@@ -115,6 +115,8 @@ class FrogApp(AppCommands, App[int]):
         self.setup_error: str | None = None
         self.rewind_note = ""
         """What an undo rewound, told to the model with the next message."""
+        self.undone: set[tuple[int, int]] = set()
+        """Checkpoints (step, action) already undone; the next undo goes further back."""
         self._last_ctrl_c = -1e9
         self._run_worker: Worker[Any] | None = None
         self.last_exit_reason: str | None = None

@@ -37,6 +37,7 @@ class AppCommands(_Base):
         self.agent = None
         self.wiring = None
         self.rewind_note = ""
+        self.undone = set()
         await self.chat.clear()
         await self.trace.clear()
         self.status.step = 0
@@ -63,18 +64,25 @@ class AppCommands(_Base):
         if self.wiring is None or self.wiring.checkpoints is None:
             self.notify("Undo needs a git repository (checkpoints live there).", severity="warning")
             return
-        self._undo(self.wiring.checkpoints)
+        checkpoints = self.wiring.checkpoints
+        remaining = [c for c in checkpoints.taken if (c.step, c.action) not in self.undone]
+        if not remaining:
+            self.notify("Nothing (more) to undo: no file-changing action ran since.", severity="warning")
+            return
+        self._undo(checkpoints, remaining[-1])
 
     @work(thread=True, exclusive=True, group="undo")
-    def _undo(self, checkpoints: Any) -> None:
+    def _undo(self, checkpoints: Any, checkpoint: Any) -> None:
+        """Each undo goes one mutating action further back (the checkpoint taken before it)."""
         try:
-            result = checkpoints.rewind_last()
+            result = checkpoints.rewind(checkpoint.step, checkpoint.action)
         except FrogtuiError as err:
             self.call_from_thread(self.notify, str(err), severity="warning")
             return
-        self.call_from_thread(self._undone, result)
+        self.call_from_thread(self._undone, result, checkpoint)
 
-    def _undone(self, result: Any) -> None:
+    def _undone(self, result: Any, checkpoint: Any) -> None:
+        self.undone.add((checkpoint.step, checkpoint.action))
         self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
         changed = len(result.restored) + len(result.removed)
         self.chat.add_notice(f"Undid step {result.step}: {changed} file(s) put back. The model is told with your next message.")

@@ -145,3 +145,21 @@ async def test_a_load_failure_is_shown_with_what_to_do(py_repo: Path, home: Path
         await pilot.press("enter")
         await pilot.pause(0.1)
         assert app.query_one("#prompt").value == "hello"  # the message is kept, not lost
+
+
+async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> None:
+    app = make_app([
+        turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("Note.", xml_call("Write", file_path="NOTES.md", content="fixed add\n")),
+        turn("Done.", answer="Fixed."),
+    ], approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add and take a note")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        assert (py_repo / "NOTES.md").exists() and "a + b" in (py_repo / "calc.py").read_text()
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: not (py_repo / "NOTES.md").exists(), what="the first undo")
+        assert "a + b" in (py_repo / "calc.py").read_text()
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: "a - b" in (py_repo / "calc.py").read_text(), what="the second undo")
+        await wait_for(pilot, lambda: app.rewind_note.count("\n") >= 1, what="both notes for the model")
