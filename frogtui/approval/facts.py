@@ -137,7 +137,7 @@ def resolve_word(word: Word, cwd: Word | None, places: Places) -> PathFact:
         text = os.path.join(places.root, base, text)
     if word.has_glob:
         return _glob_prefix_fact(shown, text, places)
-    fact = resolve_text(text, places, shown=shown)
+    fact = resolve_text(text, places, shown=shown, kernel=True)
     return PathFact(**{**fact.__dict__, "under": under, "protected": None if under and fact.protected == "the repository root" else fact.protected})
 
 
@@ -149,10 +149,13 @@ def _show(text: str) -> str:
     return text.replace(HOME_MARK, "~").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR").replace("/" + FOUND_MARK, "/{}").replace("\x00input", "<input>")
 
 
-def resolve_text(path: str, places: Places, *, shown: str | None = None) -> PathFact:
-    """Resolve a path as the file tools do: relative to the root, ``~`` expanded, links followed."""
-    lexical = os.path.normpath(os.path.join(places.root, os.path.expanduser(path)))
-    real = os.path.realpath(lexical)
+def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel: bool = False) -> PathFact:
+    """Resolve a path as the file tools do: relative to the root, ``~`` expanded, ``..`` folded,
+    links followed. With ``kernel`` (shell words), ``..`` is applied after following a link, as
+    the kernel does: ``link_out/../x`` is next to the link's target, not in the repository."""
+    joined = os.path.join(places.root, os.path.expanduser(path))
+    lexical = os.path.normpath(joined)
+    real = os.path.realpath(joined if kernel else lexical)
     root, tmp = str(places.root), str(places.tmp_dir)
     in_root = _within(real, root)
     inside = (in_root or _within(real, tmp)) and not lexical.startswith("/proc/")
@@ -177,7 +180,7 @@ def _glob_prefix_fact(shown: str, pattern: str, places: Places) -> PathFact:
             break
         static.append(part)
     first_glob = parts[len(static)] if len(static) < len(parts) else ""
-    fact = resolve_text(os.path.join(*static) if static else "/", places, shown=shown)
+    fact = resolve_text(os.path.join(*static) if static else "/", places, shown=shown, kernel=True)
     protected = fact.protected if fact.protected != "the repository root" else None
     if fact.real == str(places.root) and first_glob.startswith(".") and fnmatch.fnmatchcase(".git", first_glob):
         protected = ".git internals"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,10 @@ from frogtui.approval.shell_wrappers import TIME_WORD, unwrap
 
 MAX_DEPTH = 6
 """How deep ``bash -c "bash -c '...'"`` may nest before the command is called unparseable."""
+MAX_COMMAND_CHARS = 20_000
+PARSE_BUDGET_BASE = 500_000
+PARSE_BUDGET_PER_CHAR = 1_000
+"""Traced events the parser may use: ~300 per character are typical; a runaway parse stops here."""
 INPUT_WORD = Word("\x00input", dynamic=True)
 """Appended to a command that gets more words at run time (``xargs``)."""
 _TIME_KEYWORD = re.compile(r"(^|[;&|(){}!\n]|\bdo|\bthen|\belse)(\s*)time(?=\s)")
@@ -93,10 +98,40 @@ def analyze(command: str) -> ShellAnalysis:
     return ShellAnalysis(command, tuple(walker.commands), download_to_shell=walker.download)
 
 
+class _OverBudget(BaseException):
+    """Raised from the trace function to stop a parse that runs away (a BaseException, so that no
+    ``except Exception`` inside the parser swallows it)."""
+
+
+def _bounded_parse(source: str) -> list[Any]:
+    """``bashlex.parse`` with a budget of executed lines: bashlex loops forever on some hostile
+    input (e.g. an unterminated ``${`` inside quotes), and the approver must always answer."""
+    budget = PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * len(source)
+    count = 0
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        count += 1
+        if count > budget:
+            raise _OverBudget
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        return list(bashlex.parse(source))
+    except _OverBudget:
+        raise _Unparseable("the parser gave up on this command (it would not terminate)") from None
+    finally:
+        sys.settrace(previous)
+
+
 def _parse(source: str) -> tuple[list[Any], str]:
     """The parse trees of ``source`` and the text their positions refer to."""
+    if len(source) > MAX_COMMAND_CHARS:
+        raise _Unparseable(f"the command is longer than {MAX_COMMAND_CHARS} characters")
     try:
-        return list(bashlex.parse(source)), source
+        return _bounded_parse(source), source
     except bashlex.errors.ParsingError as err:
         raise _Unparseable(f"cannot parse the command: {err}") from None
     except NotImplementedError as err:

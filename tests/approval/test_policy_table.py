@@ -91,6 +91,8 @@ CASES: list[tuple[str, str, str, str]] = [
     (B, "{ ls; } > /etc/x", FLOOR, "group redirect"),
     (B, "echo x &> /root/x", FLOOR, "&> redirect"),
     (B, "echo x > link_out/file", FLOOR, "symlink in the repository pointing out"),
+    (B, "echo x > link_out/../escaped.txt", FLOOR, "dot-dot after a symlink, as the kernel resolves it"),
+    (B, "cat link_out/../outside/secret.txt", "allow", "reading outside is the sandbox's and person's concern, not the floor's"),
     (B, "cp calc.py /tmp/frogtui-table-z", FLOOR, "cp to outside"),
     (B, "mv calc.py ../", FLOOR, "mv out of the repository"),
     (B, "dd if=calc.py of=/etc/x", FLOOR, "dd of="),
@@ -162,6 +164,8 @@ CASES: list[tuple[str, str, str, str]] = [
     (B, "echo $((1+2))", "ask", "arithmetic"),
     (B, "ls (", "ask", "syntax error"),
     (B, "   ", "ask", "empty"),
+    (B, "'${a ('x\n", "ask", "input on which the parser would loop forever"),
+    (B, "x" * 20_001, "ask", "too long to analyse"),
     (B, "FOO=1", "allow", "assignment only"),
     # Read
     (R, "calc.py", "allow", "inside"),
