@@ -1,7 +1,7 @@
 """The headless approver (``frogtui run --approve policy|none|all``) around a ``PolicyEngine``."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from frogtui.approval.engine import PolicyEngine
 from frogtui.protocol import Approval, ApprovalRequest

@@ -14,7 +14,12 @@ import sys
 from pathlib import Path
 
 from frogtui.approval.engine import PolicyEngine
-from frogtui.approval.loading import PROJECT_FILE, load_rules, trust_project, untrust_project
+from frogtui.approval.loading import (
+    PROJECT_FILE,
+    load_rules,
+    trust_project,
+    untrust_project,
+)
 from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall
 from frogtui.tools.workspace import Workspace

@@ -1,8 +1,9 @@
 """The answer of the policy: allow, ask or deny, with the rule that decided and why."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Literal
 
 Kind = Literal["allow", "ask", "deny"]
 KINDS: tuple[Kind, ...] = ("allow", "ask", "deny")

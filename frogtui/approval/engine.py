@@ -35,7 +35,7 @@ class PolicyEngine:
         self.session_rules: list[Rule] = []
 
     @classmethod
-    def load(cls, workspace: Workspace, user_file: Path | None = None) -> "PolicyEngine":
+    def load(cls, workspace: Workspace, user_file: Path | None = None) -> PolicyEngine:
         """An engine with the rules of ``workspace.root`` (raises ``ConfigError`` on bad rules)."""
         return cls(workspace, load_rules(workspace.root, user_file))
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from frogtui.approval.shell import ShellAnalysis, analyze
 from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS
@@ -87,7 +87,7 @@ class Places:
     home: Path
 
     @classmethod
-    def of(cls, root: Path, tmp_dir: Path, home: str | None = None) -> "Places":
+    def of(cls, root: Path, tmp_dir: Path, home: str | None = None) -> Places:
         home_dir = Path(os.path.realpath(home or os.path.expanduser("~")))
         return cls(Path(os.path.realpath(root)), Path(os.path.realpath(tmp_dir)), home_dir)
 

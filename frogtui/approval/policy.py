@@ -9,7 +9,14 @@ from dataclasses import replace
 from frogtui.approval.decision import Decision, Kind, strictest
 from frogtui.approval.facts import Action, PathFact
 from frogtui.approval.floor import download_floor, secret_read, write_floor
-from frogtui.approval.rules import PATH_TOOLS, Rule, RuleSet, command_matches, path_matches, stricter_default
+from frogtui.approval.rules import (
+    PATH_TOOLS,
+    Rule,
+    RuleSet,
+    command_matches,
+    path_matches,
+    stricter_default,
+)
 from frogtui.approval.shell import SimpleCommand
 from frogtui.approval.shell_words import Word, display
 

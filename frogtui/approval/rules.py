@@ -28,9 +28,10 @@ import fnmatch
 import re
 import shlex
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from frogtui.approval.decision import KINDS, STRICTNESS, Kind, stricter_kind
 from frogtui.errors import ConfigError
@@ -98,7 +99,7 @@ class RuleSet:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     notes: tuple[str, ...] = ()
 
-    def with_rule(self, rule: Rule) -> "RuleSet":
+    def with_rule(self, rule: Rule) -> RuleSet:
         """A copy with ``rule`` added (session rules)."""
         return replace(self, rules=(*self.rules, rule))
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from frogtui.approval.rules import SandboxSettings
 from frogtui.tools.bash import CommandWrapper
@@ -89,7 +89,7 @@ def probe_bwrap(bwrap: str, network: bool = False) -> str | None:
 
 def _run_probe(argv: list[str]) -> str | None:
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bwrap could not start: {err}"
     first = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[0]

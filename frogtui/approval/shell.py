@@ -10,13 +10,19 @@ from __future__ import annotations
 import re
 import shlex
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import bashlex
 import bashlex.errors
 
-from frogtui.approval.shell_effects import DOWNLOADERS, Target, is_script_runner, program_name, write_targets
+from frogtui.approval.shell_effects import (
+    DOWNLOADERS,
+    Target,
+    is_script_runner,
+    program_name,
+    write_targets,
+)
 from frogtui.approval.shell_words import HOME_MARK, MARKS, Word, odd_characters
 from frogtui.approval.shell_wrappers import TIME_WORD, unwrap
 
@@ -26,6 +32,8 @@ MAX_COMMAND_CHARS = 20_000
 PARSE_BUDGET_BASE = 500_000
 PARSE_BUDGET_PER_CHAR = 1_000
 """Traced events the parser may use: ~300 per character are typical; a runaway parse stops here."""
+ROOT_CWD = Word("")
+"""The working folder of a command that did not ``cd``: the repository root."""
 INPUT_WORD = Word("\x00input", dynamic=True)
 """Appended to a command that gets more words at run time (``xargs``)."""
 _TIME_KEYWORD = re.compile(r"(^|[;&|(){}!\n]|\bdo|\bthen|\belse)(\s*)time(?=\s)")
@@ -52,7 +60,7 @@ class SimpleCommand:
     writes: tuple[Target, ...] = ()
     reads: tuple[Word, ...] = ()
     assigns: tuple[str, ...] = ()
-    cwd: Word | None = Word("")
+    cwd: Word | None = ROOT_CWD
     opaque: str | None = None
     text: str = ""
 

@@ -3,8 +3,8 @@ which programs download, and which run a script they are handed. Pure data and s
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from frogtui.approval.shell_words import Word
 

@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from frogtui.approval import PolicyEngine, load_rules, parse_rules, trust_project, untrust_project
+from frogtui.approval import (
+    PolicyEngine,
+    load_rules,
+    parse_rules,
+    trust_project,
+    untrust_project,
+)
 from frogtui.approval.rules import command_matches, path_matches
 from frogtui.config import config_dir
 from frogtui.errors import ConfigError

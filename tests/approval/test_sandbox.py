@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -43,8 +43,8 @@ def listener() -> Iterator[int]:
         server.close()
 
 
-def run(workspace: Workspace, command: str, settings: SandboxSettings = SandboxSettings()) -> str:
-    sandbox = make_sandbox(workspace, settings)
+def run(workspace: Workspace, command: str, settings: SandboxSettings | None = None) -> str:
+    sandbox = make_sandbox(workspace, settings or SandboxSettings())
     assert sandbox.wrap is not None, sandbox.warning
     runner = ToolRunner(workspace, wrap=sandbox.wrap)
     return runner.run(ToolCall("t", "Bash", {"command": command})).observation
