@@ -14,36 +14,8 @@ from frogtui.agent.loop import Agent
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.config import Config, Limits, load_config
 from frogtui.errors import FrogtuiError
-from frogtui.protocol import Approval, ApprovalRequest
 from frogtui.session import Session
 from frogtui.tools import ToolRunner, Workspace
-
-READ_ONLY_TOOLS = frozenset({"Read", "Glob"})
-
-
-class ModeApprover:
-    """Headless approver for ``--approve``: ``all`` allows everything the hard floor allows,
-    ``none`` denies Write, Edit and Bash, ``policy`` allows read-only tools and denies what a person
-    would be asked about."""
-
-    def __init__(self, mode: str) -> None:
-        self.mode = mode
-
-    def approve(self, request: ApprovalRequest) -> Approval:
-        tool = request.call.name
-        if self.mode == "all":
-            return Approval("allow", by="mode", rule="--approve all", reason="--approve all")
-        if tool in READ_ONLY_TOOLS:
-            return Approval("allow", by="rule", rule=f"{tool}: allow", reason=f"{tool} is read-only")
-        if self.mode == "none":
-            return Approval("deny", by="mode", rule="--approve none", reason=f"{tool} is not allowed in this run (--approve none)")
-        return Approval(
-            "deny",
-            by="rule",
-            rule=f"{tool}: ask",
-            reason=f"{tool} needs a person's approval, and this run is headless (use --approve all to allow it)",
-        )
-
 
 class TraceSink:
     """Writes a compact trace of the run, one line per event that matters."""
@@ -137,7 +109,8 @@ def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
 
 
 def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None, commit: bool = False) -> int:
-    from frogtui.vcs.snapshot import RunPatch
+    from frogtui.vcs.checkpoints import Checkpoints
+    from frogtui.vcs.repository import discover, session_patch
 
     stderr = stderr or sys.stderr
     stdout = stdout or sys.stdout
@@ -158,13 +131,16 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
             session.log(f"warning: {line}")
     session.log(sandbox.describe())
     runner = ToolRunner(workspace, wrap=sandbox.wrap)
+    repo_state = discover(workspace.root, session.id)
+    checkpoints = Checkpoints(repo_state) if repo_state is not None else None
     agent = Agent(
         model,
         runner,
         approver,
         TraceSink(stderr, session),
         limits=config.limits,
-        patch=(run_patch := RunPatch(workspace.root)),
+        before_action=checkpoints.before_action if checkpoints is not None else None,
+        patch=session_patch(repo_state),
         on_step_end=session.save_trajectory,
     )
     previous = _interrupt_on_sigint(agent, stderr)
@@ -174,7 +150,7 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
         if commit:  # before the model closes: it drafts the message
             from frogtui.vcs.review import commit_run
 
-            commit_failed = not commit_run(run_patch, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, session=session.id, out=stderr)
+            commit_failed = not commit_run(repo_state, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, out=stderr)
     except KeyboardInterrupt:
         print("frogtui: stopped", file=stderr)
         return 1

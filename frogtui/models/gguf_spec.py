@@ -7,7 +7,9 @@ picked: FrogNano is text-only. Every failure is a ``ModelLoadError`` with one cl
 """
 from __future__ import annotations
 
+import io
 import re
+from typing import Any, Callable
 from urllib.parse import urlsplit
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +17,7 @@ from pathlib import Path
 import httpx
 from huggingface_hub import errors as hf_errors
 from huggingface_hub import hf_hub_download, list_repo_files, snapshot_download
+from tqdm import tqdm
 
 from frogtui.errors import ModelLoadError
 
@@ -113,8 +116,13 @@ def cached_path(spec: str) -> Path | None:
     return paths[0] if all(p.is_file() for p in paths) else None
 
 
-def resolve_spec(spec: str) -> Path:
+def resolve_spec(spec: str, report: Callable[[str], None] | None = None) -> Path:
     """The local ``.gguf`` for a spec, downloading ``hf:`` specs into the Hugging Face cache first.
+
+    Args:
+        spec: a path to a ``.gguf`` or ``hf:REPO[:QUANT]``.
+        report: receives download progress lines ("downloading NAME: 12/1650 MB"); without it the
+            Hub client's own progress bar is shown on stderr.
 
     Raises:
         ModelLoadError: bad spec, no such repository or quant, no network, or a bad file.
@@ -129,7 +137,8 @@ def resolve_spec(spec: str) -> Path:
         _probe_hub()
         files = list_repo_files(hf.repo)
         parts = pick_gguf(files, hf.quant)
-        paths = [Path(hf_hub_download(hf.repo, part)) for part in parts]
+        tqdm_class = progress_reporter(report) if report is not None else None
+        paths = [Path(hf_hub_download(hf.repo, part, tqdm_class=tqdm_class)) for part in parts]
     except ModelLoadError as err:
         raise ModelLoadError(f"{spec}: {err}") from None
     except hf_errors.OfflineModeIsEnabled:
@@ -143,6 +152,24 @@ def resolve_spec(spec: str) -> Path:
     except OSError as err:
         raise ModelLoadError(f"cannot download {spec}: {err.strerror or err}") from None
     return check_gguf_file(paths[0])
+
+
+def progress_reporter(report: Callable[[str], None]) -> type[tqdm]:
+    """A tqdm class that sends its progress to ``report`` as one line, at most every half second."""
+
+    class ReportingTqdm(tqdm):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["disable"] = False
+            kwargs["file"] = io.StringIO()  # the bar itself is drawn nowhere
+            kwargs["mininterval"] = 0.5
+            super().__init__(*args, **kwargs)
+
+        def display(self, msg: str | None = None, pos: int | None = None) -> bool:
+            total = f"/{self.total / 1e6:.0f}" if self.total else ""
+            report(f"downloading {self.desc or 'model'}: {self.n / 1e6:.0f}{total} MB")
+            return True
+
+    return ReportingTqdm
 
 
 def _probe_hub() -> None:

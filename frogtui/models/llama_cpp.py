@@ -125,12 +125,14 @@ class LlamaCppModel:
         Args:
             spec: a path to a ``.gguf`` or ``hf:REPO[:QUANT]``.
             config: the ``llama`` and ``sampling`` settings are used.
-            report: receives the one-line load summary (default: printed to stderr).
+            report: receives progress lines (download, loading) and the one-line load summary
+                (default: printed to stderr).
 
         Raises:
             ModelLoadError: the file cannot be found, fetched, read or loaded (one clear line).
         """
-        path = resolve_spec(spec)
+        say = report or (lambda line: print(f"frogtui: {line}", file=sys.stderr))
+        path = resolve_spec(spec, report=report)
         header = read_gguf_header(path, {"general.architecture", "{arch}.context_length", "{arch}.block_count"})
         arch = str(header.get("general.architecture", "?"))
         if arch == "clip":
@@ -143,6 +145,8 @@ class LlamaCppModel:
         trained = header.get(f"{arch}.context_length")
         n_ctx = min(s.n_ctx, int(trained)) if isinstance(trained, int) and trained > 0 else s.n_ctx
         gpu = gpu_offload_supported()
+        if report is not None:
+            report(f"loading {path.name} ({path.stat().st_size / 1e9:.2f} GB)…")
         n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if gpu else 0)
         try:
             llm = llama_cpp.Llama(
@@ -169,7 +173,7 @@ class LlamaCppModel:
         except ModelLoadError:
             llm.close()
             raise
-        (report or (lambda line: print(f"frogtui: {line}", file=sys.stderr)))(summary)
+        say(summary)
         return model
 
     def close(self) -> None:

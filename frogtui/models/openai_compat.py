@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -55,8 +55,10 @@ class OpenAICompatModel:
         self.last_total_tokens = 0
 
     @classmethod
-    def from_spec(cls, spec: str, config: Config) -> "OpenAICompatModel":
+    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> "OpenAICompatModel":
         """Connect, pick the model (``#MODEL`` or the server's first) and read the context size.
+
+        ``report`` receives a progress line while connecting.
 
         Raises:
             ModelLoadError: bad URL, server unreachable, or it lists no model.
@@ -65,6 +67,8 @@ class OpenAICompatModel:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ModelLoadError(f"bad server URL {url!r}: expected http(s)://HOST:PORT/v1[#MODEL]")
+        if report is not None:
+            report(f"connecting to {url}…")
         client = httpx.Client(timeout=_timeout())
         base = url.rstrip("/")
         try:

@@ -38,6 +38,7 @@ from frogtui.ui.messages import (
     ApprovalRequested,
     CallPreviewed,
     ModelLoaded,
+    ModelLoadProgress,
     ModelLoadFailed,
     SessionWired,
     SetupFailed,
@@ -59,7 +60,8 @@ LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
 )
-ModelLoader = Callable[[str, Config], Model]
+ModelLoader = Callable[..., Model]
+"""Called as ``loader(spec, config, report=callable)`` (``frogtui.models.load_model``)."""
 
 
 class FrogApp(AppCommands, App[int]):
@@ -101,6 +103,8 @@ class FrogApp(AppCommands, App[int]):
         self.config = config
         self.clock = clock
         self.model_loader = model_loader
+        self.load_log: list[str] = []
+        """Progress lines of the model load (download, loading, the settings chosen)."""
         self.catalog = themes or load_themes()
         for theme in self.catalog.themes.values():
             self.register_theme(theme)
@@ -198,11 +202,19 @@ class FrogApp(AppCommands, App[int]):
         """Runs on the prepare worker."""
         started = self.clock()
         try:
-            model = self.model_loader(self.config.model_spec, self.config)
+            model = self.model_loader(self.config.model_spec, self.config, report=self._report_load_progress)
         except FrogtuiError as err:
             self.post_message(ModelLoadFailed(self.config.model_spec, str(err)))
             return
         self.post_message(ModelLoaded(model, self.clock() - started))
+
+    def _report_load_progress(self, line: str) -> None:
+        """Runs on the prepare worker: download bytes, loading, then what was chosen."""
+        self.post_message(ModelLoadProgress(line))
+
+    def on_model_load_progress(self, message: ModelLoadProgress) -> None:
+        self.load_log.append(message.line)
+        self.loading_notice.update(f"Loading model: {message.line}")
 
     def on_model_loaded(self, message: ModelLoaded) -> None:
         self.model = message.model
@@ -210,7 +222,8 @@ class FrogApp(AppCommands, App[int]):
         if message.model.context_size:
             self.status.context_size = message.model.context_size
         self.status.state = "ready"
-        self.loading_notice.update(f"Model ready: {message.model.name}")
+        summary = f"\n{self.load_log[-1]}" if self.load_log and not self.load_log[-1].startswith(("loading ", "downloading ", "connecting ")) else ""
+        self.loading_notice.update(f"Model ready: {message.model.name}{summary}")
         self.loading_notice.set_classes("notice-info")
         if self.pending_task is not None:
             text, self.pending_task = self.pending_task, None
@@ -257,7 +270,7 @@ class FrogApp(AppCommands, App[int]):
 
     def _build_agent(self) -> Agent:
         """Runs on the agent worker (the run patch snapshots the tree with git)."""
-        from frogtui.vcs.snapshot import RunPatch
+        from frogtui.vcs.repository import session_patch
 
         assert self.model is not None and self.wiring is not None
         wiring = self.wiring
@@ -269,7 +282,7 @@ class FrogApp(AppCommands, App[int]):
             UiSink(self.post_message),
             limits=self.config.limits,
             before_action=wiring.checkpoints.before_action if wiring.checkpoints is not None else None,
-            patch=RunPatch(workspace.root),
+            patch=session_patch(wiring.repo_state),
             on_step_end=self.session.save_trajectory,
             clock=self.clock,
         )

@@ -82,6 +82,14 @@ class ModelLoaded(Message):
         self.seconds = seconds
 
 
+class ModelLoadProgress(Message):
+    """A progress line from the model loader (download bytes, loading, the settings chosen)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__()
+        self.line = line
+
+
 class ModelLoadFailed(Message):
     """The model could not be loaded; ``error`` is one line for the person."""
 

@@ -12,11 +12,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 import git
 
-from frogtui.vcs.snapshot import open_repo, snapshot_tree
+from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot_tree
 
 LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}
 """Environment that makes git read every pathspec as a plain path (no globs, no magic)."""
@@ -147,6 +147,15 @@ def discover(path: str | os.PathLike[str], session: str) -> RepoState | None:
     )
     run_git(repo, "update-ref", "-m", "frogtui: session start", f"{state.ref_prefix}/start", state.start_tree)
     return state
+
+
+def session_patch(state: RepoState | None) -> Callable[[], str]:
+    """A function giving the trajectory's ``output_patch``: the binary-safe diff from the session's
+    starting working tree to the working tree now (the person's earlier changes excluded); always
+    '' outside a repository."""
+    if state is None:
+        return lambda: ""
+    return lambda: diff_trees(state.repo, state.start_tree, snapshot_tree(state.repo))
 
 
 def not_a_repo_message(path: str | os.PathLike[str]) -> str:

@@ -8,7 +8,6 @@ default too, so frogtui never commits the person's earlier work unless they sele
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from frogtui.errors import FrogtuiError
@@ -162,21 +161,18 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
 __all__ = ["ConfirmationNeeded", "DiscardResult", "GitFailed", "ReviewSession", "commit_run", "commit_session_changes"]
 
 
-def commit_run(run_patch: object, model: object | None, *, exit_reason: str, trailer: str, session: str, out: Any) -> bool:
+def commit_run(state: RepoState | None, model: object | None, *, exit_reason: str, trailer: str, out: Any) -> bool:
     """Headless ``frogtui run --commit``: commit the run's changes (not the person's earlier ones)
     when the run ended with ``agent``; print one line about it to ``out``. False when a commit was
     wanted and failed (or was skipped because the run did not finish)."""
     from frogtui.vcs.commit import CommitFailed
-    from frogtui.vcs.repository import RepoState
 
-    repo, start = getattr(run_patch, "repo", None), getattr(run_patch, "start", None)
-    if repo is None or start is None or repo.working_tree_dir is None:
+    if state is None:
         print("frogtui: --commit: not a git repository, nothing committed", file=out)
         return False
     if exit_reason != "agent":
         print(f"frogtui: --commit: the run ended with {exit_reason}, so its changes were left uncommitted", file=out)
         return False
-    state = RepoState(repo, Path(repo.working_tree_dir), session, head_commit(repo), start)
     try:
         result = commit_session_changes(state, model, trailer=trailer)
     except CommitFailed as err:

@@ -38,17 +38,3 @@ def diff_trees(repo: git.Repo, before: str, after: str) -> str:
     if before == after:
         return ""
     return repo.git.diff("--binary", "--no-color", "--no-ext-diff", before, after, stdout_as_string=True, strip_newline_in_stdout=False)
-
-
-class RunPatch:
-    """Records the tree at the start of a run; ``__call__`` returns the diff of the run's changes
-    (the trajectory's ``output_patch``). Outside a git repository it returns ''."""
-
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.repo = open_repo(root)
-        self.start = snapshot_tree(self.repo) if self.repo is not None else None
-
-    def __call__(self) -> str:
-        if self.repo is None or self.start is None:
-            return ""
-        return diff_trees(self.repo, self.start, snapshot_tree(self.repo))

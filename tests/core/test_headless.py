@@ -133,3 +133,14 @@ def test_ctrl_c_interrupts_a_running_command_cleanly(py_repo: Path, tmp_path: Pa
 def _session_log() -> str:
     root = Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions"
     return "".join(p.read_text() for p in root.glob("*/session.log")) if root.is_dir() else ""
+
+
+def test_run_takes_a_checkpoint_before_each_mutating_action(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "fix.jsonl", FIX_TURNS)
+    assert frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all").returncode == 0
+    refs = git(py_repo, "for-each-ref", "--format=%(refname)", "refs/frogtui/").split()
+    session = refs[0].split("/")[2]
+    assert sorted(refs) == sorted(f"refs/frogtui/{session}/{name}" for name in ("start", "2", "3"))
+    # the checkpoint before the Edit (step 2) holds the file as it was
+    assert git(py_repo, "show", f"refs/frogtui/{session}/2:calc.py") == "def add(a, b):\n    return a - b\n"
+    assert git(py_repo, "status", "--porcelain") == " M calc.py\n", "index, branches and files untouched"

@@ -163,3 +163,17 @@ async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> Non
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: "a - b" in (py_repo / "calc.py").read_text(), what="the second undo")
         await wait_for(pilot, lambda: app.rewind_note.count("\n") >= 1, what="both notes for the model")
+
+
+async def test_a_real_gguf_loads_with_progress_then_ready(py_repo: Path, home: Path) -> None:
+    from frogtui.config import LlamaSettings
+    from tests.models.tiny_gguf import write_qwen35_hybrid
+
+    gguf = write_qwen35_hybrid(home / "tiny-qwen35.gguf")
+    app = FrogApp(Config(repo=py_repo, model_spec=str(gguf), llama=LlamaSettings(n_ctx=2048), rules_file=rules_file(home)), clock=fake_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model is not None, what="the model to load")
+        assert app.status.context_size == 2048
+        notice = app.loading_notice.render().plain
+        assert notice.startswith("Model ready") and "tiny-qwen35.gguf: qwen35, n_ctx 2048" in notice
+    assert app.load_log[0].startswith("loading tiny-qwen35.gguf (") and app.load_log[0].endswith(" GB)…")

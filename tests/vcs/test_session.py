@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from frogtui.agent.loop import Agent
-from frogtui.headless import ModeApprover
+from frogtui.approval import PolicyApprover, PolicyEngine
 from frogtui.models.replay import ReplayModel
 from frogtui.tools import ToolRunner, Workspace
 from frogtui.vcs.checkpoints import Checkpoints, NoCheckpoint
@@ -27,7 +27,9 @@ class Quiet:
 
 def run_agent(repo: Path, tmp_path: Path, turns: list[str], checkpoints: Checkpoints) -> None:
     model = ReplayModel(write_replay(tmp_path / "replay.jsonl", turns))
-    agent = Agent(model, ToolRunner(Workspace(repo)), ModeApprover("all"), Quiet(), before_action=checkpoints.before_action)
+    workspace = Workspace(repo)
+    approver = PolicyApprover(PolicyEngine.load(workspace, None), "all")
+    agent = Agent(model, ToolRunner(workspace), approver, Quiet(), before_action=checkpoints.before_action)
     assert agent.run("do it").exit_reason == "agent"
 
 
