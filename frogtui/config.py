@@ -95,6 +95,18 @@ class Config:
         return dataclasses.replace(self, **changes)
 
 
+def repo_folder(path: str | os.PathLike[str]) -> Path:
+    """The repository folder named on the command line (``~`` expanded, resolved).
+
+    Raises:
+        ConfigError: it is not an existing folder.
+    """
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        raise ConfigError(f"repository folder not found: {folder}")
+    return folder.resolve()
+
+
 _SECTIONS = {"limits": Limits, "sampling": Sampling, "llama": LlamaSettings}
 
 

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from frogtui.agent import events as ev
 from frogtui.agent.loop import Agent
 from frogtui.agent.trajectory import write_json_atomic
-from frogtui.config import Config, Limits, load_config
+from frogtui.config import Config, Limits, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 from frogtui.tools import ToolRunner, Workspace
@@ -74,15 +74,11 @@ def make_approver(mode: str, config: Config, workspace: Workspace, log: Any = No
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        print(f"frogtui: repository folder not found: {repo}", file=sys.stderr)
-        return 2
     if args.max_steps is not None and args.max_steps < 1:
         print("frogtui: --max-steps must be at least 1", file=sys.stderr)
         return 2
     try:
-        config = load_config(repo=repo.resolve(), model_spec=args.model, approve=args.approve)
+        config = load_config(repo=repo_folder(args.repo), model_spec=args.model, approve=args.approve)
         if args.max_steps is not None:
             config = config.replace(limits=Limits(**{**config.limits.__dict__, "max_steps": args.max_steps}))
         from frogtui.models import load_model

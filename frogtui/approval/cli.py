@@ -20,6 +20,7 @@ from frogtui.approval.loading import (
     trust_project,
     untrust_project,
 )
+from frogtui.config import repo_folder
 from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall
 from frogtui.tools.workspace import Workspace
@@ -58,21 +59,18 @@ def call_for(args: argparse.Namespace) -> ToolCall:
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        print(f"frogtui: repository folder not found: {repo}", file=sys.stderr)
-        return 2
     try:
+        repo = repo_folder(args.repo)
         if args.action == "trust":
             digest = trust_project(repo)
-            print(f"trusted {repo.resolve() / PROJECT_FILE} (sha256 {digest[:12]}); a change to the file ends the trust")
+            print(f"trusted {repo / PROJECT_FILE} (sha256 {digest[:12]}); a change to the file ends the trust")
             return 0
         if args.action == "untrust":
             print("forgotten" if untrust_project(repo) else "was not trusted")
             return 0
         if args.command is None and all(getattr(args, k) is None for k in ("read", "write", "edit", "glob")):
             parser.error("give a COMMAND or one of --read, --write, --edit, --glob")
-        rules = load_rules(repo.resolve(), args.rules)
+        rules = load_rules(repo, args.rules)
     except ConfigError as err:
         print(f"frogtui: {err}", file=sys.stderr)
         return 2

@@ -103,7 +103,14 @@ def analyze(command: str) -> ShellAnalysis:
         return ShellAnalysis(command, error=str(err))
     except RecursionError:
         return ShellAnalysis(command, error="the command nests too deeply to analyse")
+    if not walker.commands and not _only_comments(command):
+        return ShellAnalysis(command, error="no command could be found in it (bash would likely reject it)")
     return ShellAnalysis(command, tuple(walker.commands), download_to_shell=walker.download)
+
+
+def _only_comments(command: str) -> bool:
+    """True when every non-blank line is a ``#`` comment (a command that runs nothing)."""
+    return all(line.lstrip().startswith("#") for line in command.splitlines() if line.strip())
 
 
 class _OverBudget(BaseException):

@@ -27,7 +27,8 @@ SPLIT_MIN_WIDTH = 140
 
 
 @lru_cache(maxsize=8)
-def _token_styles(style_name: str) -> dict[_TokenType, Style]:
+def token_styles(style_name: str) -> dict[_TokenType, Style]:
+    """Rich styles for each pygments token type of a pygments style (``default`` when unknown)."""
     try:
         style_class = get_style_by_name(style_name)
     except ClassNotFound:
@@ -117,7 +118,7 @@ class DiffView(ScrollView, can_focus=True):
         return {name: self.get_component_rich_style(f"diff-view--{name}") for name in ("header", "hunk", "added", "removed", "context", "lineno")}
 
     def _syntax(self) -> dict[_TokenType, Style]:
-        return _token_styles(pygments_style_for(self.app.current_theme))
+        return token_styles(pygments_style_for(self.app.current_theme))
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset

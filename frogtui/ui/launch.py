@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from frogtui.config import load_config
+from frogtui.config import load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 
@@ -27,12 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     """Parse the command line, open the app, and return its exit status (2 for bad input)."""
     args = build_parser().parse_args(argv)
-    repo = Path(args.repo).expanduser()
-    if not repo.is_dir():
-        print(f"frogtui: repository folder not found: {repo}", file=sys.stderr)
-        return 2
     try:
-        config = load_config(repo=repo.resolve(), model_spec=args.model, theme=args.theme, approve=args.approve)
+        config = load_config(repo=repo_folder(args.repo), model_spec=args.model, theme=args.theme, approve=args.approve)
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=sys.stderr)
         return 2

@@ -8,14 +8,9 @@ thread workers; the screen only reads and toggles the ``HunkSelection``.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from typing import Any
 
 from pygments import lex
-from pygments.styles import get_style_by_name
-from pygments.token import _TokenType
-from pygments.util import ClassNotFound
-from rich.style import Style
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,6 +20,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Label, Static, TextArea, Tree
 
 from frogtui.ui.diffmodel import lexer_for
+from frogtui.ui.diffview import token_styles
 from frogtui.ui.themes import pygments_style_for
 from frogtui.vcs.commit import CommitFailed
 from frogtui.vcs.hunks import FileChange, HunkSelection, ReviewHunk
@@ -34,18 +30,6 @@ from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
 
 MARKS = {True: "[x]", False: "[ ]", None: "[~]"}
 ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
-
-
-@lru_cache(maxsize=8)
-def _token_styles(style_name: str) -> dict[_TokenType, Style]:
-    try:
-        style_class = get_style_by_name(style_name)
-    except ClassNotFound:
-        style_class = get_style_by_name("default")
-    return {
-        token: Style(color=f"#{spec['color']}" if spec["color"] else None, bold=spec["bold"] or None, italic=spec["italic"] or None)
-        for token, spec in style_class
-    }
 
 
 def _mark(accepted: bool, partly: bool) -> str:
@@ -77,7 +61,7 @@ class HunkDiff(Static):
             self.update("No changes since the session started.")
             return
         lexer = lexer_for(change.path)
-        tokens = _token_styles(pygments_style_for(self.app.current_theme))
+        tokens = token_styles(pygments_style_for(self.app.current_theme))
         styles = {name: self.get_component_rich_style(f"hunk-diff--{name}") for name in ("hunk", "added", "removed", "rejected", "note")}
         text = Text()
         for hunk in hunks:

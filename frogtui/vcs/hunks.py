@@ -48,19 +48,10 @@ class ChangeGroup:
     added: tuple[str, ...] = ()
 
 
-@dataclass
-class ReviewHunk:
-    """Consecutive change groups of one unidiff hunk, shown and toggled together."""
+class GroupSelection:
+    """Accept/reject state over a set of change groups (``groups``): shared by a hunk and a file."""
 
-    file: "FileChange"
-    hunk_index: int
-    """Index into ``file.hunks`` (-1 for a whole-file or mode pseudo-hunk)."""
-    group_ids: list[int]
-    label: str = ""
-
-    @property
-    def groups(self) -> list[ChangeGroup]:
-        return [self.file.groups[i] for i in self.group_ids]
+    groups: list[ChangeGroup]
 
     @property
     def accepted(self) -> bool:
@@ -81,6 +72,21 @@ class ReviewHunk:
     def origin(self) -> Origin:
         origins = {g.origin for g in self.groups}
         return origins.pop() if len(origins) == 1 else "mixed"
+
+
+@dataclass
+class ReviewHunk(GroupSelection):
+    """Consecutive change groups of one unidiff hunk, shown and toggled together."""
+
+    file: "FileChange"
+    hunk_index: int
+    """Index into ``file.hunks`` (-1 for a whole-file or mode pseudo-hunk)."""
+    group_ids: list[int]
+    label: str = ""
+
+    @property
+    def groups(self) -> list[ChangeGroup]:
+        return [self.file.groups[i] for i in self.group_ids]
 
     @property
     def can_split(self) -> bool:
@@ -103,7 +109,7 @@ class ReviewHunk:
 
 
 @dataclass
-class FileChange:
+class FileChange(GroupSelection):
     """One file section of the diff.
 
     Attributes:
@@ -128,26 +134,6 @@ class FileChange:
     mode_group: int | None = None
     whole: bool = False
     review_hunks: list[ReviewHunk] = field(default_factory=list)
-
-    @property
-    def accepted(self) -> bool:
-        return all(g.accepted for g in self.groups)
-
-    @property
-    def partly_accepted(self) -> bool:
-        return any(g.accepted for g in self.groups) and not self.accepted
-
-    def set_accepted(self, value: bool) -> None:
-        for group in self.groups:
-            group.accepted = value
-
-    def toggle(self) -> None:
-        self.set_accepted(not self.accepted)
-
-    @property
-    def origin(self) -> Origin:
-        origins = {g.origin for g in self.groups}
-        return origins.pop() if len(origins) == 1 else "mixed"
 
     def split(self, hunk: ReviewHunk) -> list[ReviewHunk]:
         """Replace ``hunk`` by one review hunk per change group; returns the new hunks."""

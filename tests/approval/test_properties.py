@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import example, HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from frogtui.agent.loop import Agent
@@ -92,12 +92,14 @@ def test_the_floor_holds_for_any_path_under_approve_all(parts: list[str]) -> Non
 
 
 @settings(max_examples=300, deadline=None)
+@example(command="!;")
 @given(command=st.lists(st.sampled_from(list("ab $`'\"\\;|&<>(){}\n~/.*-=c#!") + ["rm", "curl", "sh", "bash -c ", "eval ", "sudo ", "xargs ", "find . -exec ", "\uff53", "\u200b"]), max_size=30).map("".join))
 def test_any_command_gets_a_decision(command: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         places = Places.of(Path(folder), Path(folder))
         analysis = analyze(command)
-        assert analysis.error or analysis.commands or not command.strip()
+        only_comments = all(line.lstrip().startswith("#") for line in command.splitlines() if line.strip())
+        assert analysis.error or analysis.commands or only_comments
         decision = decide(gather(ToolCall("t", "Bash", {"command": command}), places), RuleSet())
         assert decision.kind in ("allow", "ask", "deny") and decision.rule
 
