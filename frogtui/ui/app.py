@@ -45,7 +45,8 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
-from frogtui.ui.status import StatusBar, read_git_state
+from frogtui.ui.status import StatusBar
+from frogtui.vcs.repository import read_git_state
 from frogtui.ui.themes import (
     DEFAULT_THEME,
     VARIABLE_DEFAULTS,

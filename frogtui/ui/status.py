@@ -3,13 +3,12 @@ last turn, step n/max, sandbox state, git branch and changed files."""
 from __future__ import annotations
 
 import re
-import subprocess
-from dataclasses import dataclass
-from pathlib import Path
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from frogtui.vcs.repository import GitState
 
 BAR_CELLS = 8
 NAME_WIDTH = 24
@@ -20,35 +19,6 @@ def quantisation(model_name: str) -> str:
     """The quantisation named in a model name or file name (``Q4_K_M``...), or ''."""
     found = _QUANT.search(model_name.replace("-", " ").replace(".", " "))
     return found.group(1).upper() if found else ""
-
-
-@dataclass(frozen=True)
-class GitState:
-    """The repository's branch and how many files differ from HEAD (or are untracked)."""
-
-    branch: str
-    changed: int
-
-
-def read_git_state(root: Path) -> GitState | None:
-    """Ask git (the command, not a library) for the branch and changed files; None outside a repo."""
-    try:
-        done = subprocess.run(
-            ["git", "status", "--porcelain=v1", "--branch", "--untracked-files=normal"],
-            cwd=root, capture_output=True, text=True, timeout=10, check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    lines = done.stdout.splitlines()
-    branch = "?"
-    if lines and lines[0].startswith("## "):
-        head = lines.pop(0)[3:]
-        branch = head.split("...")[0].removeprefix("No commits yet on ")
-        if branch.startswith("HEAD (no branch)"):
-            branch = "detached"
-    return GitState(branch=branch, changed=len(lines))
 
 
 def context_bar(used: int, size: int, cells: int = BAR_CELLS) -> str:

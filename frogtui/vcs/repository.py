@@ -149,6 +149,33 @@ def discover(path: str | os.PathLike[str], session: str) -> RepoState | None:
     return state
 
 
+@dataclass(frozen=True)
+class GitState:
+    """The repository's branch and how many files differ from HEAD (or are untracked)."""
+
+    branch: str
+    changed: int
+
+
+def read_git_state(root: str | os.PathLike[str]) -> GitState | None:
+    """The branch and the number of changed files (``git status``); None outside a repository."""
+    repo = open_repo(root)
+    if repo is None or repo.bare:
+        return None
+    try:
+        out = run_git(repo, "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
+    except GitFailed:
+        return None
+    lines = out.decode("utf-8", "replace").splitlines()
+    branch = "?"
+    if lines and lines[0].startswith("## "):
+        head = lines.pop(0)[3:]
+        branch = head.split("...")[0].removeprefix("No commits yet on ")
+        if branch.startswith("HEAD (no branch)"):
+            branch = "detached"
+    return GitState(branch=branch, changed=len(lines))
+
+
 def session_patch(state: RepoState | None) -> Callable[[], str]:
     """A function giving the trajectory's ``output_patch``: the binary-safe diff from the session's
     starting working tree to the working tree now (the person's earlier changes excluded); always

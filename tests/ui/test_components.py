@@ -15,7 +15,8 @@ from frogtui.ui.approver import BuiltinPolicy, UiApprover
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested, PersonAnswer
-from frogtui.ui.status import context_bar, quantisation, read_git_state
+from frogtui.ui.status import context_bar, quantisation
+from frogtui.vcs.repository import read_git_state
 from frogtui.ui.themes import (
     VARIABLE_DEFAULTS,
     load_themes,
