@@ -56,7 +56,10 @@ class ToolRunner:
     def bash_env(self) -> dict[str, str]:
         env = dict(os.environ)
         env["TMPDIR"] = str(self.workspace.tmp_dir)
-        env.pop("PYTHONSTARTUP", None)
+        env["PWD"] = str(self.workspace.root)
+        # Folders of the caller that a sandbox may not show (pyenv's shims cd into PYENV_DIR).
+        for name in ("PYTHONSTARTUP", "OLDPWD", "PYENV_DIR"):
+            env.pop(name, None)
         return env
 
     def preview(self, call: ToolCall) -> Preview | None:

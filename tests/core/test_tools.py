@@ -256,3 +256,10 @@ def test_unknown_tool_and_bad_arguments(ws: Workspace) -> None:
     assert run(ws, "Read") == "TypeError: Read() missing 1 required argument: 'file_path'"
     assert run(ws, "Read", file_path="a", colour="red") == "TypeError: Read() got an unexpected keyword argument 'colour'"
     assert run(ws, "Read", file_path="a", offset="ten") == "ValueError: parameter 'offset' of Read expects an integer, got 'ten'"
+
+
+def test_bash_environment_points_at_the_repository(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYENV_DIR", "/somewhere/the/sandbox/hides")
+    monkeypatch.setenv("OLDPWD", "/elsewhere")
+    out = run(ws, "Bash", command='echo "$PWD|$TMPDIR|${PYENV_DIR-unset}|${OLDPWD-unset}"')
+    assert out.startswith(f"Exit code: 0\nSTDOUT:\n{ws.root}|{ws.tmp_dir}|unset|")
