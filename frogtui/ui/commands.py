@@ -14,7 +14,7 @@ from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 from frogtui.ui.approver import APPROVAL_MODES
 from frogtui.ui.chat import PromptInput
-from frogtui.ui.integration import review_screen
+from frogtui.ui.integration import enable_git, review_screen
 from frogtui.ui.trajectory_screen import TrajectoryScreen
 
 if TYPE_CHECKING:
@@ -88,6 +88,37 @@ class AppCommands(_Base):
         self.chat.add_notice(f"Undid step {result.step}: {changed} file(s) put back. The model is told with your next message.")
         self.refresh_git()
 
+    def action_git_init(self) -> None:
+        if self.wiring is None:
+            self.notify("Wait for the session to start.", severity="warning")
+            return
+        if self.wiring.repo_state is not None:
+            self.notify("This folder is already in a git repository.", timeout=2)
+            return
+        if self.busy:
+            self.notify("Initialise git after the run ends (or press Esc to interrupt it).", severity="warning")
+            return
+        self._git_init()
+
+    @work(thread=True, exclusive=True, group="git-init")
+    def _git_init(self) -> None:
+        from frogtui.vcs.repository import GitFailed, session_patch
+
+        assert self.wiring is not None
+        try:
+            state = enable_git(self.wiring, self.config, self.session)
+        except (GitFailed, OSError) as err:
+            self.call_from_thread(self.notify, f"git init failed: {err}", severity="error")
+            return
+        if self.agent is not None and self.wiring.checkpoints is not None:
+            self.agent.before_action = self.wiring.checkpoints.before_action
+            self.agent.patch = session_patch(state)
+        self.call_from_thread(self._git_initialised, str(state.root))
+
+    def _git_initialised(self, root: str) -> None:
+        self.chat.add_notice(f"Initialised a git repository in {root}: checkpoints, undo, review and commit are on.")
+        self.refresh_git()
+
     def action_toggle_reasoning(self) -> None:
         shown = self.chat.toggle_reasoning()
         self.notify("Reasoning shown" if shown else "Reasoning hidden", timeout=1.5)
@@ -111,6 +142,8 @@ class AppCommands(_Base):
         yield SystemCommand("New task", "Start a new conversation in a new session", self.action_new_task)
         yield SystemCommand("Review & commit", "Accept or reject the changes hunk by hunk, then commit", self.action_review)
         yield SystemCommand("Undo", "Undo the last change the agent made", self.action_undo)
+        if self.wiring is not None and self.wiring.repo_state is None:
+            yield SystemCommand("Initialise git repository", "Run git init here to turn on checkpoints, undo, review and commit", self.action_git_init)
         yield SystemCommand("Toggle reasoning", "Show or hide the model's thinking", self.action_toggle_reasoning)
         yield SystemCommand("Approval mode", "Cycle policy → all → none", self.action_cycle_approval_mode)
         yield SystemCommand("Open trajectory file", "Show this session's trajectory JSON", self.action_open_trajectory)

@@ -17,7 +17,7 @@ from frogtui.tools import Workspace
 from frogtui.tools.bash import CommandWrapper
 from frogtui.ui.messages import PolicyVerdict
 from frogtui.vcs.checkpoints import Checkpoints
-from frogtui.vcs.repository import RepoState, discover, not_a_repo_message, resume
+from frogtui.vcs.repository import RepoState, discover, init_repo, not_a_repo_message, resume
 
 
 class EnginePolicy:
@@ -71,6 +71,19 @@ def wire_session(config: Config, session: Session, *, resumed: bool) -> SessionW
         checkpoints=Checkpoints(state) if state is not None else None,
         notes=notes,
     )
+
+
+def enable_git(wiring: SessionWiring, config: Config, session: Session) -> RepoState:
+    """Run ``git init`` in the repository folder and turn on checkpoints, review and undo for the
+    session (blocking: run it on a worker). Returns the new repository state."""
+    init_repo(config.repo)
+    state = discover(config.repo, session.id)
+    if state is None:  # pragma: no cover - git init succeeded but the folder is still not a repository
+        raise RuntimeError(f"git init did not create a repository in {config.repo}")
+    wiring.repo_state = state
+    wiring.checkpoints = Checkpoints(state)
+    wiring.notes = [n for n in wiring.notes if n != not_a_repo_message(config.repo)]
+    return state
 
 
 def review_screen(wiring: SessionWiring | None, config: Config, model: Any) -> Any:

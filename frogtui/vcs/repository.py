@@ -23,7 +23,7 @@ LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}
 
 NOT_A_REPO = (
     "{root} is not in a git repository: review, commit, checkpoints and rewind are off for this "
-    "session. Run `git init` there (or `frogtui` offers it) to turn them on."
+    "session. Run `git init` there, or in the app choose \"Initialise git repository\" (ctrl+p), to turn them on."
 )
 
 
@@ -191,8 +191,15 @@ def not_a_repo_message(path: str | os.PathLike[str]) -> str:
 
 
 def init_repo(path: str | os.PathLike[str]) -> git.Repo:
-    """Run ``git init`` in ``path`` (what frogtui offers when the folder is not a repository)."""
-    return git.Repo.init(path)
+    """Run ``git init`` in ``path`` (what frogtui offers when the folder is not a repository).
+
+    Raises:
+        GitFailed: git could not create the repository.
+    """
+    try:
+        return git.Repo.init(path)
+    except git.exc.GitCommandError as err:
+        raise GitFailed("init", err.status if isinstance(err.status, int) else 1, str(err.stderr or err)) from None
 
 
 def resume(path: str | os.PathLike[str], session: str | None = None) -> RepoState | None:

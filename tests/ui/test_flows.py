@@ -177,3 +177,29 @@ async def test_a_real_gguf_loads_with_progress_then_ready(py_repo: Path, home: P
         notice = app.loading_notice.render().plain
         assert notice.startswith("Model ready") and "tiny-qwen35.gguf: qwen35, n_ctx 2048" in notice
     assert app.load_log[0].startswith("loading tiny-qwen35.gguf (") and app.load_log[0].endswith(" GB)…")
+
+
+async def test_outside_a_repository_the_palette_offers_git_init(tmp_path: Path, home: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "notes.txt").write_text("hello\n")
+    replay = write_replay(home / "r.jsonl", [turn("", xml_call("Bash", command="echo hi > made.txt")), turn("", answer="done")])
+    app = FrogApp(Config(repo=plain, model_spec=f"replay:{replay}", rules_file=rules_file(home)), clock=fake_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.wiring is not None, what="the session")
+        notices = " ".join(n.render().plain for n in app.query(Notice))
+        assert "is not in a git repository" in notices and "Initialise git repository" in notices
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"Initialise git")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.wiring.repo_state is not None, what="git init")
+        assert (plain / ".git").is_dir()
+        assert app.wiring.checkpoints is not None
+        await submit(pilot, "make a file")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: run_over(app), what="the run to end")
+    assert (plain / "made.txt").read_text() == "hi\n"
+    assert [c.tool for c in app.wiring.checkpoints.taken] == ["Bash"], "checkpoints are on after git init"
