@@ -2,7 +2,7 @@
 files, the Bash sandbox, and the approvers and engine the front ends use. See docs/APPROVALS.md."""
 from __future__ import annotations
 
-from frogtui.approval.approver import PolicyApprover
+from frogtui.approval.approver import PolicyApprover, audit_line
 from frogtui.approval.decision import Decision
 from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.facts import Action, PathFact, Places, gather
@@ -12,6 +12,7 @@ from frogtui.approval.rules import Rule, RuleSet, SandboxSettings, parse_rules
 from frogtui.approval.sandbox import Sandbox, make_sandbox
 
 __all__ = [
+    "audit_line",
     "Action", "Decision", "PathFact", "Places", "PolicyApprover", "PolicyEngine", "Rule", "RuleSet",
     "Sandbox", "SandboxSettings", "decide", "gather", "load_rules", "make_sandbox", "parse_rules",
     "trust_project", "untrust_project",

@@ -4,10 +4,18 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from frogtui.approval.engine import PolicyEngine
-from frogtui.protocol import Approval, ApprovalRequest
+from frogtui.protocol import Approval, ApprovalRequest, ToolCall
 
 MODES = ("policy", "none", "all")
 MUTATING = frozenset({"Write", "Edit", "Bash"})
+
+
+def audit_line(step: int, call: ToolCall, approval: Approval) -> str:
+    """One session-log line for a decision: what, who decided, which rule, why."""
+    return (
+        f"approval step={step} tool={call.name} decision={approval.decision} by={approval.by} "
+        f"rule={approval.rule!r} reason={approval.reason!r}"
+    )
 
 
 class PolicyApprover:
@@ -34,7 +42,7 @@ class PolicyApprover:
     def approve(self, request: ApprovalRequest) -> Approval:
         approval = self._answer(request)
         if self.log is not None:
-            self.log(f"approval step={request.step} tool={request.call.name} decision={approval.decision} by={approval.by} rule={approval.rule!r} reason={approval.reason!r}")
+            self.log(audit_line(request.step, request.call, approval))
         return approval
 
     def _answer(self, request: ApprovalRequest) -> Approval:

@@ -280,7 +280,7 @@ class FrogApp(AppCommands, App[int]):
             self.model,
             ToolRunner(workspace, wrap=wiring.sandbox_wrap),
             self.approver,
-            UiSink(self.post_message),
+            UiSink(self.post_message, audit=self.session.log),
             limits=self.config.limits,
             before_action=wiring.checkpoints.before_action if wiring.checkpoints is not None else None,
             patch=session_patch(wiring.repo_state),

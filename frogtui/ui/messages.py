@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from textual.message import Message
 
+from frogtui.agent.events import ApprovalAnswered
+from frogtui.approval import audit_line
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.ui.diffmodel import FileDiff
 
@@ -121,12 +123,16 @@ class UiSink:
 
     Args:
         post: the app's thread-safe ``post_message``.
+        audit: called on the loop's thread with one line per approval decision (the session log).
     """
 
-    def __init__(self, post: Callable[[Message], Any]) -> None:
+    def __init__(self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None) -> None:
         self.post = post
+        self.audit = audit
 
     def emit(self, event: Any) -> None:
+        if self.audit is not None and isinstance(event, ApprovalAnswered):
+            self.audit(audit_line(event.step, event.call, event.approval))
         self.post(AgentEventPosted(event))
 
 

@@ -41,6 +41,11 @@ async def test_approve_a_bash_command(make_app) -> None:
         await pilot.pause(0.1)
         assert "There are **two** files." in app.query(AnswerBlock).last().source
         assert [m.render().plain for m in app.query(UserMessage)] == ["what is in this repo?"]
+        # the audit trail: the person's decision is in the session log and the trajectory
+        log = app.session.log_path.read_text()
+        assert "approval step=1 tool=Bash decision=allow by=person" in log
+        saved = json.loads(app.session.trajectory_path.read_text())
+        assert saved["steps"][0]["approvals"][0]["by"] == "person"
 
 
 async def test_deny_with_a_reason_reaches_the_model(make_app) -> None:
