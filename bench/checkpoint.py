@@ -1,0 +1,104 @@
+"""What a checkpoint costs before each Write/Edit/Bash, against git's own ways to snapshot a tree.
+
+Usage: python bench/checkpoint.py [--files 5000] [--changed 20] [--runs 5]
+
+Builds a real repository in a temp folder (FILES files of ~1 KB in nested folders, committed), then
+changes CHANGED files and adds CHANGED untracked ones, and times, alternating, per run:
+
+- frogtui: ``Checkpoints.before_action`` (copy of the index, ``git add --all`` into it,
+  ``write-tree``, ``update-ref``): tracked and untracked files, the person's index untouched;
+- ``git stash create``: git's own snapshot of tracked changes (untracked files are not included);
+- a fresh temporary index (``read-tree HEAD``, ``add --all``, ``write-tree``): the same snapshot as
+  frogtui without reusing the index's stat data.
+
+The last line is one JSON object with the median milliseconds of each.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from frogtui.protocol import ToolCall  # noqa: E402
+from frogtui.vcs.checkpoints import Checkpoints  # noqa: E402
+from frogtui.vcs.repository import discover  # noqa: E402
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "b@b"}
+
+
+def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    full_env = {**os.environ, **GIT_ENV, **(env or {})}
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=full_env).stdout
+
+
+def make_repo(root: Path, files: int) -> None:
+    git(root, "init", "-q")
+    for i in range(files):
+        path = root / f"pkg{i % 50}" / f"mod{i // 50}" / f"file{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(f"value_{i}_{j} = {j}\n" for j in range(60)))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+
+
+def change(root: Path, files: int, changed: int, run: int) -> None:
+    for k in range(changed):
+        i = (k * 997 + run) % files
+        path = root / f"pkg{i % 50}" / f"mod{i // 50}" / f"file{i}.py"
+        path.write_text(path.read_text() + f"# run {run}\n")
+        (root / f"new_{run}_{k}.txt").write_text(f"untracked {run} {k}\n")
+
+
+def timed(action) -> float:  # type: ignore[no-untyped-def]
+    started = time.perf_counter()
+    action()
+    return (time.perf_counter() - started) * 1000
+
+
+def fresh_index_snapshot(root: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git(root, "read-tree", "HEAD", env=env)
+        git(root, "add", "--all", env=env)
+        git(root, "write-tree", env=env)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--files", type=int, default=5000)
+    parser.add_argument("--changed", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="frogtui-bench-") as tmp:
+        root = Path(tmp)
+        started = time.perf_counter()
+        make_repo(root, args.files)
+        print(f"repository: {args.files} files committed in {time.perf_counter() - started:.1f}s; "
+              f"{args.changed} changed + {args.changed} untracked per run")
+        state = discover(root, "bench")
+        assert state is not None
+        checkpoints = Checkpoints(state)
+        call = ToolCall("bench", "Bash", {"command": "true"})
+        results: dict[str, list[float]] = {"frogtui": [], "stash_create": [], "fresh_index": []}
+        for run in range(args.runs):
+            change(root, args.files, args.changed, run)
+            results["frogtui"].append(timed(lambda: checkpoints.before_action(run + 1, call)))
+            results["stash_create"].append(timed(lambda: git(root, "stash", "create")))
+            results["fresh_index"].append(timed(lambda: fresh_index_snapshot(root)))
+            print(f"run {run + 1}: " + "   ".join(f"{k} {v[-1]:7.1f} ms" for k, v in results.items()))
+        medians = {k: round(statistics.median(v), 1) for k, v in results.items()}
+        print(json.dumps({"files": args.files, "changed": args.changed, "runs": args.runs,
+                          "frogtui_ms": medians["frogtui"], "stash_create_ms": medians["stash_create"],
+                          "fresh_index_ms": medians["fresh_index"]}))
+
+
+if __name__ == "__main__":
+    main()
