@@ -110,6 +110,8 @@ def edit_observation(preview: Preview, old_string: str, replace_all: bool) -> st
 
 def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
     base = ws.resolve(path) if path else ws.resolve(".")
+    if not base.real.exists():
+        raise FileNotFoundError(f"[Errno 2] No such file or directory: '{path}'")
     if not base.real.is_dir():
         raise NotADirectoryError(f"[Errno 20] Not a directory: '{path}'")
     if os.path.isabs(os.path.expanduser(pattern)):
@@ -121,8 +123,8 @@ def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
         if not os.path.isfile(hit):
             continue
         p = Path(os.path.normpath(hit))
-        if ".git" in p.relative_to(ws.root).parts if _under(p, ws.root) else False:
-            continue
+        if _under(p, ws.root) and ".git" in p.relative_to(ws.root).parts:
+            continue  # git's internals are never search results
         matches.append(ws.display(p))
     if not matches:
         return "No files matched."

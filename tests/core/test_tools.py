@@ -187,6 +187,8 @@ def test_glob_sorted_files_only_and_no_match(ws: Workspace) -> None:
     assert run(ws, "Glob", pattern="**/*.py") == "a.py\nb.py\npkg/c.py"
     assert run(ws, "Glob", pattern="*.py", path="pkg") == "pkg/c.py"
     assert run(ws, "Glob", pattern="*.rs") == "No files matched."
+    assert run(ws, "Glob", pattern="*", path="nowhere") == "FileNotFoundError: [Errno 2] No such file or directory: 'nowhere'"
+    assert run(ws, "Glob", pattern="*", path="a.py") == "NotADirectoryError: [Errno 20] Not a directory: 'a.py'"
 
 
 def test_glob_caps_at_1000(ws: Workspace) -> None:
@@ -263,3 +265,11 @@ def test_bash_environment_points_at_the_repository(ws: Workspace, monkeypatch: p
     monkeypatch.setenv("OLDPWD", "/elsewhere")
     out = run(ws, "Bash", command='echo "$PWD|$TMPDIR|${PYENV_DIR-unset}|${OLDPWD-unset}"')
     assert out.startswith(f"Exit code: 0\nSTDOUT:\n{ws.root}|{ws.tmp_dir}|unset|")
+
+
+def test_glob_never_lists_git_internals(ws: Workspace) -> None:
+    (ws.root / ".git" / "objects").mkdir(parents=True)
+    (ws.root / ".git" / "config").write_text("")
+    (ws.root / "a.txt").write_text("")
+    assert run(ws, "Glob", pattern="**/*", path=".") == "a.txt"
+    assert run(ws, "Glob", pattern=".git/*") == "No files matched."
