@@ -14,6 +14,7 @@ import codecs
 import ctypes
 import hashlib
 import json
+import re
 import sys
 import threading
 import time
@@ -110,6 +111,7 @@ class LlamaCppModel:
             end_of_turn=self._token_text(self.end_of_turn_id),
         )
         self.add_bos = bool(llama_cpp.llama_vocab_get_add_bos(self.vocab))
+        self.control_texts = self._control_token_texts()
         self.transcript = Transcript()
         self.checkpoints: list[Checkpoint] = []
         try:
@@ -264,20 +266,22 @@ class LlamaCppModel:
         suffix = self.template.suffix(messages[0], new, tools) if new is not None else None
         if suffix is not None:
             closed = t.tokens[-1:] == [self.end_of_turn_id]
-            added = self._tokenize((suffix.close if not closed else "") + suffix.messages)
+            close = suffix.close if not closed else ""
+            literal = None if suffix.literal is None else tuple((a + len(close), b + len(close)) for a, b in suffix.literal)
+            added = self._tokenize(close + suffix.messages, literal)
             boundary = len(t.tokens) + len(added) if new and new[-1].get("role") == "user" else None
             added += self._tokenize(suffix.generation_prompt)
             self._check_fits(len(t.tokens) + len(added))
             t.commit(messages, t.tokens + added, boundary=boundary, tools_digest=tools_digest)
         else:
-            text = self.template.render(messages, tools, add_generation_prompt=True)
-            bos = self.add_bos and not text.startswith(self.template.bos_token or "\0")
-            tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=True)
+            rendered = self.template.render_marked(messages, tools, add_generation_prompt=True)
+            bos = self.add_bos and not rendered.text.startswith(self.template.bos_token or "\0")
+            tokens = ([self.llm.token_bos()] if bos else []) + self._tokenize(rendered.text, rendered.literal)
             self._check_fits(len(tokens))
             boundary = None
             if messages[-1].get("role") == "user":
-                head = self.template.render(messages, tools, add_generation_prompt=False)
-                boundary = len(self.llm.tokenize(head.encode("utf-8"), add_bos=bos, special=True))
+                head = self.template.render_marked(messages, tools, add_generation_prompt=False)
+                boundary = int(bos) + len(self._tokenize(head.text, head.literal))
             self._rewind(common_prefix(t.tokens[: t.evaluated], tokens))
             t.reset_history()
             t.commit(messages, tokens, boundary=boundary, tools_digest=tools_digest)
@@ -285,8 +289,46 @@ class LlamaCppModel:
             self._rewind(len(t.tokens) - 1)  # a fully cached prompt: re-evaluate one token for fresh logits
         return t.evaluated
 
-    def _tokenize(self, text: str) -> list[int]:
-        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True) if text else []
+    def _control_token_texts(self) -> tuple[str, ...]:
+        """Texts of the vocabulary's control tokens (``<|im_end|>``...), longest first."""
+        n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
+        texts = {
+            self._token_text(t) for t in range(n_vocab)
+            if llama_cpp.llama_vocab_get_attr(self.vocab, t) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
+        }
+        return tuple(sorted((t for t in texts if t), key=len, reverse=True))
+
+    def _tokenize(self, text: str, literal: tuple[tuple[int, int], ...] | None = ()) -> list[int]:
+        """Tokenize template output; control-token text inside ``literal`` spans stays text.
+
+        The template's own ``<|im_start|>``/``<|im_end|>`` become control tokens, but the same
+        characters inside a message (a file the model read, the user's text) must not: they would
+        end the turn early in the model's eyes (prompt injection) and desynchronise the transcript.
+        ``literal`` None means the spans are unknown; the text is then tokenized as is.
+        """
+        if not text:
+            return []
+        tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        if not literal or not any(c in text[a:b] for a, b in literal for c in self.control_texts):
+            return tokens
+        return self._tokenize_split(text, literal)
+
+    def _tokenize_split(self, text: str, literal: tuple[tuple[int, int], ...]) -> list[int]:
+        """llama.cpp's own scheme (split at control tokens, tokenize the pieces between as plain
+        text), but splitting only at control tokens outside the ``literal`` spans."""
+        pattern = re.compile("|".join(re.escape(c) for c in self.control_texts))
+        tokens: list[int] = []
+        start = 0
+        for match in pattern.finditer(text):
+            if any(a < match.end() and match.start() < b for a, b in literal):
+                continue
+            if start < match.start():
+                tokens += self.llm.tokenize(text[start:match.start()].encode("utf-8"), add_bos=False, special=False)
+            tokens += self.llm.tokenize(match.group().encode("utf-8"), add_bos=False, special=True)
+            start = match.end()
+        if start < len(text):
+            tokens += self.llm.tokenize(text[start:].encode("utf-8"), add_bos=False, special=False)
+        return tokens
 
     def _check_fits(self, n_tokens: int) -> None:
         n_ctx = self.llm.n_ctx()
