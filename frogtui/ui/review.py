@@ -29,6 +29,9 @@ from frogtui.vcs.repository import GitFailed, resume
 from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
 
 MARKS = {True: "[x]", False: "[ ]", None: "[~]"}
+SHOWN_LINES_MAX = 500
+"""Diff lines drawn at once: a 20,000-line rewrite would take seconds to highlight on every
+cursor move. Accepting or rejecting still covers the whole hunk."""
 ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
 
 
@@ -64,10 +67,21 @@ class HunkDiff(Static):
         tokens = token_styles(pygments_style_for(self.app.current_theme))
         styles = {name: self.get_component_rich_style(f"hunk-diff--{name}") for name in ("hunk", "added", "removed", "rejected", "note")}
         text = Text()
-        for hunk in hunks:
+        budget = SHOWN_LINES_MAX
+        for number, hunk in enumerate(hunks):
             state = "accepted" if hunk.accepted else ("partly accepted" if hunk.partly_accepted else "rejected")
+            lines = hunk.lines()
+            if budget <= 0:
+                text.append(f"… {len(hunks) - number} more hunk(s) not drawn here: select one to see it.\n", styles["note"])
+                break
             text.append(f"{hunk.label}  [{state}]{ORIGIN_NOTES[hunk.origin]}\n", styles["hunk"])
-            for line in hunk.lines():
+            if len(lines) > budget:
+                hidden = len(lines) - budget
+                lines = lines[:budget]
+            else:
+                hidden = 0
+            budget -= len(lines)
+            for line in lines:
                 if line.line_type == "\\":
                     text.append("\\ No newline at end of file\n", styles["note"])
                     continue
@@ -84,6 +98,8 @@ class HunkDiff(Static):
                     row.stylize(styles["rejected"])
                 text.append_text(row)
                 text.append("\n")
+            if hidden:
+                text.append(f"… {hidden} more line(s) of this hunk not drawn (too long to show).\n", styles["note"])
         self.update(text)
 
 
@@ -182,8 +198,12 @@ class ReviewScreen(Screen[None]):
     def _hunk_label(self, hunk: ReviewHunk) -> Text:
         return Text(f"{_mark(hunk.accepted, hunk.partly_accepted)} {hunk.label}{ORIGIN_NOTES[hunk.origin]}")
 
-    def _refresh_labels(self) -> None:
+    def _refresh_labels(self, change: FileChange | None = None) -> None:
+        """Relabel the nodes of ``change`` (every file when None; with 2,000 files, relabelling
+        all of them on each toggle takes seconds)."""
         for file_node in self.query_one(HunkTree).root.children:
+            if change is not None and file_node.data is not change:
+                continue
             file_node.set_label(self._file_label(file_node.data))
             for hunk_node in file_node.children:
                 hunk_node.set_label(self._hunk_label(hunk_node.data))
@@ -223,14 +243,14 @@ class ReviewScreen(Screen[None]):
         data = self._cursor()
         if isinstance(data, (ReviewHunk, FileChange)):
             data.toggle()
-            self._refresh_labels()
+            self._refresh_labels(data.file if isinstance(data, ReviewHunk) else data)
 
     def action_toggle_file(self) -> None:
         data = self._cursor()
         change = data.file if isinstance(data, ReviewHunk) else data
         if isinstance(change, FileChange):
             change.toggle()
-            self._refresh_labels()
+            self._refresh_labels(change)
 
     def action_split(self) -> None:
         data = self._cursor()
@@ -245,7 +265,7 @@ class ReviewScreen(Screen[None]):
         file_node.remove_children()
         for hunk in data.file.review_hunks:
             file_node.add_leaf(self._hunk_label(hunk), data=hunk)
-        self._refresh_labels()
+        self._refresh_labels(data.file)
         self._status(f"Split into {len(pieces)} hunks.")
 
     def action_redraft(self) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import ToolCall
 from frogtui.vcs.hunks import decode, encode
-from frogtui.vcs.repository import GitFailed, RepoState, run_git, temporary_index
+from frogtui.vcs.repository import GitFailed, RepoState, run_git, temporary_index, unused_ref
 from frogtui.vcs.snapshot import snapshot_tree
 
 
@@ -40,9 +40,26 @@ class RewindResult:
     removed: list[str]
     """Files created since the checkpoint, now removed."""
     saved_ref: str
-    """The ref holding the tree as it was just before the rewind."""
+    """The ref holding the tree as it was just before the rewind (never reused by a later one)."""
     message: str = field(default="")
     """Text for the model: what the rewind did."""
+    kept: list[str] = field(default_factory=list)
+    """Folders created since the checkpoint that were left in place (nested git repositories)."""
+
+    @property
+    def summary(self) -> str:
+        """Text for the person: what changed, and how to get back any file as it was just before
+        (an edit they made themselves since the checkpoint is undone too, but kept there)."""
+        changed = len(self.restored) + len(self.removed)
+        parts = [f"Rewound to before step {self.step}: {changed} file(s) put back."]
+        if changed:
+            parts.append(
+                f"The files as they were just before are kept in {self.saved_ref}: "
+                f"`git restore --source={self.saved_ref} -- <file>` brings one back."
+            )
+        if self.kept:
+            parts.append(f"Left in place (a nested repository): {', '.join(self.kept)}.")
+        return " ".join(parts)
 
 
 class Checkpoints:
@@ -88,10 +105,10 @@ class Checkpoints:
             NoCheckpoint: no checkpoint for that step.
         """
         checkpoint = self.find(step, action)
-        saved_ref = f"{self.state.ref_prefix}/before-rewind"
+        saved_ref = unused_ref(self.repo, f"{self.state.ref_prefix}/before-rewind")
         now = snapshot_tree(self.repo)
         run_git(self.repo, "update-ref", "-m", f"frogtui: before rewind to step {step}", saved_ref, now)
-        removed, restored = [], []
+        removed, restored, kept = [], [], []
         out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", now, checkpoint.tree)
         fields = out.split(b"\0")
         for meta, path in zip(fields[0::2], fields[1::2]):
@@ -103,13 +120,15 @@ class Checkpoints:
                 removed.append(name)
             else:
                 restored.append(name)
-        for name in removed:
-            self._remove(name)
+        for name in list(removed):
+            if not self._remove(name):
+                removed.remove(name)
+                kept.append(name)
         if restored:
             with temporary_index(self.repo, checkpoint.tree) as env:
                 stdin = b"".join(encode(name) + b"\0" for name in restored)
                 run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
-        result = RewindResult(step, sorted(restored), sorted(removed), saved_ref)
+        result = RewindResult(step, sorted(restored), sorted(removed), saved_ref, kept=sorted(kept))
         return RewindResult(**{**result.__dict__, "message": rewind_message(result, checkpoint)})
 
     def rewind_last(self) -> RewindResult:
@@ -123,12 +142,16 @@ class Checkpoints:
         last = self.taken[-1]
         return self.rewind(last.step, last.action)
 
-    def _remove(self, name: str) -> None:
+    def _remove(self, name: str) -> bool:
+        """Delete a file created since the checkpoint; False (and nothing deleted) when it is a
+        folder (a nested repository, recorded as a gitlink): its own history may be in there."""
         path = self.state.root / name
+        if path.is_dir() and not path.is_symlink():
+            return False
         try:
             path.unlink()
         except FileNotFoundError:
-            return
+            return True
         folder = path.parent
         while folder != self.state.root and folder.is_dir():
             try:
@@ -136,6 +159,7 @@ class Checkpoints:
             except OSError:
                 break
             folder = folder.parent
+        return True
 
     def drop(self) -> None:
         """Delete this session's checkpoint refs (the trees go at the next ``git gc``)."""
@@ -153,6 +177,8 @@ def rewind_message(result: RewindResult, checkpoint: Checkpoint) -> str:
         parts.append(f"Restored to their earlier content: {', '.join(result.restored)}.")
     if result.removed:
         parts.append(f"Removed (created after the checkpoint): {', '.join(result.removed)}.")
+    if result.kept:
+        parts.append(f"Left in place (nested git repositories): {', '.join(result.kept)}.")
     if not result.restored and not result.removed:
         parts.append("No file had changed since then.")
     parts.append("Read files again before editing them.")

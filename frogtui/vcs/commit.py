@@ -18,8 +18,23 @@ from frogtui.errors import FrogtuiError
 from frogtui.vcs.hunks import decode, section_path, split_sections, encode
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, head_commit, run_git, temporary_index, tree_of
 
-LAST_COMMIT_REF = "refs/frogtui/last-commit"
-"""Points at the last commit frogtui made in this repository (what ``undo`` may take back)."""
+LAST_COMMIT_REF = "refs/worktree/frogtui/last-commit"
+"""Points at the last commit frogtui made in this working tree (what ``undo`` may take back).
+Under ``refs/worktree/`` so each ``git worktree`` keeps its own (sessions run side by side)."""
+
+_IN_PROGRESS = {
+    "MERGE_HEAD": "a merge",
+    "CHERRY_PICK_HEAD": "a cherry-pick",
+    "REVERT_HEAD": "a revert",
+    "rebase-merge": "a rebase",
+    "rebase-apply": "a rebase (or git am)",
+}
+_SIGNING_MARKERS = ("gpg failed to sign", "failed to sign the data", "error: cannot run gpg", "signing failed")
+SIGNING_HELP = (
+    "git could not sign the commit (commit.gpgsign is on), so nothing was committed and nothing was lost. "
+    "Fix your signing setup (`git config user.signingkey`, gpg-agent), or turn signing off for this "
+    "repository with `git config commit.gpgsign false`."
+)
 
 IDENTITY_HELP = (
     "git does not know who you are, so frogtui cannot commit (nothing was lost). Set your identity with:\n"
@@ -97,6 +112,12 @@ def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "
     problem = identity_problem(repo)
     if problem:
         raise NoIdentity(problem)
+    busy = operation_in_progress(repo)
+    if busy:
+        raise CommitFailed(
+            f"{busy} is in progress in this repository: finish it (or abort it) before committing from frogtui; "
+            "nothing was committed and nothing was lost"
+        )
     parent = head_commit(repo)
     base = tree_of(repo, parent)
     with temporary_index(repo, None if parent is None else base) as env:
@@ -104,7 +125,8 @@ def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "
             run_git(repo, "apply", "--cached", "--binary", "--whitespace=nowarn", env=env, stdin=patch)
         except GitFailed as err:
             raise CommitFailed(f"the selected changes do not apply to HEAD: {err.output.strip()}", err.output) from None
-        if run_git(repo, "write-tree", env=env).decode().strip() == base:
+        built = run_git(repo, "write-tree", env=env).decode().strip()
+        if built == base:
             raise CommitFailed("the selected changes make no difference to HEAD: nothing to commit")
         commit_env = {"GIT_INDEX_FILE": env["GIT_INDEX_FILE"]}
         with tempfile.NamedTemporaryFile("wb", prefix="frogtui-msg-", delete=False) as handle:
@@ -114,6 +136,8 @@ def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "
         except GitFailed as err:
             if any(marker in err.output for marker in _IDENTITY_MARKERS):
                 raise NoIdentity(IDENTITY_HELP, err.output) from None
+            if any(marker in err.output for marker in _SIGNING_MARKERS):
+                raise CommitFailed(f"{SIGNING_HELP}\n{err.output.strip()}", err.output) from None
             raise CommitFailed(f"git commit was refused (a hook failed?); nothing was lost:\n{err.output.strip()}", err.output) from None
         finally:
             Path(handle.name).unlink(missing_ok=True)
@@ -122,8 +146,36 @@ def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "
     run_git(repo, "update-ref", "-m", "frogtui: commit", LAST_COMMIT_REF, sha)
     paths = changed_paths(repo, parent, sha)
     notes = sync_index(repo, parent, sha, paths, patch)
+    notes.extend(hook_changes(repo, built, sha))
     subject = run_git(repo, "log", "-1", "--format=%s", sha).decode().strip()
     return CommitResult(sha, subject, paths, notes)
+
+
+def operation_in_progress(repo: git.Repo) -> str | None:
+    """What unfinished merge, cherry-pick, revert or rebase this working tree is in, or None.
+
+    Committing then would conclude it (a merge commit holding only the selected hunks) or slip a
+    commit into the middle of a rebase, so ``commit_patch`` refuses."""
+    names = list(_IN_PROGRESS)
+    args = [arg for name in names for arg in ("--git-path", name)]
+    out = run_git(repo, "rev-parse", *args).decode().splitlines()
+    for name, path in zip(names, out):
+        if (Path(repo.working_tree_dir or ".") / path).exists():
+            return _IN_PROGRESS[name]
+    return None
+
+
+def hook_changes(repo: git.Repo, built: str, commit: str) -> list[str]:
+    """A note when the commit's tree is not the tree frogtui built (a pre-commit hook changed or
+    ``git add``-ed files, which can pull in hunks that were not accepted)."""
+    out = run_git(repo, "diff-tree", "-r", "-z", "--no-renames", "--name-only", built, f"{commit}^{{tree}}")
+    changed = sorted({decode(p) for p in out.split(b"\0") if p})
+    if not changed:
+        return []
+    return [
+        f"A hook changed what was committed, beyond the hunks you accepted: {', '.join(changed)}. "
+        "Check `git show HEAD`; undo (u) takes the commit back."
+    ]
 
 
 def changed_paths(repo: git.Repo, old: str | None, new: str) -> list[str]:
@@ -190,6 +242,9 @@ def undo_problem(repo: git.Repo) -> str | None:
         return "frogtui has made no commit here that can be undone"
     if head_commit(repo) != last:
         return "the last frogtui commit is no longer HEAD (something was committed on top, or HEAD moved): nothing undone"
+    busy = operation_in_progress(repo)
+    if busy:
+        return f"{busy} is in progress: finish it (or abort it) first; nothing undone"
     return None
 
 

@@ -248,13 +248,13 @@ def parse_diff(diff: bytes) -> HunkSelection:
 
 def split_sections(text: str) -> list[str]:
     """Cut a diff into its ``diff --git`` sections (no hunk line can start with ``diff``)."""
-    sections: list[str] = []
+    sections: list[list[str]] = []
     for line in text.splitlines(keepends=True):
         if line.startswith("diff --git ") or not sections:
-            sections.append(line)
+            sections.append([line])
         else:
-            sections[-1] += line
-    return [s for s in sections if s.startswith("diff --git ")]
+            sections[-1].append(line)
+    return ["".join(s) for s in sections if s[0].startswith("diff --git ")]
 
 
 def section_path(first_line: str) -> str:
@@ -343,6 +343,7 @@ def _unidiff_hunks(section: str, body: list[str]) -> list[unidiff.Hunk] | None:
 def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> list[int | None]:
     owners: list[int | None] = []
     current: ChangeGroup | None = None
+    lines: dict[int, tuple[list[str], list[str]]] = {}  # lists while reading: tuples grow quadratically
     last_source = hunk.source_start - 1 if hunk.source_length else hunk.source_start
     for line in hunk:
         if line.line_type == "\\":
@@ -356,12 +357,15 @@ def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> list[int | 
         if current is None:
             current = ChangeGroup(len(groups), source_first=last_source + 1)
             groups.append(current)
+            lines[current.id] = ([], [])
         if line.line_type == "-":
-            current.removed += (line.value,)
+            lines[current.id][0].append(line.value)
             last_source = line.source_line_no or last_source
         else:
-            current.added += (line.value,)
+            lines[current.id][1].append(line.value)
         owners.append(current.id)
+    for gid, (removed, added) in lines.items():
+        groups[gid].removed, groups[gid].added = tuple(removed), tuple(added)
     return owners
 
 

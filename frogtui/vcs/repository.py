@@ -16,6 +16,7 @@ from typing import Callable, Iterator, Mapping
 
 import git
 
+from frogtui.errors import FrogtuiError
 from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot_tree
 
 LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}
@@ -27,7 +28,7 @@ NOT_A_REPO = (
 )
 
 
-class GitFailed(Exception):
+class GitFailed(FrogtuiError):
     """A git command failed; ``output`` holds what it printed (stdout then stderr)."""
 
     def __init__(self, command: str, status: int, output: str) -> None:
@@ -215,6 +216,19 @@ def resume(path: str | os.PathLike[str], session: str | None = None) -> RepoStat
     name = starts[0][len("refs/frogtui/") : -len("/start")]
     tree = run_git(repo, "rev-parse", starts[0]).decode().strip()
     return RepoState(repo, Path(repo.working_tree_dir), name, head_commit(repo), tree)
+
+
+def unused_ref(repo: git.Repo, base: str) -> str:
+    """``base`` itself when no such ref exists yet, else the first free ``base.<n>`` (n = 2, 3...):
+    saved trees are never overwritten."""
+    out = run_git(repo, "for-each-ref", "--format=%(refname)", base, f"{base}.*")
+    taken = set(decode_refs(out))
+    if base not in taken:
+        return base
+    n = 2
+    while f"{base}.{n}" in taken:
+        n += 1
+    return f"{base}.{n}"
 
 
 def decode_refs(out: bytes) -> list[str]:

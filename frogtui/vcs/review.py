@@ -13,7 +13,7 @@ from typing import Any
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.commit import CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
 from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, Origin, decode, parse_diff
-from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of
+from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot_tree
 
 DEFAULT_TRAILER = "Assisted-by: FrogNano-4B-2609 via frogtui"
@@ -95,7 +95,7 @@ class ReviewSession:
         paths = selection.paths(rejected)
         if not confirm:
             raise ConfirmationNeeded(f"discarding changes in {len(paths)} file(s) needs confirmation")
-        ref = f"{self.state.ref_prefix}/before-discard"
+        ref = unused_ref(self.repo, f"{self.state.ref_prefix}/before-discard")
         run_git(self.repo, "update-ref", "-m", "frogtui: before discard", ref, snapshot_tree(self.repo))
         patch = selection.patch_of(rejected, others_applied=True)
         if patch:
