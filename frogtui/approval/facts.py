@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
+import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from frogtui.approval.shell import ShellAnalysis, analyze
-from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS
+from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS, symlinks_made
 from frogtui.approval.shell_words import FOUND_MARK, HOME_MARK, PWD_MARK, TMP_MARK, Word
 from frogtui.protocol import ToolCall
 
@@ -38,6 +40,7 @@ class PathFact:
         protected: What it would destroy: ``the repository root``, ``.git internals``, ``the home folder``.
         special: A device where writing changes no file (``/dev/null``).
         under: The action touches things under this path rather than the path itself.
+        odd: Why the path may not be what it looks like (a NUL, control or invisible character).
     """
 
     written: str
@@ -49,6 +52,7 @@ class PathFact:
     protected: str | None = None
     special: bool = False
     under: bool = False
+    odd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,30 +101,88 @@ def gather(call: ToolCall, places: Places) -> Action:
     args = call.arguments
     home = str(places.home)
     if call.name in ("Read", "Write", "Edit") and isinstance(args.get("file_path"), str):
-        return Action(call.name, target=resolve_text(args["file_path"], places), home=home)
+        path = args["file_path"]
+        odd = path_oddity(path)
+        if odd and "\x00" in path:
+            return Action(call.name, target=PathFact(_show(path), known=False, odd=odd), home=home)
+        return Action(call.name, target=replace(resolve_text(path, places), odd=odd), home=home)
     if call.name == "Glob" and isinstance(args.get("pattern"), str):
-        return Action("Glob", target=glob_fact(args["pattern"], args.get("path"), places), home=home)
+        base = args.get("path") if isinstance(args.get("path"), str) else None
+        odd = path_oddity(args["pattern"]) or path_oddity(base or "")
+        if odd and "\x00" in args["pattern"] + (base or ""):
+            return Action("Glob", target=PathFact(_show(args["pattern"]), known=False, odd=odd), home=home)
+        return Action("Glob", target=replace(glob_fact(args["pattern"], base, places), odd=odd), home=home)
     if call.name == "Bash" and isinstance(args.get("command"), str):
         analysis = analyze(args["command"])
         return Action("Bash", shell=analysis, paths=shell_facts(analysis, places), home=home)
     return Action(call.name, home=home)
 
 
+def path_oddity(path: str) -> str | None:
+    """Why a file path given to a tool may not be what a person reads (NUL, newline, control,
+    invisible or direction-changing characters), or None."""
+    if "\x00" in path:
+        return "contains a NUL character"
+    for ch in path:
+        if ch == "\n" or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp"):
+            return f"contains an invisible or control character (U+{ord(ch):04X})"
+    return None
+
+
 def shell_facts(analysis: ShellAnalysis, places: Places) -> dict[str, PathFact]:
-    """Facts for every word of every command that could name a file."""
+    """Facts for every word of every command that could name a file. Symlinks the command itself
+    creates (``ln -s ~ x && echo > x/.bashrc``) are followed for the commands after them."""
     facts: dict[str, PathFact] = {}
+    links: dict[str, str | None] = {}
     for command in analysis.commands:
         words = [*command.words, *command.reads, *(t.word for t in command.writes)]
         words += [Word(w.text.split("=", 1)[1], w.dynamic) for w in command.words[1:] if "=" in w.text]
         for word in words:
             key = path_key(word, command.cwd)
-            if key not in facts:
-                facts[key] = resolve_word(word, command.cwd, places)
+            if key not in facts or links:
+                fact = resolve_word(word, command.cwd, places, links=links, dotglob=analysis.dotglob)
+                if key not in facts or _worse(fact, facts[key]):
+                    facts[key] = fact
+        for link, target in symlinks_made(command.words):
+            _add_link(links, link, target, command.cwd, places)
     return facts
 
 
-def resolve_word(word: Word, cwd: Word | None, places: Places) -> PathFact:
-    """Resolve a shell word as the shell in ``cwd`` would see it."""
+def _worse(new: PathFact, old: PathFact) -> bool:
+    return bool(new.secret or new.protected or not new.known or (old.inside and not new.inside))
+
+
+def _add_link(links: dict[str, str | None], link: Word, target: Word, cwd: Word | None, places: Places) -> None:
+    """Remember that ``link`` (as written, in ``cwd``) now points at ``target`` (None: unknown)."""
+    if link.dynamic or cwd is None or cwd.dynamic:
+        return
+    base = os.path.join(str(places.root), _expand(cwd.text, places))
+    where = os.path.normpath(os.path.join(base, _expand(link.text, places)))
+    if link.text.endswith("/") or os.path.isdir(where):
+        where = os.path.join(where, os.path.basename(target.text.rstrip("/")))
+    if target.dynamic or target.has_glob:
+        links[where] = None
+        return
+    text = _expand(target.text, places)
+    if text == "~" or text.startswith("~/"):
+        text = str(places.home) + text[1:]
+    links[where] = _realpath(os.path.join(os.path.dirname(where), text))
+
+
+def _through_links(path: str, links: dict[str, str | None]) -> str | None:
+    """``path`` with a link made earlier in the command replaced by its target (None: unknown)."""
+    path = os.path.normpath(path)
+    for link, target in links.items():
+        if path == link or path.startswith(link.rstrip("/") + "/"):
+            if target is None:
+                return None
+            return target + path[len(link) :]
+    return path
+
+
+def resolve_word(word: Word, cwd: Word | None, places: Places, *, links: dict[str, str | None] | None = None, dotglob: bool = False) -> PathFact:
+    """Resolve a shell word as the shell in ``cwd`` would see it (after the symlinks in ``links``
+    that the same command made; with ``dotglob``, ``*`` also matches names starting with a dot)."""
     shown = _show(word.text)
     if word.dynamic:
         return PathFact(shown, known=False)
@@ -135,8 +197,13 @@ def resolve_word(word: Word, cwd: Word | None, places: Places) -> PathFact:
             return PathFact(shown, known=False)
         base = _expand(cwd.text, places)
         text = os.path.join(places.root, base, text)
+    if links:
+        through = _through_links(text, links)
+        if through is None:
+            return PathFact(shown, known=False)
+        text = through
     if word.has_glob:
-        return _glob_prefix_fact(shown, text, places)
+        return _glob_prefix_fact(shown, text, places, dotglob=dotglob)
     fact = resolve_text(text, places, shown=shown, kernel=True)
     return PathFact(**{**fact.__dict__, "under": under, "protected": None if under and fact.protected == "the repository root" else fact.protected})
 
@@ -155,24 +222,33 @@ def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel:
     the kernel does: ``link_out/../x`` is next to the link's target, not in the repository."""
     joined = os.path.join(places.root, os.path.expanduser(path))
     lexical = os.path.normpath(joined)
-    real = os.path.realpath(joined if kernel else lexical)
+    real = _realpath(joined if kernel else lexical)
     root, tmp = str(places.root), str(places.tmp_dir)
     in_root = _within(real, root)
     inside = (in_root or _within(real, tmp)) and not lexical.startswith("/proc/")
     rel = os.path.relpath(real, root) if in_root else None
-    secret = _secret(real, places) or _secret(lexical, places)
+    secret = _secret(real, places) or _secret(lexical, places) or _secret(_PROC_ROOT.sub("", lexical), places)
     protected = None
     if real == root:
         protected = "the repository root"
-    elif _within(real, os.path.join(root, ".git")):
-        protected = ".git internals"
+    elif in_root and Path(rel or ".").parts[:1] and Path(rel or ".").parts[0].lower() == ".git":
+        protected = ".git internals"  # also .GIT: the same folder on case-insensitive file systems
     elif real == str(places.home) or lexical == str(places.home):
         protected = "the home folder"
     special = any(lexical == p or (p.endswith("/") and lexical.startswith(p)) for p in SPECIAL_WRITE_TARGETS)
     return PathFact(shown or path, real, None if rel is None else Path(rel).as_posix(), inside, True, secret, protected, special)
 
 
-def _glob_prefix_fact(shown: str, pattern: str, places: Places) -> PathFact:
+def _realpath(path: str) -> str:
+    """``os.path.realpath`` that never raises: a link it may not read (``/proc/1/cwd``) is left as
+    written, which is outside the repository."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return os.path.normpath(path)
+
+
+def _glob_prefix_fact(shown: str, pattern: str, places: Places, *, dotglob: bool = False, listing: bool = False) -> PathFact:
     parts = Path(os.path.normpath(pattern)).parts
     static: list[str] = []
     for part in parts:
@@ -182,9 +258,39 @@ def _glob_prefix_fact(shown: str, pattern: str, places: Places) -> PathFact:
     first_glob = parts[len(static)] if len(static) < len(parts) else ""
     fact = resolve_text(os.path.join(*static) if static else "/", places, shown=shown, kernel=True)
     protected = fact.protected if fact.protected != "the repository root" else None
-    if fact.real == str(places.root) and first_glob.startswith(".") and fnmatch.fnmatchcase(".git", first_glob):
+    if fact.real == str(places.root) and (first_glob.startswith(".") or dotglob) and fnmatch.fnmatchcase(".git", first_glob):
         protected = ".git internals"
-    return PathFact(**{**fact.__dict__, "under": True, "protected": protected})
+    secret = fact.secret or _glob_secret(os.path.normpath(pattern), places, inside_only=listing)
+    return PathFact(**{**fact.__dict__, "under": True, "protected": protected, "secret": secret})
+
+
+_PROC_ROOT = re.compile(r"^/proc/[^/]+/root(?=/)")
+_HOST_KEYS = ("ssh_host_rsa_key", "ssh_host_ed25519_key", "ssh_host_ecdsa_key", "ssh_host_dsa_key")
+
+
+def _glob_secret(pattern: str, places: Places, *, inside_only: bool = False) -> str | None:
+    """The secret store a glob could reach (``~/.ss?/id_rsa``, ``~/.*``, ``/etc/shado?``), or None:
+    each of its components is matched against each secret store's path. With ``inside_only``
+    (the Glob tool lists names), only a pattern that goes into a store counts."""
+    pattern = _PROC_ROOT.sub("", pattern)
+    wanted = Path(pattern).parts
+    homes = {str(places.home), "/root"} | ({"/".join(wanted[:3])} if len(wanted) > 2 and wanted[1] == "home" else set())
+    stores = [(os.path.join(h, s), f"~/{s}") for h in homes for s in SECRET_STORES]
+    stores += [(p, p) for p in SYSTEM_SECRETS if not p.endswith("_")] + [(f"/etc/ssh/{k}", "/etc/ssh/ssh_host_") for k in _HOST_KEYS]
+    for path, name in stores:
+        have = Path(path).parts
+        if len(wanted) >= len(have) + inside_only and all(_name_matches(h, w) for h, w in zip(have, wanted)):
+            return name
+    if not _within(pattern, str(places.root)):
+        for part in wanted[: len(wanted) - inside_only]:
+            if any(ch in part for ch in "*?[") and any(_name_matches(n, part) for n in SECRET_NAMES):
+                return part
+    return None
+
+
+def _name_matches(name: str, pattern: str) -> bool:
+    """Whether the shell's glob ``pattern`` matches ``name`` (a leading dot must be matched by a dot)."""
+    return fnmatch.fnmatchcase(name, pattern) and (not name.startswith(".") or pattern.startswith("."))
 
 
 def glob_fact(pattern: str, path: str | None, places: Places) -> PathFact:
@@ -195,7 +301,7 @@ def glob_fact(pattern: str, path: str | None, places: Places) -> PathFact:
     first = next((n for n, part in enumerate(parts) if any(ch in part for ch in "*?[")), len(parts))
     if ".." in parts[first:]:
         return PathFact(pattern, known=False)
-    return _glob_prefix_fact(pattern, full, places) if first < len(parts) else resolve_text(full, places, shown=pattern)
+    return _glob_prefix_fact(pattern, full, places, listing=True) if first < len(parts) else resolve_text(full, places, shown=pattern)
 
 
 def _within(path: str, parent: str) -> bool:

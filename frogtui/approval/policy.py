@@ -19,6 +19,7 @@ from frogtui.approval.rules import (
 )
 from frogtui.approval.shell import SimpleCommand
 from frogtui.approval.shell_words import Word, display
+from frogtui.approval.shell_wrappers import AS_ANOTHER_USER
 
 RISKY_VARIABLES = ("PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*", "PYTHON*", "PERL5*", "RUBYOPT", "NODE_OPTIONS", "PAGER", "*_PAGER", "EDITOR", "VISUAL", "CDPATH")
 """Setting these changes what a later program runs, so a command that sets them is asked."""
@@ -45,6 +46,10 @@ def _decide_path(tool: str, fact: PathFact, rules: RuleSet, home: str) -> Decisi
         floor = write_floor(fact) if fact.known else None
     if floor is not None:
         return floor
+    if fact.odd and not fact.known:
+        return Decision("deny", f"{tool}: unusable path", f"the path {fact.written!r} {fact.odd}; no file has that name")
+    if fact.odd:
+        return Decision("ask", f"{tool}: odd path", f"the path {fact.written!r} {fact.odd}, so it may not be what it looks like")
     if not fact.known:
         return Decision("ask", f"{tool}: unknown path", f"where {fact.written} leads is only known at run time")
     matched = [r for r in rules.rules if r.tool == tool and path_matches(r.match, fact.rel, fact.real, home)]
@@ -125,8 +130,9 @@ def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> D
     risky = [name for name in command.assigns if any(fnmatch.fnmatchcase(name, pattern) for pattern in RISKY_VARIABLES)]
     if risky:
         checks.append(Decision("ask", "Bash: sets a risky variable", f"{shown} sets {', '.join(risky)}, which changes what programs run"))
-    if "sudo" in command.via or "doas" in command.via:
-        checks.append(Decision("ask", "Bash: runs as another user", f"{shown} runs through sudo"))
+    other_user = [w for w in command.via if w.split(" ")[0] in AS_ANOTHER_USER]
+    if other_user:
+        checks.append(Decision("ask", "Bash: runs as another user", f"{shown} runs through {other_user[0].split(' ')[0]}"))
     if not command.words:
         checks.append(Decision("allow", "Bash: redirection only", "only redirects or sets variables inside the repository"))
         return strictest(checks) or checks[0]

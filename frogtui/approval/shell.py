@@ -19,11 +19,13 @@ import bashlex.errors
 from frogtui.approval.shell_effects import (
     DOWNLOADERS,
     Target,
+    git_command_key,
+    git_subcommand,
     is_script_runner,
     program_name,
     write_targets,
 )
-from frogtui.approval.shell_words import HOME_MARK, MARKS, Word, odd_characters
+from frogtui.approval.shell_words import HOME_MARK, MARKS, PWD_MARK, TMP_MARK, Word, odd_characters
 from frogtui.approval.shell_wrappers import TIME_WORD, unwrap
 
 MAX_DEPTH = 6
@@ -36,6 +38,11 @@ ROOT_CWD = Word("")
 """The working folder of a command that did not ``cd``: the repository root."""
 INPUT_WORD = Word("\x00input", dynamic=True)
 """Appended to a command that gets more words at run time (``xargs``)."""
+COMMAND_VARIABLES = frozenset(
+    {"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
+     "SSH_ASKPASS", "GIT_PROXY_COMMAND", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE"}
+)
+"""Variables whose value is a command a later program runs: their values are analysed as commands."""
 _TIME_KEYWORD = re.compile(r"(^|[;&|(){}!\n]|\bdo|\bthen|\belse)(\s*)time(?=\s)")
 
 
@@ -78,12 +85,15 @@ class ShellAnalysis:
         commands: Every simple command, in the order they appear.
         error: Why it could not be parsed (the policy asks), else None.
         download_to_shell: Set when a download is piped or handed to a shell (the floor denies).
+        dotglob: The command may make ``*`` match names starting with a dot (``shopt -s dotglob``,
+            ``GLOBIGNORE=``), so that ``rm -rf *`` reaches ``.git``.
     """
 
     command: str
     commands: tuple[SimpleCommand, ...] = ()
     error: str | None = None
     download_to_shell: str | None = None
+    dotglob: bool = False
 
 
 class _Unparseable(Exception):
@@ -97,6 +107,7 @@ def analyze(command: str) -> ShellAnalysis:
     if not command.strip():
         return ShellAnalysis(command, error="the command is empty")
     walker = _Walker()
+    walker.whole = command
     try:
         walker.script(command, depth=0)
     except _Unparseable as err:
@@ -105,7 +116,7 @@ def analyze(command: str) -> ShellAnalysis:
         return ShellAnalysis(command, error="the command nests too deeply to analyse")
     if not walker.commands and not _only_comments(command):
         return ShellAnalysis(command, error="no command could be found in it (bash would likely reject it)")
-    return ShellAnalysis(command, tuple(walker.commands), download_to_shell=walker.download)
+    return ShellAnalysis(command, tuple(walker.commands), download_to_shell=walker.download, dotglob=walker.dotglob)
 
 
 def _only_comments(command: str) -> bool:
@@ -167,11 +178,16 @@ class _Walker:
         self.via: tuple[str, ...] = ()
         self.source = ""
         self.depth = 0
+        self.dotglob = False
+        self.consts: dict[str, str] = {}
+        self.whole = ""
 
     # entry points ---------------------------------------------------------------------------
     def script(self, text: str, depth: int, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
             raise _Unparseable("the command nests shells too deeply to analyse")
+        if depth > 0:
+            text = text.replace(HOME_MARK, "$HOME").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR")
         if "\x00" in text and depth > 0:
             raise _Unparseable("a nested command contains a NUL character")
         saved = (self.source, self.via, self.depth)
@@ -244,16 +260,19 @@ class _Walker:
         for part in node.parts:
             if part.kind == "assignment":
                 assigns.append(part.word.split("=", 1)[0])
-                self.word(part)
+                word, _ = self.word(part)
+                self.command_value(word)
             elif part.kind == "word":
                 word, fetched = self.word(part)
-                words.append(word)
+                words += self.braces(part, word)
                 fetches = fetches or fetched
             elif part.kind == "redirect":
                 redirects.append(part)
             else:
                 raise _Unparseable(f"uses a shell construct the analyser does not support ({part.kind})")
         writes, reads, opaque = self.redirects(redirects)
+        if not words:
+            self.remember(node)
         before = len(self.commands)
         self.emit(tuple(words), writes=tuple(writes), reads=tuple(reads), assigns=tuple(assigns), opaque=opaque, text=self._text(node))
         if fetches and any(is_script_runner(c.program) for c in self.commands[before:]):
@@ -272,7 +291,10 @@ class _Walker:
             if step.opaque:
                 opaque = step.opaque
                 break
+            for setting in words[1 : len(words) - len(step.inner)] if step.label == "env" else ():
+                self.command_value(setting)
             if step.script is not None:
+                writes = (*writes, *step.writes)
                 if writes or reads:
                     self.record(SimpleCommand((), via, writes, reads, assigns, cwd, None, text))
                 saved_cwd = self.cwd
@@ -286,13 +308,52 @@ class _Walker:
         if appends:
             words = (*words, INPUT_WORD)
         if words and not opaque:
-            opaque = self.opaque_reason(words)
+            opaque = self.opaque_reason(words) or _odd_target(writes, reads)
+        if words and words[0].has_glob and not words[0].dynamic:
+            # ``/bin/r? -rf /``: the program is whatever the pattern finds; its operands may be written
+            writes = (*writes, *(Target(w, f"{words[0].text} (a pattern)") for w in words[1:] if not w.text.startswith("-")))
+        if words and program_name(words[0].text) == "git":
+            for key, value in git_subcommand(words[1:])[1]:
+                if git_command_key(key) and value:
+                    self.nested(value.removeprefix("!"), f"git -c {key}")
         command = SimpleCommand(words, via, (*writes, *write_targets(words)), reads, assigns, cwd, opaque, text)
         self.record(command)
         if words and words[0].text in ("cd", "pushd", "popd"):
             self.change_dir(words)
 
+    def remember(self, node: Any) -> None:
+        """Remember ``X=value`` (a fixed value, set once in the whole command) so that a later
+        ``$X`` is known: ``X=.git; rm -rf $X`` deletes ``.git``."""
+        for part in node.parts:
+            if part.kind != "assignment" or "+=" in part.word.split("=", 1)[0] + "=":
+                continue
+            name = part.word.split("=", 1)[0]
+            word, _ = self.word(part)
+            value = word.text.split("=", 1)[1]
+            once = len(re.findall(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"\+?=", self.whole)) == 1
+            rebinds = re.search(r"\b(read|for|export|declare|typeset|local|readonly|let|getopts|mapfile|readarray|printf|unset|set)\b", self.whole)
+            if once and not rebinds and not word.dynamic and "\x00" not in value.replace(HOME_MARK, "").replace(PWD_MARK, "").replace(TMP_MARK, ""):
+                self.consts[name] = value
+
+    def command_value(self, word: Word) -> None:
+        """Parse the value of ``GIT_SSH_COMMAND=...``, ``PAGER=...`` and the like: a command that a
+        later program will run."""
+        name, sep, value = word.text.partition("=")
+        if sep and name in COMMAND_VARIABLES and value.strip():
+            if word.dynamic:
+                raise _Unparseable(f"{name} is set to a command only known when it runs")
+            self.nested(value, f"{name}=")
+
+    def nested(self, text: str, label: str) -> None:
+        saved_cwd = self.cwd
+        self.script(text, self.depth + 1, (*self.via, label))
+        self.cwd = saved_cwd
+
     def record(self, command: SimpleCommand) -> None:
+        if command.words and command.program == "shopt" and any(w.dynamic or "dotglob" in w.text or w.text == "-o" for w in command.words[1:]):
+            self.dotglob = True
+        if "GLOBIGNORE" in command.assigns:
+            self.dotglob = True
         if command.words and is_script_runner(command.program):
             operands = [w for w in command.words[1:] if not w.text.startswith("-")]
             if operands and _norm(operands[0].text) in self.fetched:
@@ -308,6 +369,8 @@ class _Walker:
         program = words[0]
         if program.dynamic:
             return "the program is only known when the command runs"
+        if program.has_glob:
+            return "the program name is a pattern, so which program runs is only known when it runs"
         odd = odd_characters(program.text)
         if odd:
             return f"the program name {odd}"
@@ -340,7 +403,8 @@ class _Walker:
                 self.cwd = saved_cwd
                 fetches = fetches or any(program_name(c.program) in DOWNLOADERS for c in self.commands[before:] if c.words)
             elif part.kind == "parameter":
-                dynamic = dynamic or getattr(part, "value", None) not in MARKS
+                name = getattr(part, "value", None)
+                dynamic = dynamic or (name not in MARKS and name not in self.consts)
             elif part.kind == "tilde":
                 dynamic = dynamic or part.value != "~"
             else:
@@ -349,11 +413,25 @@ class _Walker:
         if not getattr(node, "parts", None):
             text = self._dequote(node)
         else:
+            for name, value in self.consts.items():
+                text = re.sub(r"\$\{" + name + r"\}|\$" + name + r"(?![A-Za-z0-9_])", lambda _m, v=value: v, text)
             for name, mark in MARKS.items():
                 text = text.replace("${" + name + "}", mark).replace("$" + name, mark)
             if text.startswith("~") and (len(text) == 1 or text[1] == "/"):
                 text = HOME_MARK + text[1:]
         return Word(text, dynamic), fetches
+
+    def braces(self, node: Any, word: Word) -> list[Word]:
+        """The words bash's brace expansion makes of ``word`` (``{rm,-rf,/}`` -> ``rm -rf /``)."""
+        raw = self._text(node)
+        if "{" not in raw or "}" not in raw or word.dynamic:
+            return [word]
+        if any(ch in raw for ch in "'\"\\$`"):
+            return [Word(word.text, dynamic=True)] if _BRACE.search(raw) else [word]
+        expanded = _brace_expand(word.text)
+        if len(expanded) > MAX_BRACE_WORDS:
+            raise _Unparseable(f"brace expansion makes more than {MAX_BRACE_WORDS} words")
+        return [Word(text) for text in expanded]
 
     def redirects(self, nodes: list[Any]) -> tuple[list[Target], list[Word], str | None]:
         writes: list[Target] = []
@@ -387,6 +465,66 @@ class _Walker:
         except ValueError:
             return str(node.word)
         return tokens[0] if len(tokens) == 1 else str(node.word)
+
+
+MAX_BRACE_WORDS = 256
+_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+
+
+def _brace_expand(text: str) -> list[str]:
+    """Bash brace expansion of an unquoted word: ``a{b,c}`` -> ``ab ac``; ``{1..3}`` -> ``1 2 3``."""
+    depth, start = 0, -1
+    for i, ch in enumerate(text):
+        if ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                body, head, tail = text[start + 1 : i], text[:start], text[i + 1 :]
+                choices = _split_top(body)
+                if len(choices) < 2:
+                    seq = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([a-zA-Z])\.\.([a-zA-Z])", body)
+                    if not seq:
+                        return [head + "{" + body + "}" + t for t in _brace_expand(tail)]
+                    if seq.group(4):
+                        a, b = ord(seq.group(4)), ord(seq.group(5))
+                        choices = [chr(c) for c in (range(a, b + 1) if a <= b else range(a, b - 1, -1))]
+                    else:
+                        a, b, step = int(seq.group(1)), int(seq.group(2)), abs(int(seq.group(3) or 1)) or 1
+                        if abs(b - a) // step > MAX_BRACE_WORDS:
+                            raise _Unparseable(f"brace expansion makes more than {MAX_BRACE_WORDS} words")
+                        choices = [str(c) for c in (range(a, b + 1, step) if a <= b else range(a, b - 1, -step))]
+                out: list[str] = []
+                for choice in choices:
+                    for rest in _brace_expand(choice + tail):
+                        out.append(head + rest)
+                        if len(out) > MAX_BRACE_WORDS:
+                            raise _Unparseable(f"brace expansion makes more than {MAX_BRACE_WORDS} words")
+                return out
+    return [text]
+
+
+def _split_top(body: str) -> list[str]:
+    parts, depth, last = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(body[last:i])
+            last = i + 1
+    return [*parts, body[last:]] if parts else [body]
+
+
+def _odd_target(writes: tuple[Target, ...], reads: tuple[Word, ...]) -> str | None:
+    for word in (*(t.word for t in writes), *reads):
+        odd = odd_characters(word.text)
+        if odd and "non-ASCII" not in odd:
+            return f"a redirection target {odd}"
+    return None
 
 
 def _norm(text: str) -> str:

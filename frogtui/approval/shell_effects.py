@@ -2,11 +2,12 @@
 which programs download, and which run a script they are handed. Pure data and small functions."""
 from __future__ import annotations
 
+import fnmatch
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from frogtui.approval.shell_words import Word
+from frogtui.approval.shell_words import HOME_MARK, Word
 
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "lynx"})
 SCRIPT_RUNNERS = frozenset(
@@ -104,20 +105,128 @@ def write_targets(words: Sequence[Word]) -> list[Target]:
         operands = _operands(args, frozenset({"-e", "-f"}))
         has_script_option = any(w.text in ("-e", "-f") for w in args)
         targets += [Target(w, f"{name} -i") for w in (operands if has_script_option else operands[1:])]
-    elif name == "find" and any(w.text == "-delete" for w in args):
-        starts = []
-        for word in args:
-            if word.text.startswith(("-", "(", "!")):
-                break
-            starts.append(word)
-        targets += [Target(w, "find -delete", under=True) for w in (starts or [Word(".")])]
-    elif name == "tar" and args and ("x" in args[0].text.lstrip("-") or any(w.text in ("--extract", "--get") for w in args)):
+    elif name == "find":
+        targets += _find_writes(args)
+    elif name == "tar" and _tar_extracts(args):
         targets += [Target(w, "tar -x", under=True) for w in _option_value(args, "-C", "--directory")] or [Target(Word("."), "tar -x", under=True)]
+    elif name in ("unzip", "7z", "7za", "bsdtar", "cpio"):
+        folders = _option_value(args, "-d", "") if name == "unzip" else _option_value(args, "-o", "") if name.startswith("7z") else _option_value(args, "-C", "--directory") if name == "bsdtar" else _option_value(args, "-D", "--directory")
+        targets += [Target(w, name, under=True) for w in folders] or [Target(Word("."), name, under=True)]
+    elif name == "git":
+        targets += _git_writes(args)
     elif name == "curl":
         targets += [Target(w, "curl -o") for w in _option_value(args, "-o", "--output")]
     elif name == "wget":
         targets += [Target(w, "wget -O") for w in _option_value(args, "-O", "--output-document") if w.text != "-"]
+    if name == "ln" and targets and not _operands(args)[1:] and not _option_value(args, "-t", "--target-directory"):
+        targets = []  # ``ln -s TARGET``: the link is made in the working folder, named like the target
     for flag, long in (("-t", "--target-directory"),):
         if name in ("cp", "mv", "ln", "install"):
             targets += [Target(w, name) for w in _option_value(args, flag, long)]
     return targets
+
+
+FIND_SELECTORS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer", "-mtime", "-mmin", "-ctime", "-cmin", "-atime", "-amin", "-size", "-user", "-group", "-perm", "-empty", "-links", "-inum", "-samefile", "-prune", "-lname", "-ilname", "-used", "-uid", "-gid", "-nouser", "-nogroup", "-readable", "-writable", "-executable"})
+"""``find`` tests that narrow what ``-delete`` removes (without one, everything under the start goes)."""
+
+
+def _find_writes(args: list[Word]) -> list[Target]:
+    starts: list[Word] = []
+    for word in args:
+        if word.text.startswith(("-", "(", "!")):
+            break
+        starts.append(word)
+    starts = starts or [Word(".")]
+    targets: list[Target] = []
+    for n, word in enumerate(args):
+        if word.text in ("-fprint", "-fprint0", "-fls", "-fprintf") and n + 1 < len(args):
+            targets.append(Target(args[n + 1], f"find {word.text}"))
+    if any(w.text == "-delete" for w in args):
+        targets += [Target(w, "find -delete", under=True) for w in starts]
+        if not any(w.text in FIND_SELECTORS for w in args):
+            # nothing narrows it: every file under each start goes, .git included
+            targets += [Target(Word(w.text.rstrip("/") + "/.git", w.dynamic), "find -delete") for w in starts]
+    return targets
+
+
+def _tar_extracts(args: list[Word]) -> bool:
+    for n, word in enumerate(args):
+        text = word.text
+        if text in ("--extract", "--get"):
+            return True
+        if text.startswith("--"):
+            continue
+        if (n == 0 or text.startswith("-")) and "x" in text.lstrip("-") and text.lstrip("-").isalpha():
+            return True
+    return False
+
+
+GIT_COMMAND_KEYS = ("alias.*", "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass", "diff.external", "diff.*.textconv", "diff.*.command", "filter.*", "merge.*.driver", "sequence.editor", "credential.helper", "credential.*.helper", "pager.*", "gpg.program", "gpg.*.program", "uploadpack.packobjectshook", "include.path", "includeif.*", "web.browser", "browser.*.cmd", "man.*.cmd", "difftool.*.cmd", "mergetool.*.cmd", "sendemail.*", "remote.*.receivepack", "remote.*.uploadpack", "protocol.*.allow", "ssh.variant", "core.gitproxy", "http.proxy")
+"""git settings whose value is a command git runs (or a file it reads settings from)."""
+
+
+def git_command_key(key: str) -> bool:
+    """True when setting git config ``key`` decides a command git will run."""
+    return any(fnmatch.fnmatchcase(key.lower(), pattern) for pattern in GIT_COMMAND_KEYS)
+
+
+def git_subcommand(args: Sequence[Word]) -> tuple[int, list[tuple[str, str]]]:
+    """Index in ``args`` of git's subcommand, and the ``-c key=value`` settings before it."""
+    settings: list[tuple[str, str]] = []
+    n = 0
+    while n < len(args):
+        text = args[n].text
+        if text == "-c" and n + 1 < len(args):
+            key, _, value = args[n + 1].text.partition("=")
+            settings.append((key, value))
+            n += 2
+        elif text in ("-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env", "--super-prefix") and n + 1 < len(args):
+            n += 2
+        elif text.startswith("-"):
+            n += 1
+        else:
+            break
+    return n, settings
+
+
+def _git_writes(args: list[Word]) -> list[Target]:
+    start, _ = git_subcommand(args)
+    sub = args[start].text if start < len(args) else ""
+    rest = args[start + 1 :]
+    targets = [Target(w, f"git {sub} --output") for w in _option_value(rest, "", "--output")]
+    if sub == "format-patch":
+        targets += [Target(w, "git format-patch -o", under=True) for w in _option_value(rest, "-o", "--output-directory")]
+    if sub == "config":
+        names = {w.text for w in rest}
+        reading = names & {"--get", "--get-all", "--get-regexp", "-l", "--list", "--get-urlmatch", "--get-color", "--get-colorbool", "get", "list"}
+        operands = _operands(rest, frozenset({"-f", "--file", "--blob", "--type", "--default", "--comment", "--value"}))
+        if not reading and (len(operands) >= 2 or names & {"--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit", "set", "unset"}):
+            if "--global" in names:
+                targets.append(Target(Word(HOME_MARK + "/.gitconfig"), "git config --global"))
+            elif "--system" in names:
+                targets.append(Target(Word("/etc/gitconfig"), "git config --system"))
+            elif _option_value(rest, "-f", "--file"):
+                targets += [Target(w, "git config --file") for w in _option_value(rest, "-f", "--file")]
+            elif any(git_command_key(w.text) for w in operands[:2]):
+                targets.append(Target(Word(".git/config"), "git config (a command git runs)"))
+    return targets
+
+
+def symlinks_made(words: Sequence[Word]) -> list[tuple[Word, Word]]:
+    """``(link, target)`` for each symbolic link ``ln -s`` makes (``ln -s TARGET LINK``,
+    ``ln -s TARGET`` in the working folder, ``ln -s T1 T2 DIR``)."""
+    if not words or program_name(words[0].text) != "ln":
+        return []
+    args = list(words[1:])
+    symbolic = any(w.text in ("--symbolic",) or (w.text.startswith("-") and not w.text.startswith("--") and "s" in w.text[1:]) for w in args)
+    if not symbolic:
+        return []
+    folder = _option_value(args, "-t", "--target-directory")
+    operands = _operands(args, frozenset({"-t", "-S", "--suffix"}))
+    if folder:
+        return [(Word(folder[0].text.rstrip("/") + "/", folder[0].dynamic), t) for t in operands]
+    if len(operands) == 1:
+        return [(Word(operands[0].text.rstrip("/").rsplit("/", 1)[-1] or "/", operands[0].dynamic), operands[0])]
+    if len(operands) > 2:
+        return [(Word(operands[-1].text.rstrip("/") + "/", operands[-1].dynamic), t) for t in operands[:-1]]
+    return [(operands[1], operands[0])] if len(operands) == 2 else []

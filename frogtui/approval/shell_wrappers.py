@@ -3,6 +3,7 @@
 ``eval``). ``unwrap`` says what runs inside. Pure functions over words."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from frogtui.approval.shell_effects import SHELLS, Target, program_name
@@ -81,7 +82,33 @@ _SIMPLE = {
         {"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user", "--group", "--host", "--prompt", "--chdir"},
     ),
     "doas": ({"-n", "-s"}, {"-u", "-C"}),
+    "pkexec": ({"--disable-internal-agent", "--keep-cwd"}, {"--user"}),
+    "runuser": ({"-l", "-m", "-p", "--login", "--preserve-environment", "-f", "--fast"}, {"-u", "-g", "-G", "--user", "--group", "--supp-group", "-s", "--shell", "-w", "--whitelist-environment"}),
+    "busybox": (set(), set()),
+    "unshare": (
+        {"-m", "-u", "-i", "-n", "-p", "-U", "-C", "-T", "-r", "-f", "-c", "--fork", "--mount", "--uts", "--ipc", "--net", "--pid", "--user", "--cgroup", "--time", "--map-root-user", "--map-current-user", "--kill-child", "--mount-proc", "--map-auto"},
+        {"--propagation", "--setgroups", "-S", "-G", "--setuid", "--setgid"},
+    ),
+    "strace": (
+        {"-f", "-ff", "-c", "-C", "-d", "-D", "-i", "-q", "-qq", "-r", "-t", "-tt", "-ttt", "-T", "-v", "-x", "-xx", "-y", "-yy", "-z", "-Z", "-k", "-w", "-F"},
+        {"-o", "-e", "-s", "-u", "-E", "-P", "-I", "-X", "-a", "-b", "-O", "-S", "-U", "--output", "--trace", "--string-limit"},
+    ),
+    "ltrace": ({"-f", "-c", "-C", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T"}, {"-o", "-e", "-s", "-u", "-n", "-l", "-a", "-A", "-D", "-F", "--output"}),
+    "taskset": ({"-a", "-c", "--all-tasks", "--cpu-list"}, set()),
+    "chrt": ({"-a", "-b", "-d", "-f", "-i", "-o", "-r", "-R", "-v", "--all-tasks", "--batch", "--deadline", "--fifo", "--idle", "--other", "--rr", "--reset-on-fork", "--verbose"}, {"-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"}),
+    "fakeroot": ({"-u", "--unknown-is-real"}, {"-l", "--lib", "--faked", "-s", "-i", "-b"}),
+    "xvfb-run": ({"-a", "--auto-servernum"}, {"-n", "-s", "-e", "-f", "-p", "-w", "--server-num", "--server-args", "--error-file", "--auth-file"}),
+    "dbus-run-session": (set(), {"--config-file", "--dbus-daemon"}),
+    "proxychains": ({"-q"}, {"-f"}),
+    "proxychains4": ({"-q"}, {"-f"}),
+    "torsocks": ({"-q", "-i", "--isolate", "--quiet"}, {"-u", "-p", "-a", "-P"}),
+    "catchsegv": (set(), set()),
+    "nocache": (set(), set()),
 }
+AS_ANOTHER_USER = frozenset({"sudo", "doas", "pkexec", "runuser", "su", "sg"})
+"""Wrappers that run a command as another user (always asked)."""
+_FIRST_OPERAND_IS_ARGUMENT = frozenset({"taskset", "chrt"})
+"""Wrappers whose first operand is a value (a CPU mask, a priority) before the command."""
 
 
 def unwrap(words: tuple[Word, ...]) -> Unwrapped | None:
@@ -90,15 +117,21 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped | None:
         return None
     name = program_name(words[0].text)
     items = list(words)
+    if name in _SPECIAL:
+        return _SPECIAL[name](items, name)
     if name in _SIMPLE:
         flags, with_value = _SIMPLE[name]
+        if name == "nice":
+            items = [items[0], *(Word("-N") if re.fullmatch(r"-\d+", w.text) else w for w in items[1:2]), *items[2:]]
         start, error = _skip_options(items, flags, with_value)
         label = "time" if name == TIME_WORD else name
         if error:
             return Unwrapped(label, opaque=error)
         writes: tuple[Target, ...] = ()
-        if name == "time":
-            writes = tuple(Target(items[n + 1], "time -o") for n in range(1, start - 1) if items[n].text in ("-o", "--output"))
+        if name in ("time", "strace", "ltrace"):
+            writes = tuple(Target(items[n + 1], f"{name} -o") for n in range(1, start - 1) if items[n].text in ("-o", "--output"))
+        if name in _FIRST_OPERAND_IS_ARGUMENT and not any(w.text in ("-p", "--pid") for w in items[1:start]):
+            start += 1
         if name == "sudo" and any(w.text in ("-s", "-i", "--shell", "--login") for w in items[1:start]):
             return Unwrapped(label, opaque="sudo starts a shell")
         return Unwrapped(label, inner=tuple(items[start:]), writes=writes)
@@ -146,11 +179,13 @@ def _env(items: list[Word]) -> Unwrapped:
         elif text in ("-C", "--chdir") or text.startswith("--chdir="):
             cwd_unknown = True
             n += 1 if "=" in text else 2
-        elif text in ("-S", "--split-string"):
-            if n + 1 >= len(items) or items[n + 1].dynamic:
+        elif text in ("-S", "--split-string") or text.startswith(("--split-string=", "-S")):
+            attached = text.split("=", 1)[1] if text.startswith("--split-string=") else text[2:] if text.startswith("-S") and len(text) > 2 else None
+            first = Word(attached, items[n].dynamic) if attached is not None else items[n + 1] if n + 1 < len(items) else None
+            if first is None or first.dynamic:
                 return Unwrapped("env -S", opaque="env -S runs a string that is only known when it runs")
-            rest = " ".join(w.text for w in items[n + 2 :])
-            return Unwrapped("env -S", script=Word(f"{items[n + 1].text} {rest}".strip()), assigns=tuple(assigns))
+            rest = " ".join(w.text for w in items[n + (1 if attached is not None else 2) :])
+            return Unwrapped("env -S", script=Word(f"{first.text} {rest}".strip()), assigns=tuple(assigns))
         elif text == "--":
             n += 1
             break
@@ -193,3 +228,78 @@ def _shell(items: list[Word], name: str) -> Unwrapped | None:
         if not text.startswith("-"):
             return None  # ``bash script.sh``: the program is the script runner itself
     return None
+
+
+def _flock(items: list[Word], name: str) -> Unwrapped:
+    start, error = _skip_options(
+        items,
+        {"-s", "-x", "-e", "-n", "-u", "-o", "-F", "--shared", "--exclusive", "--nonblock", "--nb", "--unlock", "--close", "--verbose", "--no-fork"},
+        {"-w", "-E", "--timeout", "--wait", "--conflict-exit-code"},
+    )
+    if error:
+        return Unwrapped(name, opaque=error)
+    if start >= len(items) or items[start].text.isdigit():
+        return Unwrapped(name)
+    lock = (Target(items[start], "flock"),)
+    rest = items[start + 1 :]
+    if rest and rest[0].text in ("-c", "--command"):
+        if len(rest) < 2 or rest[1].dynamic:
+            return Unwrapped(name, opaque="flock -c runs a string that is only known when it runs", writes=lock)
+        return Unwrapped("flock -c", script=rest[1], writes=lock)
+    return Unwrapped(name, inner=tuple(rest), writes=lock)
+
+
+def _chroot(items: list[Word], name: str) -> Unwrapped:
+    start, error = _skip_options(items, {"--skip-chdir"}, {"--userspec", "--groups"})
+    if error:
+        return Unwrapped(name, opaque=error)
+    if start >= len(items) or items[start].text.rstrip("/") != "" or items[start].dynamic:
+        return Unwrapped(name, opaque="chroot runs the command in another root folder, where paths mean something else")
+    if start + 1 >= len(items):
+        return Unwrapped(name, opaque="chroot without a command starts a shell")
+    return Unwrapped(name, inner=tuple(items[start + 1 :]))
+
+
+def _watch(items: list[Word], name: str) -> Unwrapped:
+    start, error = _skip_options(
+        items,
+        {"-d", "-t", "-b", "-e", "-g", "-c", "-x", "-p", "-w", "-r", "--differences", "--no-title", "--beep", "--errexit", "--chgexit", "--color", "--exec", "--precise", "--no-wrap", "--no-rerun"},
+        {"-n", "--interval", "-q", "--equexit"},
+    )
+    if error:
+        return Unwrapped(name, opaque=error)
+    inner = tuple(items[start:])
+    if any(w.text in ("-x", "--exec") for w in items[1:start]) or not inner:
+        return Unwrapped(name, inner=inner)
+    if any(w.dynamic for w in inner):
+        return Unwrapped(name, opaque="watch runs a string that is only known when it runs")
+    return Unwrapped("watch", script=Word(" ".join(w.text for w in inner)))
+
+
+def _shell_as_user(items: list[Word], name: str) -> Unwrapped:
+    """``su [-] [user] -c CMD``, ``script -c CMD [file]``, ``sg group -c CMD``: a string run by a shell."""
+    for n, word in enumerate(items[1:], start=1):
+        text = word.text
+        value = None
+        if text in ("-c", "--command") and n + 1 < len(items):
+            value = items[n + 1]
+        elif text.startswith("--command="):
+            value = Word(text.split("=", 1)[1], word.dynamic)
+        if value is not None:
+            if value.dynamic:
+                return Unwrapped(name, opaque=f"{name} -c runs a string that is only known when it runs")
+            writes = ()
+            if name == "script":
+                after = [w for w in items[n + 2 :] if not w.text.startswith("-")]
+                writes = tuple(Target(w, "script") for w in after[-1:]) or (Target(Word("typescript"), "script"),)
+            return Unwrapped(name, script=value, writes=writes)
+    if name == "sg" and len(items) > 2:
+        return Unwrapped(name, script=Word(" ".join(w.text for w in items[2:])), opaque=None if not any(w.dynamic for w in items[2:]) else "sg runs a string only known when it runs")
+    return Unwrapped(name, opaque=f"{name} starts an interactive shell")
+
+
+def _parallel(items: list[Word], name: str) -> Unwrapped:
+    return Unwrapped(name, opaque=f"{name} builds the commands it runs when it runs")
+
+
+_SPECIAL = {"flock": _flock, "chroot": _chroot, "watch": _watch, "su": _shell_as_user, "script": _shell_as_user, "sg": _shell_as_user, "parallel": _parallel}
