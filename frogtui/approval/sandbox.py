@@ -30,7 +30,37 @@ class BwrapWrapper:
     network: bool = False
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
-        return [*bwrap_options(self.bwrap, self.root, self.tmp_dir, self.network), "--", *argv]
+        return [*bwrap_options(self.bwrap, self.root, self.tmp_dir, self.network), *git_guard(self.root), "--", *argv]
+
+
+GIT_RUNS_FROM = ("hooks", "config", "config.worktree", "info/attributes")
+"""What in ``.git`` decides commands git runs later, outside the sandbox (hooks, ``core.pager``,
+``alias.*``, ``core.fsmonitor``, filter drivers): read-only inside it."""
+
+
+def git_guard(root: Path) -> list[str]:
+    """bwrap options that keep a sandboxed command from planting code that git runs later, outside
+    the sandbox: ``.git`` is bound onto itself (a mount point cannot be renamed or removed, so
+    ``mv .git old && cp -r old .git`` fails) and its hooks and config are bound read-only. A
+    ``.git`` file (a worktree or submodule pointer) is read-only as a whole. The hooks folder is
+    created first when missing, so that it cannot be created inside."""
+    git_dir = root / ".git"
+    if git_dir.is_symlink() or not git_dir.exists():
+        return []
+    if git_dir.is_file():
+        return ["--ro-bind", str(git_dir), str(git_dir)]
+    options = ["--bind", str(git_dir), str(git_dir)]
+    try:
+        (git_dir / "hooks").mkdir(exist_ok=True)
+    except OSError:
+        pass  # a read-only .git: nothing can be planted there either
+    folders = [git_dir, *sorted(p.parent for p in git_dir.glob("modules/**/config"))]
+    for folder in folders:
+        for name in GIT_RUNS_FROM:
+            path = folder / name
+            if path.exists() and not path.is_symlink():
+                options += ["--ro-bind", str(path), str(path)]
+    return options
 
 
 def bwrap_options(bwrap: str, root: Path, tmp_dir: Path, network: bool) -> list[str]:

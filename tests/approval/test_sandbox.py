@@ -15,6 +15,7 @@ from frogtui.approval.sandbox import probe_bwrap
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner
 from frogtui.tools.workspace import Workspace
+from tests.support import git
 
 BWRAP = shutil.which("bwrap")
 needs_bwrap = pytest.mark.skipif(
@@ -106,3 +107,31 @@ def test_unusable_bwrap_falls_back_with_a_warning(workspace: Workspace, tmp_path
     sandbox = make_sandbox(workspace, SandboxSettings(), bwrap=str(fake))
     assert sandbox.wrap is None
     assert sandbox.warning == "Bash runs without a sandbox: bwrap cannot create its sandbox here (bwrap: No permissions to creating new namespace)"
+
+
+@needs_bwrap
+def test_git_hooks_and_config_cannot_be_planted(workspace: Workspace) -> None:
+    """A sandboxed command must not leave code that git runs later outside the sandbox: no hook,
+    no ``core.pager``/``alias.x = !...`` in .git/config, not even by moving .git aside. Git itself
+    still works (add, commit)."""
+    root = workspace.root
+    git(root, "init", "-q")
+    (root / "a.txt").write_text("a\n")
+    config_before = (root / ".git" / "config").read_text()
+    attempts = [
+        "printf '#!/bin/sh\\ntouch PWNED\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+        "git config core.pager 'touch PWNED'",
+        "git config alias.st '!touch PWNED'",
+        "echo '[core] fsmonitor = touch PWNED' >> .git/config",
+        "rm -f .git/config", "mv .git/hooks .git/hooks-old", "mv .git/config .git/config-old",
+        "mv .git .git-old", "rm -rf .git/hooks",
+    ]
+    for attempt in attempts:
+        run(workspace, attempt)
+        assert (root / ".git" / "config").read_text() == config_before, attempt
+        assert not (root / ".git" / "hooks" / "pre-commit").exists(), attempt
+        assert (root / ".git" / "HEAD").exists(), attempt
+    committed = run(workspace, "git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && git log --oneline | wc -l")
+    assert committed.startswith("Exit code: 0") and "1" in committed, committed
+    git(root, "status")
+    assert not (root / "PWNED").exists()
