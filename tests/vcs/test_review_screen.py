@@ -118,3 +118,35 @@ async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> N
         await pilot.press("u")  # nothing to undo: a warning, nothing changes
         await pilot.pause()
         assert any("no commit" in n.message for n in pilot.app._notifications)
+
+
+async def test_a_huge_rewrite_is_drawn_capped_and_toggles_per_file(py_repo: Path) -> None:
+    from frogtui.ui.review import SHOWN_LINES_MAX
+
+    (py_repo / "huge.py").write_text("".join(f"value_{i} = {i}\n" for i in range(20_000)))
+    for i in range(60):
+        (py_repo / f"pkg/m{i}.py").parent.mkdir(exist_ok=True)
+        (py_repo / f"pkg/m{i}.py").write_text("".join(f"x{j} = {j}\n" for j in range(30)))
+    git(py_repo, "add", ".")
+    git(py_repo, "commit", "-q", "-m", "big")
+    state = discover(py_repo, "big")
+    (py_repo / "huge.py").write_text("".join(f"value_{i} = {i * 2}\n" for i in range(20_000)))
+    for i in range(60):
+        path = py_repo / f"pkg/m{i}.py"
+        path.write_text(path.read_text().replace("x3 = 3\n", "x3 = 33\n").replace("x20 = 20\n", "x20 = 2020\n"))
+    screen = ReviewScreen(ReviewSession(state))
+    async with Host(screen).run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert tree_labels(screen)[:2] == ["[x] huge.py", "  [x] @@ -1,20000 +1,20000 @@"]
+        await pilot.press("down")  # the 39,999-line hunk
+        drawn = str(screen.query_one(HunkDiff).render())
+        assert drawn.count("\n") <= SHOWN_LINES_MAX + 3
+        assert f"{39_999 - SHOWN_LINES_MAX} more line(s) of this hunk not drawn" in drawn  # value_0 is unchanged
+        await pilot.press("space")
+        labels = tree_labels(screen)
+        assert labels[:2] == ["[ ] huge.py", "  [ ] @@ -1,20000 +1,20000 @@"] and labels[2] == "[x] pkg/m0.py"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert git(py_repo, "show", "HEAD:huge.py").startswith("value_0 = 0\nvalue_1 = 1\n")
+        assert "x3 = 33" in git(py_repo, "show", "HEAD:pkg/m59.py")
+        assert tree_labels(screen)[0] == "[x] huge.py"  # what was left is listed again
