@@ -12,8 +12,22 @@ from frogtui.approval.rules import Rule, RuleSet, SandboxSettings, parse_rules
 from frogtui.approval.sandbox import Sandbox, make_sandbox
 
 __all__ = [
+    "Action",
+    "Decision",
+    "PathFact",
+    "Places",
+    "PolicyApprover",
+    "PolicyEngine",
+    "Rule",
+    "RuleSet",
+    "Sandbox",
+    "SandboxSettings",
     "audit_line",
-    "Action", "Decision", "PathFact", "Places", "PolicyApprover", "PolicyEngine", "Rule", "RuleSet",
-    "Sandbox", "SandboxSettings", "decide", "gather", "load_rules", "make_sandbox", "parse_rules",
-    "trust_project", "untrust_project",
+    "decide",
+    "gather",
+    "load_rules",
+    "make_sandbox",
+    "parse_rules",
+    "trust_project",
+    "untrust_project",
 ]

@@ -220,7 +220,7 @@ def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel:
     """Resolve a path as the file tools do: relative to the root, ``~`` expanded, ``..`` folded,
     links followed. With ``kernel`` (shell words), ``..`` is applied after following a link, as
     the kernel does: ``link_out/../x`` is next to the link's target, not in the repository."""
-    joined = os.path.join(places.root, os.path.expanduser(path))
+    joined = os.path.join(places.root, _home(path, places))
     lexical = os.path.normpath(joined)
     real = _realpath(joined if kernel else lexical)
     root, tmp = str(places.root), str(places.tmp_dir)
@@ -237,6 +237,13 @@ def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel:
         protected = "the home folder"
     special = any(lexical == p or (p.endswith("/") and lexical.startswith(p)) for p in SPECIAL_WRITE_TARGETS)
     return PathFact(shown or path, real, None if rel is None else Path(rel).as_posix(), inside, True, secret, protected, special)
+
+
+def _home(path: str, places: Places) -> str:
+    """``~`` and ``~/...`` in a tool's path mean the home folder the policy was given."""
+    if path == "~" or path.startswith("~/"):
+        return str(places.home) + path[1:]
+    return os.path.expanduser(path)
 
 
 def _realpath(path: str) -> str:
@@ -283,7 +290,7 @@ def _glob_secret(pattern: str, places: Places, *, inside_only: bool = False) -> 
             return name
     if not _within(pattern, str(places.root)):
         for part in wanted[: len(wanted) - inside_only]:
-            if any(ch in part for ch in "*?[") and any(_name_matches(n, part) for n in SECRET_NAMES):
+            if any(ch in part for ch in "*?[") and any(_name_matches(n, part) for n in SECRET_NAMES if n.startswith(".")):
                 return part
     return None
 
@@ -295,8 +302,8 @@ def _name_matches(name: str, pattern: str) -> bool:
 
 def glob_fact(pattern: str, path: str | None, places: Places) -> PathFact:
     """The folder a Glob call searches (its pattern's fixed prefix), as a fact."""
-    base = os.path.join(str(places.root), os.path.expanduser(path or "."))
-    full = os.path.join(base, os.path.expanduser(pattern))
+    base = os.path.join(str(places.root), _home(path or ".", places))
+    full = os.path.join(base, _home(pattern, places))
     parts = Path(full).parts
     first = next((n for n, part in enumerate(parts) if any(ch in part for ch in "*?[")), len(parts))
     if ".." in parts[first:]:

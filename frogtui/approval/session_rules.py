@@ -9,14 +9,26 @@ from frogtui.approval.decision import Decision
 from frogtui.approval.facts import Action
 from frogtui.approval.rules import Rule
 from frogtui.approval.shell import SimpleCommand
-from frogtui.approval.shell_effects import program_name
+from frogtui.approval.shell_effects import (
+    AFTER_FIRST_OPERAND,
+    ALL_OPERANDS,
+    LAST_OPERAND,
+    is_script_runner,
+    program_name,
+)
 
 SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl",
      "make", "just", "gh", "hatch", "pdm", "conda", "mamba", "brew", "apt", "apt-get", "dotnet", "mvn", "gradle",
      "bundle", "rake", "rustup", "nox", "tox", "deno", "bun", "terraform", "systemctl", "helm", "ruff", "mypy"}
 )
+PACKAGE_RUNNERS = frozenset({"npx", "pnpx", "bunx", "uvx", "pipx"})
+"""Run a package by name (and may download it): the package is part of the rule (``npx prettier *``)."""
+EXACT_PROGRAMS = ALL_OPERANDS | LAST_OPERAND | AFTER_FIRST_OPERAND | frozenset({"dd", "find", "tar", "unzip", "ln", "sed", "chmod", "git-clean"})
+"""Programs that change files: "always allow" is for exactly the command approved (``rm -rf build``)."""
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_-]*$")
+_PACKAGE = re.compile(r"^@?[A-Za-z0-9][A-Za-z0-9._/@-]*$")
+_SAFE_WORD = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")
 _PLAIN_PROGRAM = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._+-]*$")
 
 
@@ -36,13 +48,43 @@ def narrow_command_rule(command: SimpleCommand) -> str | None:
     fixed = [program]
     rest = words[1:]
     name = program_name(program)
-    if name.startswith("python") and len(rest) >= 2 and rest[0] == "-m" and _SUBCOMMAND.match(rest[1]):
-        fixed += rest[:2]
-        rest = rest[2:]
-    elif name in SUBCOMMAND_PROGRAMS and rest and _SUBCOMMAND.match(rest[0]) and not command.words[1].dynamic:
+    if name in EXACT_PROGRAMS:
+        return _exact(command)
+    if is_script_runner(name):
+        return _script_rule(command)
+    if name in PACKAGE_RUNNERS:
+        operands = [w for w in rest if not w.startswith("-")]
+        if not rest or rest[0].startswith("-") or not _PACKAGE.match(rest[0]) or command.words[1].dynamic:
+            return None  # ``npx --yes x``: options first; no rule narrower than "anything npx runs"
+        if name == "pipx" and operands[:1] == ["run"] and len(rest) > 1 and _PACKAGE.match(rest[1]):
+            return f"pipx run {rest[1]}" + (" *" if rest[2:] else "")
+        fixed.append(rest[0])
+        rest = rest[1:]
+    elif name in SUBCOMMAND_PROGRAMS and rest:
+        if not _SUBCOMMAND.match(rest[0]) or command.words[1].dynamic:
+            return None  # ``git -c core.pager=... log``: options before the subcommand change what it does
         fixed.append(rest[0])
         rest = rest[1:]
     return " ".join(fixed + (["*"] if rest else []))
+
+
+def _exact(command: SimpleCommand) -> str | None:
+    """The command itself as a rule, when every word is plain (no glob characters, no marks)."""
+    if any(w.dynamic or not _SAFE_WORD.match(w.text) for w in command.words):
+        return None
+    return " ".join(w.text for w in command.words)
+
+
+def _script_rule(command: SimpleCommand) -> str | None:
+    """``python tool.py -x`` -> ``python tool.py *``; ``python -m pytest`` -> ``python -m pytest *``;
+    none for code given inline (``python -c``, ``node -e``) or read from standard input (``sh``)."""
+    words = [w.text for w in command.words]
+    rest = words[1:]
+    if program_name(words[0]).startswith("python") and len(rest) >= 2 and rest[0] == "-m" and _SUBCOMMAND.match(rest[1]):
+        return " ".join(words[:3]) + (" *" if rest[2:] else "")
+    if not rest or rest[0].startswith("-") or command.words[1].dynamic or not _SAFE_WORD.match(rest[0]):
+        return None
+    return " ".join(words[:2]) + (" *" if rest[1:] else "")
 
 
 def narrow_rules(action: Action, decide_each: list[tuple[SimpleCommand, Decision]]) -> list[Rule]:

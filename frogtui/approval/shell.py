@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
 from dataclasses import dataclass
 from typing import Any
 
-import bashlex
-import bashlex.errors
-
+from frogtui.approval.shell_braces import BRACE, TooManyWords, brace_expand
 from frogtui.approval.shell_effects import (
     DOWNLOADERS,
     Target,
@@ -25,15 +22,19 @@ from frogtui.approval.shell_effects import (
     program_name,
     write_targets,
 )
-from frogtui.approval.shell_words import HOME_MARK, MARKS, PWD_MARK, TMP_MARK, Word, odd_characters
-from frogtui.approval.shell_wrappers import TIME_WORD, unwrap
+from frogtui.approval.shell_parse import Unparseable, parse_shell
+from frogtui.approval.shell_words import (
+    HOME_MARK,
+    MARKS,
+    PWD_MARK,
+    TMP_MARK,
+    Word,
+    odd_characters,
+)
+from frogtui.approval.shell_wrappers import unwrap
 
 MAX_DEPTH = 6
 """How deep ``bash -c "bash -c '...'"`` may nest before the command is called unparseable."""
-MAX_COMMAND_CHARS = 20_000
-PARSE_BUDGET_BASE = 500_000
-PARSE_BUDGET_PER_CHAR = 1_000
-"""Traced events the parser may use: ~300 per character are typical; a runaway parse stops here."""
 ROOT_CWD = Word("")
 """The working folder of a command that did not ``cd``: the repository root."""
 INPUT_WORD = Word("\x00input", dynamic=True)
@@ -43,7 +44,6 @@ COMMAND_VARIABLES = frozenset(
      "SSH_ASKPASS", "GIT_PROXY_COMMAND", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE"}
 )
 """Variables whose value is a command a later program runs: their values are analysed as commands."""
-_TIME_KEYWORD = re.compile(r"(^|[;&|(){}!\n]|\bdo|\bthen|\belse)(\s*)time(?=\s)")
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,6 @@ class ShellAnalysis:
     dotglob: bool = False
 
 
-class _Unparseable(Exception):
-    pass
 
 
 def analyze(command: str) -> ShellAnalysis:
@@ -110,7 +108,7 @@ def analyze(command: str) -> ShellAnalysis:
     walker.whole = command
     try:
         walker.script(command, depth=0)
-    except _Unparseable as err:
+    except Unparseable as err:
         return ShellAnalysis(command, error=str(err))
     except RecursionError:
         return ShellAnalysis(command, error="the command nests too deeply to analyse")
@@ -122,51 +120,6 @@ def analyze(command: str) -> ShellAnalysis:
 def _only_comments(command: str) -> bool:
     """True when every non-blank line is a ``#`` comment (a command that runs nothing)."""
     return all(line.lstrip().startswith("#") for line in command.splitlines() if line.strip())
-
-
-class _OverBudget(BaseException):
-    """Raised from the trace function to stop a parse that runs away (a BaseException, so that no
-    ``except Exception`` inside the parser swallows it)."""
-
-
-def _bounded_parse(source: str) -> list[Any]:
-    """``bashlex.parse`` with a budget of executed lines: bashlex loops forever on some hostile
-    input (e.g. an unterminated ``${`` inside quotes), and the approver must always answer."""
-    budget = PARSE_BUDGET_BASE + PARSE_BUDGET_PER_CHAR * len(source)
-    count = 0
-
-    def tracer(frame: Any, event: str, arg: Any) -> Any:
-        nonlocal count
-        count += 1
-        if count > budget:
-            raise _OverBudget
-        return tracer
-
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        return list(bashlex.parse(source))
-    except _OverBudget:
-        raise _Unparseable("the parser gave up on this command (it would not terminate)") from None
-    finally:
-        sys.settrace(previous)
-
-
-def _parse(source: str) -> tuple[list[Any], str]:
-    """The parse trees of ``source`` and the text their positions refer to."""
-    if len(source) > MAX_COMMAND_CHARS:
-        raise _Unparseable(f"the command is longer than {MAX_COMMAND_CHARS} characters")
-    try:
-        return _bounded_parse(source), source
-    except bashlex.errors.ParsingError as err:
-        raise _Unparseable(f"cannot parse the command: {err}") from None
-    except NotImplementedError as err:
-        if "time" in str(err) and _TIME_KEYWORD.search(source):
-            return _parse(_TIME_KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}{TIME_WORD}", source))
-        raise _Unparseable(f"uses shell syntax the analyser does not support ({err})") from None
-    except (IndexError, AttributeError, TypeError, ValueError, AssertionError) as err:
-        # bashlex's own bugs on hostile input: treated like any other unparseable command
-        raise _Unparseable(f"cannot parse the command ({type(err).__name__} in the parser)") from None
 
 
 class _Walker:
@@ -185,13 +138,13 @@ class _Walker:
     # entry points ---------------------------------------------------------------------------
     def script(self, text: str, depth: int, via: tuple[str, ...] = ()) -> None:
         if depth > MAX_DEPTH:
-            raise _Unparseable("the command nests shells too deeply to analyse")
+            raise Unparseable("the command nests shells too deeply to analyse")
         if depth > 0:
             text = text.replace(HOME_MARK, "$HOME").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR")
         if "\x00" in text and depth > 0:
-            raise _Unparseable("a nested command contains a NUL character")
+            raise Unparseable("a nested command contains a NUL character")
         saved = (self.source, self.via, self.depth)
-        nodes, self.source = _parse(text)
+        nodes, self.source = parse_shell(text)
         self.via, self.depth = via, depth
         try:
             for node in nodes:
@@ -220,7 +173,7 @@ class _Walker:
         elif kind in ("operator", "pipe", "reservedword"):
             pass
         else:
-            raise _Unparseable(f"uses a shell construct the analyser does not support ({kind})")
+            raise Unparseable(f"uses a shell construct the analyser does not support ({kind})")
 
     # structure ------------------------------------------------------------------------------
     def pipeline(self, node: Any) -> None:
@@ -269,7 +222,7 @@ class _Walker:
             elif part.kind == "redirect":
                 redirects.append(part)
             else:
-                raise _Unparseable(f"uses a shell construct the analyser does not support ({part.kind})")
+                raise Unparseable(f"uses a shell construct the analyser does not support ({part.kind})")
         writes, reads, opaque = self.redirects(redirects)
         if not words:
             self.remember(node)
@@ -341,7 +294,7 @@ class _Walker:
         name, sep, value = word.text.partition("=")
         if sep and name in COMMAND_VARIABLES and value.strip():
             if word.dynamic:
-                raise _Unparseable(f"{name} is set to a command only known when it runs")
+                raise Unparseable(f"{name} is set to a command only known when it runs")
             self.nested(value, f"{name}=")
 
     def nested(self, text: str, label: str) -> None:
@@ -427,10 +380,11 @@ class _Walker:
         if "{" not in raw or "}" not in raw or word.dynamic:
             return [word]
         if any(ch in raw for ch in "'\"\\$`"):
-            return [Word(word.text, dynamic=True)] if _BRACE.search(raw) else [word]
-        expanded = _brace_expand(word.text)
-        if len(expanded) > MAX_BRACE_WORDS:
-            raise _Unparseable(f"brace expansion makes more than {MAX_BRACE_WORDS} words")
+            return [Word(word.text, dynamic=True)] if BRACE.search(raw) else [word]
+        try:
+            expanded = brace_expand(word.text)
+        except TooManyWords as err:
+            raise Unparseable(str(err)) from None
         return [Word(text) for text in expanded]
 
     def redirects(self, nodes: list[Any]) -> tuple[list[Target], list[Word], str | None]:
@@ -465,58 +419,6 @@ class _Walker:
         except ValueError:
             return str(node.word)
         return tokens[0] if len(tokens) == 1 else str(node.word)
-
-
-MAX_BRACE_WORDS = 256
-_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
-
-
-def _brace_expand(text: str) -> list[str]:
-    """Bash brace expansion of an unquoted word: ``a{b,c}`` -> ``ab ac``; ``{1..3}`` -> ``1 2 3``."""
-    depth, start = 0, -1
-    for i, ch in enumerate(text):
-        if ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                body, head, tail = text[start + 1 : i], text[:start], text[i + 1 :]
-                choices = _split_top(body)
-                if len(choices) < 2:
-                    seq = re.fullmatch(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([a-zA-Z])\.\.([a-zA-Z])", body)
-                    if not seq:
-                        return [head + "{" + body + "}" + t for t in _brace_expand(tail)]
-                    if seq.group(4):
-                        a, b = ord(seq.group(4)), ord(seq.group(5))
-                        choices = [chr(c) for c in (range(a, b + 1) if a <= b else range(a, b - 1, -1))]
-                    else:
-                        a, b, step = int(seq.group(1)), int(seq.group(2)), abs(int(seq.group(3) or 1)) or 1
-                        if abs(b - a) // step > MAX_BRACE_WORDS:
-                            raise _Unparseable(f"brace expansion makes more than {MAX_BRACE_WORDS} words")
-                        choices = [str(c) for c in (range(a, b + 1, step) if a <= b else range(a, b - 1, -step))]
-                out: list[str] = []
-                for choice in choices:
-                    for rest in _brace_expand(choice + tail):
-                        out.append(head + rest)
-                        if len(out) > MAX_BRACE_WORDS:
-                            raise _Unparseable(f"brace expansion makes more than {MAX_BRACE_WORDS} words")
-                return out
-    return [text]
-
-
-def _split_top(body: str) -> list[str]:
-    parts, depth, last = [], 0, 0
-    for i, ch in enumerate(body):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(body[last:i])
-            last = i + 1
-    return [*parts, body[last:]] if parts else [body]
 
 
 def _odd_target(writes: tuple[Target, ...], reads: tuple[Word, ...]) -> str | None:

@@ -3,8 +3,6 @@ with the decision it must get. ``<HOME>``, ``<REPO>`` and ``<TMP>`` stand for th
 repository and the session's private temp folder; ``floor`` marks a denial no rule may lift."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from frogtui.approval import PolicyEngine
@@ -167,6 +165,89 @@ CASES: list[tuple[str, str, str, str]] = [
     (B, "'${a ('x\n", "ask", "input on which the parser would loop forever"),
     (B, "x" * 20_001, "ask", "too long to analyse"),
     (B, "FOO=1", "allow", "assignment only"),
+    # red team (issue 4 hardening): each row was a way past the gate before
+    (B, "{rm,-rf,/}", FLOOR, "brace expansion makes the program"),
+    (B, "rm -rf {.git,x}", FLOOR, "brace expansion makes .git"),
+    (B, "touch {/etc/x,y}", FLOOR, "brace expansion makes an outside target"),
+    (B, "echo '{a,b}' > x.txt", "allow", "quoted braces are not expanded"),
+    (B, "/bin/r? -rf /", FLOOR, "a pattern as the program: its operands count as writes"),
+    (B, "/bin/ec? hi", "ask", "a pattern as the program is never matched by a rule"),
+    (B, "X=.git; rm -rf $X", FLOOR, "a variable set once in the command is known"),
+    (B, "X=/etc; echo hi > $X/x", FLOOR, "a known variable in a redirection"),
+    (B, "X=a; X=.git; rm -rf $X", "ask", "a variable set twice stays unknown"),
+    (B, "shopt -s dotglob; rm -rf *", FLOOR, "dotglob makes * reach .git"),
+    (B, "GLOBIGNORE=x; rm -rf *", FLOOR, "GLOBIGNORE turns dotglob on"),
+    (B, "find . -delete", FLOOR, "find -delete without a test deletes .git"),
+    (B, "find . -type f -delete", FLOOR, "-type does not keep it out of .git"),
+    (B, "find . -fprint /etc/x", FLOOR, "find -fprint writes a file"),
+    (B, "rm -rf .GIT", FLOOR, ".GIT is .git on a case-insensitive file system"),
+    (B, "flock /tmp/l rm -rf ~", FLOOR, "flock wrapper"),
+    (B, "flock x.lock -c 'rm -rf ~'", FLOOR, "flock -c"),
+    (B, "flock x.lock pytest", "allow", "flock into an allowed command"),
+    (B, "chroot / rm -rf ~", FLOOR, "chroot /"),
+    (B, "chroot /srv rm x", "ask", "chroot elsewhere: paths mean something else"),
+    (B, "unshare -r rm -rf ~", FLOOR, "unshare"),
+    (B, "busybox rm -rf ~", FLOOR, "busybox applet"),
+    (B, "busybox sh -c 'rm -rf ~'", FLOOR, "busybox sh -c"),
+    (B, "watch rm -rf ~", FLOOR, "watch runs its words through sh -c"),
+    (B, "script -qc 'rm -rf ~' /dev/null", "ask", "script with bundled options is not looked into"),
+    (B, "script -c 'rm -rf ~'", FLOOR, "script -c"),
+    (B, "su -c 'rm -rf ~'", FLOOR, "su -c"),
+    (B, "su root -c 'ls'", "ask", "su is always asked"),
+    (B, "runuser -u x -- rm -rf ~", FLOOR, "runuser"),
+    (B, "pkexec rm -rf ~", FLOOR, "pkexec"),
+    (B, "nice -5 rm -rf ~", FLOOR, "nice -N"),
+    (B, "taskset -c 0 rm -rf ~", FLOOR, "taskset"),
+    (B, "strace -o /etc/x ls", FLOOR, "strace -o writes"),
+    (B, "parallel rm -rf ::: ~", "ask", "parallel builds its commands at run time"),
+    (B, "env -S\"rm -rf ~\"", FLOOR, "env -S with the string attached"),
+    (B, "env --split-string='rm -rf ~'", FLOOR, "env --split-string="),
+    (B, "eval rm -rf ~", FLOOR, "eval of unquoted words"),
+    (B, "git -c core.pager='rm -rf ~' log", FLOOR, "git -c core.pager is a command"),
+    (B, "git -c alias.x='!rm -rf ~' x", FLOOR, "git alias with !"),
+    (B, "git -c core.pager=less status", "ask", "git -c does not match the git status rule"),
+    (B, "GIT_SSH_COMMAND='rm -rf ~' git fetch", FLOOR, "command-valued variable"),
+    (B, "env GIT_PAGER='rm -rf ~' git log", FLOOR, "command-valued variable through env"),
+    (B, "git config core.pager 'touch x'", FLOOR, "git config sets a command git runs later"),
+    (B, "git config --global user.name x", FLOOR, "git config --global writes ~/.gitconfig"),
+    (B, "git config user.name x", "ask", "an ordinary setting is asked"),
+    (B, "git diff --output=/etc/x", FLOOR, "git diff --output writes outside"),
+    (B, "ln -s ~ x && echo > x/.bashrc", FLOOR, "symlink made then written through"),
+    (B, "ln -s /etc e; cp calc.py e/", FLOOR, "symlink made then copied into"),
+    (B, "ln -s ~/.ssh k; cat k/id_rsa", FLOOR, "symlink to a secret made then read"),
+    (B, "ln -sf .git g && rm -rf g/", FLOOR, "symlink to .git made then deleted through"),
+    (B, "tar -C /etc -xf a.tar", FLOOR, "tar -C before -x"),
+    (B, "unzip a.zip -d /etc", FLOOR, "unzip -d"),
+    (B, "7z x a.7z -o/etc", FLOOR, "7z -o"),
+    (B, "exec 3>/etc/x", FLOOR, "exec redirection"),
+    (B, "cat <> /etc/x", FLOOR, "read-write redirection"),
+    (B, "echo x &>> /etc/x", FLOOR, "&>> redirection"),
+    (B, "ls | tee -a ~/.bashrc", FLOOR, "tee -a outside"),
+    (B, "cp -t /etc calc.py", FLOOR, "cp -t"),
+    (B, "install -D calc.py /etc/x", FLOOR, "install"),
+    (B, "rsync -a calc.py /etc/", FLOOR, "rsync"),
+    (B, "cd /; rm -rf *", FLOOR, "cd / then a glob"),
+    (B, "pushd / && rm -rf etc", FLOOR, "pushd is followed"),
+    (B, "echo x > /proc/self/cwd/../x", FLOOR, "/proc/self/cwd"),
+    (B, "echo x > //etc/x", FLOOR, "double slash"),
+    (B, "cat ~/.ss?/id_rsa", FLOOR, "a glob that reaches a secret store"),
+    (B, "cat ~/.*/id_rsa", FLOOR, "a dot glob that reaches a secret store"),
+    (B, "cat /etc/shado?", FLOOR, "a glob that names /etc/shadow"),
+    (B, "cat /proc/1/root/etc/shadow", FLOOR, "/proc/N/root that cannot be read"),
+    (B, "cat ~/*/id_rsa", "allow", "* does not match a leading dot"),
+    (B, "echo x > \u202e~/.bashrc", "ask", "direction override in a redirection target"),
+    (B, "source x.sh", "ask", "source of a file"),
+    (B, "sh <<< 'rm -rf ~'", "ask", "here-string into sh"),
+    (B, "python -c 'open(\"/etc/x\", \"w\")'", "ask", "interpreter code: asked, the sandbox confines it"),
+    (R, "/proc/1/root/etc/shadow", FLOOR, "unreadable /proc link: lexical secret check"),
+    (R, "/proc/1/cwd/x", "ask", "unreadable /proc link does not crash"),
+    (R, "~/.ssh\x00", "deny", "NUL in a path"),
+    (W, "/proc/1/cwd/x", FLOOR, "unreadable /proc link is outside"),
+    (W, "docs/a\u202etxt.md", "ask", "direction override in a path: a rule does not allow it"),
+    (W, "calc.py\nx", "ask", "newline in a path"),
+    (W, ".GIT/config", FLOOR, ".GIT on a case-insensitive file system"),
+    (G, "~/.ss?/*", FLOOR, "a glob into a secret store"),
+    (G, "/etc/*", "ask", "listing names next to a secret file is not reading it"),
     # Read
     (R, "calc.py", "allow", "inside"),
     (R, "sub/../calc.py", "allow", "dot-dot staying inside"),
@@ -227,8 +308,9 @@ def test_table_is_big_enough() -> None:
 
 
 @pytest.mark.parametrize(("tool", "argument", "expected", "note"), CASES, ids=[f"{c[0]}:{c[3]}" for c in CASES])
-def test_decision(engine: PolicyEngine, home: Path, tool: str, argument: str, expected: str, note: str) -> None:
-    places = {"<HOME>": str(home), "<REPO>": str(engine.workspace.root), "<TMP>": str(engine.workspace.tmp_dir)}
+def test_decision(table_engine: PolicyEngine, tool: str, argument: str, expected: str, note: str) -> None:
+    engine = table_engine
+    places = {"<HOME>": str(engine.places.home), "<REPO>": str(engine.workspace.root), "<TMP>": str(engine.workspace.tmp_dir)}
     decision = engine.evaluate(make_call(tool, argument, places))
     want_kind = "deny" if expected == FLOOR else expected
     assert (decision.kind, decision.floor) == (want_kind, expected == FLOOR), f"{argument!r}: {decision}"

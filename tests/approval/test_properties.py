@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import example, HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from frogtui.agent.loop import Agent
