@@ -35,10 +35,12 @@ def _model_line(spec: str) -> tuple[str, bool]:
     if spec.startswith("replay:"):
         path = Path(spec[len("replay:"):]).expanduser()
         return f"model: {spec} ({'found' if path.is_file() else 'file not found'})", path.is_file()
-    from frogtui.models.gguf_spec import cached_path
+    from frogtui.models.gguf_spec import cached_path, check_gguf_file
 
     try:
         local = cached_path(spec)
+        if local is not None:
+            check_gguf_file(local)  # header only: a truncated download or a projector shows here
     except FrogtuiError as err:
         return f"model: {spec} ({err})", False
     if local is not None:

@@ -18,6 +18,8 @@ Errors are one clear line; a request is retried only before any token streamed.
 from __future__ import annotations
 
 import json
+import queue
+import socket
 import threading
 import time
 from typing import Any, Callable, Iterator
@@ -122,22 +124,13 @@ class OpenAICompatModel:
             body["seed"] = s.seed
         started = time.perf_counter()
         turn = _TurnState(self.raw_reasoning)
-        response = self._open_stream(body, cancel)
-        try:
-            watcher = threading.Thread(target=_close_on_cancel, args=(cancel, response, turn), daemon=True)
-            watcher.start()
-            try:
-                for line in response.iter_lines():
-                    if cancel.is_set():
-                        break
-                    yield from turn.take_line(line)
-            except (httpx.StreamError, httpx.TransportError) as err:
-                if not cancel.is_set():
-                    raise ModelError(f"the server at {self.base_url} dropped the stream: {err}") from None
-            finally:
-                turn.done.set()
-        finally:
-            response.close()
+        for line in self._stream_lines(body, cancel):
+            yield from turn.take_line(line)
+        if not cancel.is_set() and not turn.ended:
+            raise ModelError(
+                f"the server at {self.base_url} ended the stream before the turn finished (no finish_reason); "
+                "its log says why (llama_cpp.server does this when the prompt exceeds its n_ctx)"
+            )
         yield from turn.finish()
         if turn.saw_content and not turn.saw_reasoning:
             self.raw_reasoning = turn.raw_reasoning
@@ -148,13 +141,62 @@ class OpenAICompatModel:
         finish = "cancelled" if cancel.is_set() else ("length" if turn.finish_reason == "length" else "stop")
         yield TurnEnd(finish, usage)  # type: ignore[arg-type]
 
+    def _stream_lines(self, body: dict[str, Any], cancel: threading.Event) -> Iterator[str]:
+        """The response's lines, read by a worker thread so that cancel ends the turn within
+        about 50 ms even while the server is silent: servers (llama-server, llama_cpp.server) send
+        nothing until the prompt is evaluated, which can take minutes, and a blocked socket read
+        does not wake up when another thread closes the response. On cancel the connection is
+        shut down (the server sees the client leave) and the lines stop.
+
+        Raises:
+            ModelError: the request failed, or the stream was cut.
+        """
+        lines: queue.Queue[tuple[str, Any]] = queue.Queue()
+        opened: list[httpx.Response] = []
+
+        def pump() -> None:
+            try:
+                response = self._open_stream(body, cancel)
+                opened.append(response)
+                try:
+                    for line in response.iter_lines():
+                        if cancel.is_set():
+                            break
+                        lines.put(("line", line))
+                finally:
+                    response.close()
+                lines.put(("end", None))
+            except (httpx.StreamError, httpx.TransportError) as err:
+                lines.put(("error", ModelError(f"the server at {self.base_url} dropped the stream: {err or type(err).__name__}")))
+            except ModelError as err:  # ContextOverflowError included
+                lines.put(("error", err))
+
+        threading.Thread(target=pump, name="frogtui-stream", daemon=True).start()
+        while True:
+            try:
+                kind, value = lines.get(timeout=0.05)
+            except queue.Empty:
+                kind, value = "wait", None
+            if cancel.is_set():
+                for response in opened:
+                    _shut_down(response)
+                return
+            if kind == "line":
+                yield value
+            elif kind == "end":
+                return
+            elif kind == "error":
+                raise value
+
     def _open_stream(self, body: dict[str, Any], cancel: threading.Event) -> Any:
         """Open the streaming response, retrying connection failures and 502/503/504 (nothing streamed yet)."""
         url = f"{self.base_url}/chat/completions"
         for attempt in range(RETRIES + 1):
             try:
                 response = self.client.send(self.client.build_request("POST", url, json=body), stream=True)
-            except (httpx.ConnectError, httpx.ConnectTimeout) as err:
+            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as err:
+                # nothing streamed yet, so a retry is safe; a kept-alive connection the server
+                # dropped (after a failed stream) fails this way on first use
                 if attempt == RETRIES or cancel.is_set():
                     raise ModelError(f"cannot reach the model server at {self.base_url}: {err}") from None
                 cancel.wait(0.5 * (attempt + 1))
@@ -186,11 +228,12 @@ class _TurnState:
         self.held = ""
         self.calls: dict[int, dict[str, str]] = {}
         self.finish_reason = "stop"
+        self.ended = False
+        """A ``finish_reason`` or ``[DONE]`` arrived (a stream that stops without either was cut)."""
         self.server_usage: dict[str, Any] = {}
         self.timings: dict[str, Any] = {}
         self.first: float | None = None
         self.chunks = 0
-        self.done = threading.Event()
 
     def take_line(self, line: str) -> Iterator[str]:
         line = line.strip()
@@ -198,6 +241,7 @@ class _TurnState:
             return
         data = line[5:].strip()
         if data == "[DONE]":
+            self.ended = True
             return
         try:
             chunk = json.loads(data)
@@ -224,6 +268,7 @@ class _TurnState:
                 self._mark_token()
             if choice.get("finish_reason"):
                 self.finish_reason = choice["finish_reason"]
+                self.ended = True
 
     def _mark_token(self) -> None:
         self.chunks += 1
@@ -288,11 +333,15 @@ class _TurnState:
                      generated_tokens=generated, ttft_s=(self.first - started) if self.first else 0.0, gen_tok_s=speed)
 
 
-def _close_on_cancel(cancel: threading.Event, response: httpx.Response, turn: _TurnState) -> None:
-    while not turn.done.is_set():
-        if cancel.wait(0.05):
-            response.close()
-            return
+def _shut_down(response: httpx.Response) -> None:
+    """Shut the response's socket down, which wakes a read blocked on it in another thread."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed
 
 
 def _get_json(client: httpx.Client, url: str) -> dict[str, Any]:

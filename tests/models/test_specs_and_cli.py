@@ -102,3 +102,17 @@ def test_doctor_reports_the_setup(py_repo: Path, smollm2_gguf: Path, monkeypatch
     monkeypatch.setenv("FROGTUI_CONFIG", str(config))
     assert doctor.main(["--repo", str(py_repo)]) == 0
     assert f"(on disk: {smollm2_gguf})" in capsys.readouterr().out
+
+
+def test_doctor_with_a_local_model_path(py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    monkeypatch.setenv("FROGTUI_CONFIG", str(config))
+    missing = tmp_path / "nowhere" / "model.gguf"
+    config.write_text(f'model = "{missing}"\n')
+    assert doctor.main(["--repo", str(py_repo)]) == 1
+    assert f"model: {missing} (file not found)" in capsys.readouterr().out
+    bad = tmp_path / "model.gguf"
+    bad.write_text("not a model")
+    config.write_text(f'model = "{bad}"\n')
+    assert doctor.main(["--repo", str(py_repo)]) == 1
+    assert "is not a GGUF file" in capsys.readouterr().out

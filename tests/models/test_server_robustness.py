@@ -1,0 +1,137 @@
+"""The server backend when things go wrong: tool-call history over several steps, prompts longer
+than the server's context, a server that dies mid-stream, cancel before the first token."""
+from __future__ import annotations
+
+import http.server
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import httpx
+import pytest
+
+from frogtui.errors import ContextOverflowError, ModelError
+from frogtui.models import load_model
+from frogtui.protocol import TurnEnd
+from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS
+from tests.models.conftest import free_port, make_config
+
+
+def history(steps: int) -> list[dict[str, Any]]:
+    """A Leaf conversation: assistant turns with JSON-string arguments and reasoning, tool results."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "List the files."}]
+    for step in range(1, steps + 1):
+        calls = [{"id": f"c{step}_{n}", "type": "function",
+                  "function": {"name": "Glob", "arguments": json.dumps({"pattern": f"src/**/*{n}.py"})}} for n in range(2)]
+        messages.append({"role": "assistant", "content": "", "reasoning_content": f"Step {step}.", "tool_calls": calls})
+        messages += [{"role": "tool", "tool_call_id": c["id"], "content": f"  src/a{step}.py\n\n"} for c in calls]
+    return messages
+
+
+def test_tool_call_history_is_accepted_over_several_steps(llama_server: str) -> None:
+    model = load_model(llama_server, make_config())
+    for steps in (1, 3):
+        items = list(model.stream_turn(history(steps), TOOL_SCHEMAS, max_tokens=4, cancel=threading.Event()))
+        assert isinstance(items[-1], TurnEnd) and items[-1].finish_reason in ("stop", "length")
+    model.close()
+
+
+def test_prompt_over_the_servers_context_is_a_clear_error_and_the_next_turn_works(llama_server: str) -> None:
+    model = load_model(llama_server, make_config())
+    too_long = [{"role": "user", "content": "word " * 3000}]  # the fixture server has n_ctx 2048
+    with pytest.raises(ModelError, match="ended the stream before the turn finished.*exceeds its n_ctx"):
+        list(model.stream_turn(too_long, [], max_tokens=4, cancel=threading.Event()))
+    # the server dropped the kept-alive connection: the next request retries on a new one
+    items = list(model.stream_turn([{"role": "user", "content": "Hi"}], [], max_tokens=3, cancel=threading.Event()))
+    assert items[-1].finish_reason in ("stop", "length")
+    model.close()
+
+
+def test_cancel_before_the_first_token(llama_server: str) -> None:
+    model = load_model(llama_server, make_config())
+    prompt = [{"role": "user", "content": "Summarize: " + " ".join(f"item{i}" for i in range(150))}]
+    cancel = threading.Event()
+    threading.Timer(0.05, cancel.set).start()
+    started = time.perf_counter()
+    items = list(model.stream_turn(prompt, [], max_tokens=200, cancel=cancel))
+    assert items[-1].finish_reason == "cancelled" and time.perf_counter() - started < 0.6
+    model.close()
+
+
+@pytest.fixture()
+def doomed_server(smollm2_gguf: Path, tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    port = free_port()
+    with (tmp_path / "server.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf), "--host", "127.0.0.1",
+             "--port", str(port), "--n_ctx", "512", "--n_threads", "1"], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/models", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            time.sleep(0.2)
+    yield url, proc
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+def test_server_dying_mid_stream_is_a_clear_model_error(doomed_server: tuple[str, subprocess.Popen[bytes]]) -> None:
+    url, proc = doomed_server
+    model = load_model(url, make_config())
+    # a first turn teaches the backend that this server puts no reasoning in content (until then
+    # content is held back until </think> or the end of the turn)
+    list(model.stream_turn([{"role": "user", "content": "Say hi."}], [], max_tokens=8, cancel=threading.Event()))
+    assert model.raw_reasoning is False
+    stream = model.stream_turn([{"role": "user", "content": "Tell a very long story about frogs."}], [], max_tokens=400, cancel=threading.Event())
+    assert isinstance(next(stream), str)
+    proc.kill()
+    with pytest.raises(ModelError, match=r"dropped the stream|ended the stream before the turn finished"):
+        list(stream)
+    with pytest.raises(ModelError, match="cannot reach the model server"):
+        list(model.stream_turn([{"role": "user", "content": "Hi"}], [], max_tokens=3, cancel=threading.Event()))
+    model.close()
+
+
+class LlamaServerRefusal(http.server.BaseHTTPRequestHandler):
+    """Answers like llama-server when the prompt exceeds its context (its documented 400 body)."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        body = {"data": [{"id": "frognano"}]} if self.path.endswith("/models") else {"default_generation_settings": {"n_ctx": 4096}}
+        self._send(200, body)
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self._send(400, {"error": {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096,
+                                   "message": "the request exceeds the available context size, try increasing it"}})
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_http_400_for_a_too_long_prompt_is_a_context_overflow() -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), LlamaServerRefusal)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        model = load_model(f"http://127.0.0.1:{server.server_address[1]}/v1", make_config())
+        assert model.context_size == 4096  # read from /props
+        with pytest.raises(ContextOverflowError, match="exceeds the available context size"):
+            list(model.stream_turn(history(1), TOOL_SCHEMAS, max_tokens=4, cancel=threading.Event()))
+        model.close()
+    finally:
+        server.shutdown()
