@@ -124,7 +124,7 @@ def test_agent_transcript_is_the_template_render_and_file_text_stays_text(hybrid
 def test_empty_observation_and_multiple_calls_match_the_template(hybrid_gguf: Path) -> None:
     backend = load_local(hybrid_gguf)
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "go"}]
-    call = lambda i: {"id": f"c{i}", "type": "function", "function": {"name": "Bash", "arguments": '{"command": "true"}'}}  # noqa: E731
+    call = lambda i: {"id": f"c{i}", "type": "function", "function": {"name": "Bash", "arguments": '{"command": "true"}'}}
     assistant = {"role": "assistant", "content": "", "reasoning_content": "Run both.", "tool_calls": [call(1), call(2), call(3)]}
     text = turn("Run both.", *[xml_call("Bash", command="true")] * 3)
     backend.feed_assistant_turn(messages, TOOL_SCHEMAS, text)

@@ -103,11 +103,11 @@ def test_server_dying_mid_stream_is_a_clear_model_error(doomed_server: tuple[str
 class LlamaServerRefusal(http.server.BaseHTTPRequestHandler):
     """Answers like llama-server when the prompt exceeds its context (its documented 400 body)."""
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         body = {"data": [{"id": "frognano"}]} if self.path.endswith("/models") else {"default_generation_settings": {"n_ctx": 4096}}
         self._send(200, body)
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
         self._send(400, {"error": {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096,
                                    "message": "the request exceeds the available context size, try increasing it"}})
