@@ -12,7 +12,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from frogtui.ui.diffview import DiffView
@@ -26,6 +28,38 @@ def display_path(path: str | os.PathLike[str]) -> str:
     if home not in ("", "/") and (text == home or text.startswith(home.rstrip("/") + "/")):
         return "~" + text[len(home.rstrip("/")):]
     return text
+
+
+class KeyLegend(Widget):
+    """The modal's keys, ``[y] allow once   [n] deny …``, wrapped between items, never inside one
+    (a line break between ``e`` and ``edit command`` reads as two keys)."""
+
+    DEFAULT_CSS = "KeyLegend { height: auto; }"
+    GAP = "   "
+
+    def __init__(self, items: list[tuple[str, str]], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items = items
+
+    def lines(self, width: int) -> list[Text]:
+        """The legend laid out in ``width`` cells."""
+        lines: list[Text] = [Text()]
+        for key, label in self.items:
+            item = Text.assemble((f" {key} ", "reverse"), f" {label}")
+            line = lines[-1]
+            if line.cell_len and line.cell_len + len(self.GAP) + item.cell_len > width:
+                lines.append(Text())
+                line = lines[-1]
+            if line.cell_len:
+                line.append(self.GAP)
+            line.append_text(item)
+        return lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
+
+    def render(self) -> Text:
+        return Text("\n").join(self.lines(self.size.width or 80))
 
 
 class ApprovalScreen(ModalScreen[PersonAnswer | None]):
@@ -57,6 +91,9 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         with Vertical(id="approval-dialog") as dialog:
             dialog.border_title = f"Step {request.step} · approve {self.call.name}?"
             if self.is_bash:
+                description = str(self.call.arguments.get("description") or "").strip()
+                if description:
+                    yield Static(Text(f"the model says: {description}"), id="approval-description")
                 yield Static(Text(str(self.call.arguments.get("command", ""))), id="approval-command")
                 timeout = self.call.arguments.get("timeout")
                 facts = f"folder  {display_path(request.root)}\nsandbox {'on' if self.asked.sandboxed else 'OFF: the command runs with your permissions'}"
@@ -69,22 +106,17 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
                 yield Static(Text(repr(self.call.arguments)), id="approval-command")
             why = f"asked by rule {verdict.rule}" + (f": {verdict.reason}" if verdict.reason else "")
             yield Static(Text(why), id="approval-rule")
-            yield Static(self._keys_text(), id="approval-keys")
+            yield KeyLegend(self._keys(), id="approval-keys")
             yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")
             yield Input(value=str(self.call.arguments.get("command", "")), id="approval-edit")
 
-    def _keys_text(self) -> Text:
-        text = Text()
+    def _keys(self) -> list[tuple[str, str]]:
         always = f"always allow: {self.asked.session_rule}" if self.asked.session_rule else "always allow: no safe rule, allows once"
-        for key, label in (("y", "allow once"), ("a", always), ("n", "deny"), ("r", "deny with reason")):
-            text.append(f" {key} ", "reverse")
-            text.append(f" {label}   ")
+        keys = [("y", "allow once"), ("a", always), ("n", "deny"), ("r", "deny with reason")]
         if self.is_bash:
-            text.append(" e ", "reverse")
-            text.append(" edit command   ")
-        text.append(" Esc ", "reverse")
-        text.append(" interrupt")
-        return text
+            keys.append(("e", "edit command"))
+        keys.append(("Esc", "interrupt"))
+        return keys
 
     def _input_open(self) -> Input | None:
         for widget in self.query(Input):

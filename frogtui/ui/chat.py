@@ -9,11 +9,14 @@ from __future__ import annotations
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widgets import Collapsible, Input, Markdown, Static
 
 from frogtui.ui.messages import TaskSubmitted
 
 FLUSH_INTERVAL_S = 1 / 30
+PREVIEW_CHARS = 72
+"""How much of a folded step's reasoning its title shows."""
 
 
 class UserMessage(Static):
@@ -31,17 +34,39 @@ class Notice(Static):
         super().__init__(text, markup=False, classes=classes)
 
 
+def reasoning_preview(text: str, limit: int = PREVIEW_CHARS) -> str:
+    """The start of the reasoning on one line, cut at a word near ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
+    return cut.rstrip(",.;:") + "…"
+
+
 class ReasoningBlock(Collapsible):
-    """The model's thinking for one step; open while it streams, folded when the turn ends."""
+    """The model's thinking for one step; open while it streams, folded when the turn ends.
+
+    Its title shows the step and the start of the thinking, so folded steps still tell the story.
+    The title is not in the focus chain (ten steps would be ten Tab stops between the prompt and
+    the trace); ``ctrl+t`` opens and folds them all.
+    """
 
     def __init__(self, step: int) -> None:
         self.body = Static("", classes="reasoning-text")
+        self.step = step
         super().__init__(self.body, title=f"thinking (step {step})", collapsed=False)
         self.text = ""
+
+    def on_mount(self) -> None:
+        for title in self.query("CollapsibleTitle"):
+            title.can_focus = False
 
     def add(self, text: str) -> None:
         self.text += text
         self.body.update(Text(self.text.strip()))
+        preview = reasoning_preview(self.text)
+        # Content, not a str: a str title is parsed as markup, and reasoning holds brackets
+        self.title = Content(f"thinking (step {self.step})" + (f" · {preview}" if preview else ""))
 
 
 class AnswerBlock(Markdown):

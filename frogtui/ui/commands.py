@@ -25,6 +25,19 @@ else:
     _Base = object
 
 
+def files_phrase(verb: str, paths: list[str], shown: int = 3) -> str:
+    """``restored a.py, b.py`` / ``removed 5 files (a, b, c…)``."""
+    names = ", ".join(paths[:shown]) + ("…" if len(paths) > shown else "")
+    return f"{verb} {names}" if len(paths) <= shown else f"{verb} {len(paths)} files ({names})"
+
+
+def undo_notice(tool: str, result: Any) -> str:
+    """What an undo did, in the chat: the action taken back and the files it touched."""
+    done = [files_phrase(verb, paths) for verb, paths in (("restored", result.restored), ("removed", result.removed)) if paths]
+    what = "; ".join(done) if done else "no files had changed since"
+    return f"Undid step {result.step} ({tool}): {what}. The model is told with your next message; ctrl+z again goes one action further back."
+
+
 class AppCommands(_Base):
     """Actions bound to keys and listed in the palette."""
 
@@ -84,8 +97,7 @@ class AppCommands(_Base):
     def _undone(self, result: Any, checkpoint: Any) -> None:
         self.undone.add((checkpoint.step, checkpoint.action))
         self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
-        changed = len(result.restored) + len(result.removed)
-        self.chat.add_notice(f"Undid step {result.step}: {changed} file(s) put back. The model is told with your next message.")
+        self.chat.add_notice(undo_notice(checkpoint.tool, result))
         self.refresh_git()
 
     def action_git_init(self) -> None:

@@ -56,24 +56,38 @@ class StatusBar(Widget):
     git: reactive[GitState | None] = reactive(None)
 
     def render(self) -> Text:
-        label = self.get_component_rich_style("status-bar--label")
+        """The parts that fit, in a fixed order; when the bar is too narrow the least useful go
+        first (tokens/s, model, sandbox when on, git, context), the state last."""
+        parts = self._parts()
+        width = self.size.width or 10_000
+        while len(parts) > 1 and sum(p.cell_len for _, p in parts) + 3 * (len(parts) - 1) > width:
+            parts.remove(min(parts, key=lambda item: item[0]))
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(self.state, self.get_component_rich_style("status-bar--state"))
-        sep = (" │ ", label)
+        label = self.get_component_rich_style("status-bar--label")
+        for index, (_, part) in enumerate(parts):
+            if index:
+                text.append(" │ ", label)
+            text.append_text(part)
+        return text
+
+    def _parts(self) -> list[tuple[int, Text]]:
+        """(priority, text) of each part in display order; higher priority stays longer."""
+        label = self.get_component_rich_style("status-bar--label")
+        warn = self.get_component_rich_style("status-bar--warn")
+        parts = [(9, Text(self.state, self.get_component_rich_style("status-bar--state")))]
         quant = quantisation(self.model_name)
         name = self.model_name or "no model"
         name = name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…"
-        text.append_text(Text.assemble(sep, name, (f" {quant}" if quant else "", label)))
+        parts.append((2, Text.assemble(name, (f" {quant}" if quant else "", label))))
         size = self.context_size
         near_full = size > 0 and self.context_used >= 0.9 * size
-        bar_style = self.get_component_rich_style("status-bar--warn" if near_full else "status-bar--bar")
-        text.append_text(Text.assemble(sep, ("ctx ", label), (context_bar(self.context_used, size), bar_style),
-                                       f" {short_count(self.context_used)}/{short_count(size)}"))
-        text.append_text(Text.assemble(sep, "–" if not self.tok_s else f"{self.tok_s:.1f}", (" tok/s", label)))
-        text.append_text(Text.assemble(sep, ("step ", label), f"{self.step}/{self.max_steps}"))
-        text.append_text(Text.assemble(sep, ("sandbox ", label), "on" if self.sandbox else
-                                       ("off", self.get_component_rich_style("status-bar--warn"))))
+        bar_style = warn if near_full else self.get_component_rich_style("status-bar--bar")
+        parts.append((6 if near_full else 5, Text.assemble(("ctx ", label), (context_bar(self.context_used, size), bar_style),
+                                                          f" {short_count(self.context_used)}/{short_count(size)}")))
+        parts.append((1, Text.assemble("–" if not self.tok_s else f"{self.tok_s:.1f}", (" tok/s", label))))
+        parts.append((8, Text.assemble(("step ", label), f"{self.step}/{self.max_steps}")))
+        parts.append((3 if self.sandbox else 6, Text.assemble(("sandbox ", label), "on" if self.sandbox else ("off", warn))))
         if self.git is not None:
-            text.append_text(Text.assemble(sep, ("git ", label), self.git.branch, (f" {self.git.changed} changed", label)))
-        text.append_text(Text.assemble(sep, ("mode ", label), self.approval_mode))
-        return text
+            parts.append((4, Text.assemble(("git ", label), self.git.branch, (f" {self.git.changed} changed", label))))
+        parts.append((7, Text.assemble(("mode ", label), self.approval_mode)))
+        return parts

@@ -17,6 +17,13 @@ from frogtui.ui.diffview import DiffView
 
 COLLAPSED_LINES = 8
 ARGS_WIDTH = 20
+"""The arguments column before the pane knows its width."""
+MIN_ARGS_WIDTH = 12
+"""Below this the narrow layout drops the time and exit columns (they stay in the detail)."""
+FIXED_WIDTHS = {"#": 3, "tool": 5, "decision": 8, "time": 5, "exit": 4}
+"""Room the other columns take (their longest usual value); each column adds 2 of padding."""
+CHROME = 4
+"""The table's border and vertical scrollbar."""
 
 
 def short_arguments(call: ToolCall, width: int = ARGS_WIDTH) -> str:
@@ -45,6 +52,13 @@ class TraceEntry:
     """The Write/Edit change, when it was computed."""
 
 
+def decision_text(entry: TraceEntry) -> str:
+    """``✓ person``, ``✗ rule``…; the status while the call is asked about or running."""
+    if entry.status in ("running", "asking") or entry.decision not in MARKS:
+        return entry.status
+    return f"{MARKS[entry.decision]} {entry.by}"
+
+
 class TraceTable(DataTable):
     """The rows of the trace; colours through component classes (theme variables)."""
 
@@ -61,6 +75,21 @@ COLUMNS = ("#", "tool", "arguments", "decision", "time", "exit")
 MARKS = {"allow": "✓", "deny": "✗"}
 
 
+def fit_columns(width: int) -> tuple[tuple[str, ...], int]:
+    """The columns to show in a table ``width`` cells wide, and the arguments column's width.
+
+    Wide tables give the arguments everything the other columns leave; narrow ones drop ``time``
+    and then ``exit`` before squeezing the arguments under ``MIN_ARGS_WIDTH``.
+    """
+    columns = list(COLUMNS)
+    while True:
+        others = sum(FIXED_WIDTHS[c] for c in columns if c != "arguments")
+        args = width - CHROME - others - 2 * len(columns)
+        if args >= MIN_ARGS_WIDTH or len(columns) == 4:
+            return tuple(columns), max(args, MIN_ARGS_WIDTH // 2)
+        columns.remove("time" if "time" in columns else "exit")
+
+
 class TracePane(Vertical):
     """The trace table with the selected call's detail below it."""
 
@@ -70,6 +99,9 @@ class TracePane(Vertical):
         self.current_step = 0
         self.expanded = False
         self._shown_key: str | None = None
+        self.columns: tuple[str, ...] = COLUMNS
+        self.args_width = ARGS_WIDTH
+        self._cursor_key: str | None = None
 
     def compose(self) -> ComposeResult:
         table = TraceTable(id="trace-table", cursor_type="row", zebra_stripes=False)
@@ -80,9 +112,25 @@ class TracePane(Vertical):
             yield Static("Select a call to see its diff or output.", id="trace-detail-text")
 
     def on_mount(self) -> None:
+        self._build_table()
+
+    def on_resize(self) -> None:
+        layout = fit_columns(self.size.width)
+        if layout != (self.columns, self.args_width):
+            self.columns, self.args_width = layout
+            self._build_table()
+
+    def _build_table(self) -> None:
+        """(Re)create the columns for the current width and put the rows back, cursor kept."""
         table = self.query_one(TraceTable)
-        for column in COLUMNS:
-            table.add_column(column, key=column)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        for column in self.columns:
+            table.add_column(column, key=column, width=self.args_width if column == "arguments" else None)
+        for entry in self.entries.values():
+            table.add_row(*self._cells(entry), key=entry.call.id)
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1), animate=False)
 
     # updates from the app ----------------------------------------------------------------
     def start_step(self, step: int) -> None:
@@ -99,6 +147,7 @@ class TracePane(Vertical):
         table = self.query_one(TraceTable)
         table.add_row(*self._cells(entry), key=call.id)
         table.move_cursor(row=table.row_count - 1)
+        self._render_row(entry)  # now under the cursor: plain, so the cursor's colours show
 
     def update(self, call: ToolCall, **changes: object) -> None:
         entry = self.entries.get(call.id)
@@ -116,36 +165,51 @@ class TracePane(Vertical):
     async def clear(self) -> None:
         self.entries.clear()
         self.query_one(TraceTable).clear()
-        self._shown_key = None
+        self._shown_key = self._cursor_key = None
         await self.query_one("#trace-detail").remove_children()
         await self.query_one("#trace-detail").mount(Static("Select a call to see its diff or output.", id="trace-detail-text"))
 
     # rendering ---------------------------------------------------------------------------
-    def _cells(self, entry: TraceEntry) -> list[Text]:
+    def _under_cursor(self, entry: TraceEntry) -> bool:
         table = self.query_one(TraceTable)
-        current = entry.step == self.current_step
+        if not table.row_count or entry.call.id not in table.rows:
+            return False
+        return table.get_row_index(entry.call.id) == table.cursor_row
+
+    def _cells(self, entry: TraceEntry) -> list[Text]:
+        """The row's cells; the row under the cursor is left unstyled (a green ✓ on the green
+        cursor would vanish)."""
+        table = self.query_one(TraceTable)
+        styled = not self._under_cursor(entry)
+        current = styled and entry.step == self.current_step
         base = table.get_component_rich_style("trace-table--current") if current else None
-        decision_style = {"allow": "trace-table--allow", "deny": "trace-table--deny"}.get(entry.decision)
-        decision = f"{MARKS[entry.decision]} {entry.by}" if entry.decision in MARKS else entry.status
-        if entry.status in ("running", "asking"):
-            decision = entry.status
-        duration = "" if entry.duration_s is None else f"{entry.duration_s:.1f}s"
-        exit_code = "" if entry.exit_code is None else str(entry.exit_code)
-        values = [str(entry.step), entry.call.name, short_arguments(entry.call), decision, duration, exit_code]
-        cells = [Text(value, style=base or "") for value in values]
+        decision_style = {"allow": "trace-table--allow", "deny": "trace-table--deny"}.get(entry.decision) if styled else None
+        values = {
+            "#": str(entry.step),
+            "tool": entry.call.name,
+            "arguments": short_arguments(entry.call, self.args_width),
+            "decision": decision_text(entry),
+            "time": "" if entry.duration_s is None else f"{entry.duration_s:.1f}s",
+            "exit": "" if entry.exit_code is None else str(entry.exit_code),
+        }
+        cells = {column: Text(values[column], style=base or "") for column in self.columns}
         if decision_style:
-            cells[3].stylize(table.get_component_rich_style(decision_style))
-        return cells
+            cells["decision"].stylize(table.get_component_rich_style(decision_style))
+        return list(cells.values())
 
     def _render_row(self, entry: TraceEntry) -> None:
         table = self.query_one(TraceTable)
-        for column, cell in zip(COLUMNS, self._cells(entry)):
+        for column, cell in zip(self.columns, self._cells(entry)):
             table.update_cell(entry.call.id, column, cell, update_width=column in ("decision", "time", "exit"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         key = event.row_key.value
+        previous, self._cursor_key = self._cursor_key, key
+        if previous in self.entries and previous != key:
+            self._render_row(self.entries[previous])
         if key is not None and key in self.entries:
+            self._render_row(self.entries[key])
             self._show_detail(self.entries[key])
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -161,6 +225,10 @@ class TracePane(Vertical):
         detail = self.query_one("#trace-detail", VerticalScroll)
         args = " ".join(f"{k}={v!r}" for k, v in entry.call.arguments.items() if k not in ("content", "old_string", "new_string"))
         who = f"{entry.decision} by {entry.by}" + (f" ({entry.rule})" if entry.rule else "") if entry.decision else entry.status
+        if entry.duration_s is not None:
+            who += f" · {entry.duration_s:.1f}s"
+        if entry.exit_code is not None:
+            who += f" · exit {entry.exit_code}"
         head = f"step {entry.step} · {entry.call.name} {args}\n{who}"
         body = entry.observation or "(no output yet)"
         if not self.expanded:

@@ -1,0 +1,125 @@
+"""What a person hit driving the app in a real terminal (tmux, 80x24 to 200x60), kept fixed:
+Tab order, the trace's cursor row and column fit, the status bar and the approval keys at 80
+columns, reasoning titles that say something, and undo notices that say what was undone."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from frogtui.ui.approval_screen import ApprovalScreen, KeyLegend
+from frogtui.ui.chat import Notice, ReasoningBlock, reasoning_preview
+from frogtui.ui.status import StatusBar
+from frogtui.ui.trace import COLUMNS, MIN_ARGS_WIDTH, TraceTable, fit_columns
+from tests.support import turn, xml_call
+from tests.ui.conftest import SIZE, submit, wait_for
+
+LONG_COMMAND = "python -m pytest -q tests/test_calc.py --maxfail=1"
+
+
+def three_steps() -> list[str]:
+    return [
+        turn("Let me [look] at the code first; brackets must not be read as markup.", xml_call("Read", file_path="calc.py")),
+        turn("Run the tests to see the failure.", xml_call("Bash", command=LONG_COMMAND)),
+        turn("The edit was denied.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("Done.", answer="Summary."),
+    ]
+
+
+def run_over(app) -> bool:
+    return app.last_exit_reason is not None and not app.busy
+
+
+async def test_tab_goes_prompt_chat_trace_and_cursor_row_stays_readable(make_app) -> None:
+    app = make_app(three_steps(), approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        await pilot.pause(0.1)
+        # folded reasoning titles tell the story, brackets shown as typed
+        titles = [str(block.title) for block in app.query(ReasoningBlock)]
+        assert titles[0] == "thinking (step 1) · Let me [look] at the code first; brackets must not be read as markup."
+        assert len(titles) == 4
+        # Tab: prompt -> chat -> trace table, whatever the number of reasoning blocks
+        assert app.focused.id == "prompt"
+        await pilot.press("tab")
+        assert app.focused.id == "chat"
+        await pilot.press("tab")
+        assert isinstance(app.focused, TraceTable)
+        # the row under the cursor is plain (the cursor's colours show); the others keep theirs
+        table = app.focused
+        table.move_cursor(row=0)
+        await pilot.pause(0.1)
+        decision = list(COLUMNS).index("decision")
+        under, other = table.get_row_at(0)[decision], table.get_row_at(1)[decision]
+        assert under.plain == "✓ rule" and not under.spans and not under.style
+        assert other.plain == "✓ mode" and other.spans  # coloured as an allow
+        await pilot.press("down")
+        await pilot.pause(0.1)
+        assert not table.get_row_at(1)[decision].spans and table.get_row_at(0)[decision].spans
+
+
+def test_columns_fit_the_width() -> None:
+    assert fit_columns(60) == (COLUMNS, 60 - 4 - 25 - 12)
+    narrow, args = fit_columns(40)  # an 80-column terminal
+    assert "decision" in narrow and "time" not in narrow and args >= MIN_ARGS_WIDTH
+    wide, args = fit_columns(100)
+    assert wide == COLUMNS and args > 50
+    assert reasoning_preview("one two three four", limit=9) == "one two…"
+
+
+async def test_80x24_trace_status_and_modal_fit(make_app) -> None:
+    app = make_app(three_steps())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "fix add")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the Bash modal")
+        screen = app.screen
+        dialog = screen.query_one("#approval-dialog")
+        assert dialog.region.y >= 0 and dialog.region.bottom <= 24  # the whole modal is on screen
+        legend = screen.query_one(KeyLegend)
+        lines = [line.plain for line in legend.lines(legend.size.width)]
+        assert len(lines) > 1 and all(len(line) <= legend.size.width for line in lines)
+        # every key sits on the same line as what it does
+        for key, label in legend.items:
+            assert any(f" {key}  {label}" in line for line in lines), (key, lines)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.call.name == "Edit", what="the Edit modal")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        await pilot.pause(0.1)
+        # the trace keeps the decision column visible at 40 columns; time and exit go to the detail
+        trace = app.trace
+        assert "decision" in trace.columns and "time" not in trace.columns
+        table = trace.query_one(TraceTable)
+        assert sum(column.get_render_width(table) for column in table.columns.values()) <= table.size.width
+        table.focus()
+        table.move_cursor(row=1)
+        await pilot.pause(0.1)
+        head = trace.query_one("#trace-detail .detail-head").render().plain
+        assert "exit " in head and "s ·" in head
+        # the status bar drops the least useful parts, never the state, step or approval mode
+        status = app.query_one(StatusBar).render().plain
+        assert status.startswith("ready") and "step 4/" in status and "mode policy" in status
+        assert "tok/s" not in status and len(status) <= 80
+        # wider: the whole command fits in the arguments column, and the bar shows everything
+        await pilot.resize_terminal(200, 60)
+        await pilot.pause(0.2)
+        assert trace.columns == COLUMNS
+        assert table.get_row_at(1)[list(COLUMNS).index("arguments")].plain == LONG_COMMAND
+        assert "tok/s" in app.query_one(StatusBar).render().plain
+
+
+async def test_undo_notice_says_what_was_undone(make_app, py_repo: Path) -> None:
+    app = make_app([
+        turn("Note.", xml_call("Write", file_path="NOTES.md", content="fixed add\n")),
+        turn("Look.", xml_call("Bash", command="true")),
+        turn("Done.", answer="Noted."),
+    ], approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "take a note")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: "Undid step 2" in app.query(Notice).last().render().plain, what="the first undo")
+        assert "Undid step 2 (Bash): no files had changed since." in app.query(Notice).last().render().plain
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: "Undid step 1" in app.query(Notice).last().render().plain, what="the second undo")
+        assert "Undid step 1 (Write): removed NOTES.md." in app.query(Notice).last().render().plain
+        assert not (py_repo / "NOTES.md").exists()
