@@ -182,7 +182,7 @@ class TracePane(Vertical):
         table = self.query_one(TraceTable)
         styled = not self._under_cursor(entry)
         current = styled and entry.step == self.current_step
-        base = table.get_component_rich_style("trace-table--current") if current else None
+        base = table.get_component_rich_style("trace-table--current", partial=True) if current else None
         decision_style = {"allow": "trace-table--allow", "deny": "trace-table--deny"}.get(entry.decision) if styled else None
         values = {
             "#": str(entry.step),
@@ -194,7 +194,7 @@ class TracePane(Vertical):
         }
         cells = {column: Text(values[column], style=base or "") for column in self.columns}
         if decision_style:
-            cells["decision"].stylize(table.get_component_rich_style(decision_style))
+            cells["decision"].stylize(table.get_component_rich_style(decision_style, partial=True))
         return list(cells.values())
 
     def _render_row(self, entry: TraceEntry) -> None:
