@@ -94,6 +94,12 @@ class Agent:
         self._elapsed = 0.0
         self._final = ""
 
+    @property
+    def context_budget(self) -> int:
+        """Tokens the conversation may use: the configured budget, or the model's context when smaller."""
+        size = self.model.context_size
+        return min(self.limits.max_context_tokens, size) if size else self.limits.max_context_tokens
+
     # public API -----------------------------------------------------------------------
     def run(self, task: str) -> RunResult:
         """Start the conversation with ``task`` (the first user message) and run it."""
@@ -146,8 +152,9 @@ class Agent:
         return self._finish(exit_reason, error)
 
     def _one_step(self, step: int) -> None:
-        if self.context_tokens >= self.limits.max_context_tokens:
-            raise _Stop("max_context_len", f"context budget of {self.limits.max_context_tokens} tokens used up")
+        budget = self.context_budget
+        if self.context_tokens >= budget:
+            raise _Stop("max_context_len", f"context budget of {budget} tokens used up")
         self.sink.emit(ev.StepStarted(step=step, max_steps=self.limits.max_steps))
         parser, calls, end = self._generate(step)
         assistant = self._assistant_message(parser, calls)
@@ -163,6 +170,9 @@ class Agent:
         if end.finish_reason == "cancelled" or self.cancel.is_set():
             self._step_end()
             raise _Stop("cancelled")
+        if end.finish_reason == "length" and end.usage.generated_tokens < self.limits.max_tokens_per_turn and self.context_tokens >= self.context_budget:
+            self._step_end()
+            raise _Stop("max_context_len", f"the context filled up ({self.context_tokens} of {self.context_budget} tokens) during the turn")
         if end.finish_reason == "length":
             self._step_end()
             raise _Stop("max_tokens_per_turn", f"the turn reached {self.limits.max_tokens_per_turn} generated tokens")

@@ -81,6 +81,12 @@ class TokenTextDecoder:
         return [self.feed(t) for t in tokens] + [self.flush()]
 
 
+def usable_context(llm: llama_cpp.Llama) -> int:
+    """Tokens the conversation may hold: llama.cpp may round ``n_ctx`` up, but llama-cpp-python's
+    token buffer (``input_ids``) has the size that was asked for."""
+    return min(llm.n_ctx(), len(llm.input_ids))
+
+
 class LlamaCppModel:
     """A GGUF model behind ``frogtui.protocol.Model``.
 
@@ -95,7 +101,7 @@ class LlamaCppModel:
         self.sampling = sampling
         self.load_summary = load_summary
         self.name = path.name
-        self.context_size: int | None = llm.n_ctx()
+        self.context_size: int | None = usable_context(llm)
         self.vocab = llama_cpp.llama_model_get_vocab(llm.model)
         self._piece_buffer = ctypes.create_string_buffer(256)
         self.recurrent = bool(llama_cpp.llama_model_is_hybrid(llm.model) or llama_cpp.llama_model_is_recurrent(llm.model))
@@ -210,7 +216,7 @@ class LlamaCppModel:
                 if cancel.is_set():
                     finish = "cancelled"
                     break
-                if len(self.transcript.tokens) >= self.llm.n_ctx() or not self._evaluate_pending(cancel):
+                if len(self.transcript.tokens) >= self.context_size or not self._evaluate_pending(cancel):
                     finish = "cancelled" if cancel.is_set() else "length"
                     break
                 token = llama_cpp.llama_sampler_sample(sampler, self.llm.ctx, -1)
@@ -331,7 +337,7 @@ class LlamaCppModel:
         return tokens
 
     def _check_fits(self, n_tokens: int) -> None:
-        n_ctx = self.llm.n_ctx()
+        n_ctx = self.context_size or 0
         if n_tokens >= n_ctx:
             raise ContextOverflowError(f"the prompt needs {n_tokens} tokens and the context holds {n_ctx} (llama.n_ctx)")
 

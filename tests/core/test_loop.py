@@ -160,8 +160,8 @@ class ScriptedModel:
     context_size = None
     opens_reasoning = True
 
-    def __init__(self, prompt_tokens: int = 10, fail: bool = False) -> None:
-        self.prompt_tokens, self.fail = prompt_tokens, fail
+    def __init__(self, prompt_tokens: int = 10, fail: bool = False, context_size: int | None = None) -> None:
+        self.prompt_tokens, self.fail, self.context_size = prompt_tokens, fail, context_size
 
     def stream_turn(self, messages, tools, *, max_tokens, cancel):  # type: ignore[no-untyped-def]
         if self.fail:
@@ -215,3 +215,11 @@ def test_before_action_hook_runs_for_mutating_tools_only(py_repo: Path, tmp_path
     agent, _ = make_agent(py_repo, tmp_path, FIX_TURNS, before_action=lambda step, call: seen.append((step, call.name)))
     agent.run("x")
     assert seen == [(2, "Edit"), (3, "Bash")]
+
+
+def test_a_model_context_smaller_than_the_budget_is_the_budget(py_repo: Path) -> None:
+    agent = Agent(ScriptedModel(prompt_tokens=490, context_size=500), ToolRunner(Workspace(py_repo)), ScriptedPerson(), Recorder())
+    assert agent.context_budget == 500
+    result = agent.run("x")
+    assert (result.exit_reason, result.trajectory["n_steps"]) == ("max_context_len", 1)
+    assert result.error == "context budget of 500 tokens used up"
