@@ -127,7 +127,12 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
             session.log(f"warning: {line}")
     session.log(sandbox.describe())
     runner = ToolRunner(workspace, wrap=sandbox.wrap)
-    repo_state = discover(workspace.root, session.id)
+    try:
+        repo_state = discover(workspace.root, session.id)
+    except FrogtuiError as err:  # e.g. a .gitattributes filter that is not installed
+        print(f"frogtui: {err}", file=stderr)
+        model.close()
+        return 2
     checkpoints = Checkpoints(repo_state) if repo_state is not None else None
     agent = Agent(
         model,

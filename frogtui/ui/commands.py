@@ -35,7 +35,12 @@ def undo_notice(tool: str, result: Any) -> str:
     """What an undo did, in the chat: the action taken back and the files it touched."""
     done = [files_phrase(verb, paths) for verb, paths in (("restored", result.restored), ("removed", result.removed)) if paths]
     what = "; ".join(done) if done else "no files had changed since"
-    return f"Undid step {result.step} ({tool}): {what}. The model is told with your next message; ctrl+z again goes one action further back."
+    keep = (
+        f" The files as they were just before are kept in {result.saved_ref}"
+        f" (`git restore --source={result.saved_ref} -- FILE` brings one back)."
+        if done else ""
+    )
+    return f"Undid step {result.step} ({tool}): {what}.{keep} The model is told with your next message; ctrl+z again goes one action further back."
 
 
 class AppCommands(_Base):

@@ -76,7 +76,7 @@ def snapshot_failure(err: git.exc.GitCommandError) -> str:
     if "filter" in text:
         hint = (" A .gitattributes filter is configured but does not work here (is git-lfs or the filter's "
                 "program installed?); plain `git add` fails the same way.")
-    return f"frogtui cannot record your working tree, so checkpoints and review cannot work: {text}.{hint}"
+    return f"cannot record the working tree, so checkpoints and review cannot work: {text}.{hint}"
 
 
 def diff_trees(repo: git.Repo, before: str, after: str) -> str:

@@ -144,3 +144,15 @@ def test_run_takes_a_checkpoint_before_each_mutating_action(py_repo: Path, tmp_p
     # the checkpoint before the Edit (step 2) holds the file as it was
     assert git(py_repo, "show", f"refs/frogtui/{session}/2:calc.py") == "def add(a, b):\n    return a - b\n"
     assert git(py_repo, "status", "--porcelain") == " M calc.py\n", "index, branches and files untouched"
+
+
+def test_a_repository_git_cannot_snapshot_is_one_line_exit_2(py_repo: Path, tmp_path: Path) -> None:
+    git(py_repo, "config", "filter.lfs.clean", "git-lfs-not-installed clean -- %f")
+    git(py_repo, "config", "filter.lfs.required", "true")
+    (py_repo / ".gitattributes").write_text("*.dat filter=lfs\n")
+    (py_repo / "big.dat").write_text("data\n")
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", answer="hi")])
+    proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}")
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "filter 'lfs'" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) <= 3

@@ -121,5 +121,8 @@ async def test_undo_notice_says_what_was_undone(make_app, py_repo: Path) -> None
         assert "Undid step 2 (Bash): no files had changed since." in app.query(Notice).last().render().plain
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: "Undid step 1" in app.query(Notice).last().render().plain, what="the second undo")
-        assert "Undid step 1 (Write): removed NOTES.md." in app.query(Notice).last().render().plain
+        notice = app.query(Notice).last().render().plain
+        assert "Undid step 1 (Write): removed NOTES.md." in notice
+        assert "kept in refs/frogtui/" in notice and "git restore --source=refs/frogtui/" in notice
+        assert "kept in" not in app.query(Notice)[-2].render().plain, "nothing to keep when nothing changed"
         assert not (py_repo / "NOTES.md").exists()
