@@ -48,8 +48,8 @@ class HunkTree(Tree[Any]):
         Binding("s", "screen.split", "Split hunk"),
         Binding("c", "screen.commit", "Commit"),
         Binding("d", "screen.discard", "Discard rejected"),
-        Binding("u", "screen.undo", "Undo last commit"),
-        Binding("m", "screen.redraft", "Redraft message"),
+        Binding("u", "screen.undo", "Undo commit"),
+        Binding("m", "screen.redraft", "Redraft"),
     ]
 
 
@@ -157,6 +157,8 @@ class ReviewScreen(Screen[None]):
         self.selection = HunkSelection([])
         self._message_touched = False
         self._draft_text = ""
+        self._draft_diff = ""
+        """The accepted changes the drafted message describes."""
 
     def compose(self) -> ComposeResult:
         yield Static("Review & commit", id="review-title")
@@ -244,6 +246,7 @@ class ReviewScreen(Screen[None]):
         if isinstance(data, (ReviewHunk, FileChange)):
             data.toggle()
             self._refresh_labels(data.file if isinstance(data, ReviewHunk) else data)
+            self._selection_changed()
 
     def action_toggle_file(self) -> None:
         data = self._cursor()
@@ -251,6 +254,17 @@ class ReviewScreen(Screen[None]):
         if isinstance(change, FileChange):
             change.toggle()
             self._refresh_labels(change)
+            self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        """Keep an untouched drafted message true to what is accepted: a summary is redrafted at
+        once; a model's draft is marked stale (commit then asks for ``m`` or an edit)."""
+        if self._message_touched:
+            return
+        if self.model is None:
+            self.redraft()
+        else:
+            self._status("The accepted changes differ from the drafted message: press m to redraft it, or edit it.")
 
     def action_split(self) -> None:
         data = self._cursor()
@@ -278,7 +292,7 @@ class ReviewScreen(Screen[None]):
         if not diff:
             return
         if self.model is None:
-            self._set_draft(summary_message(diff))
+            self._set_draft(summary_message(diff), diff)
             return
         self._status("Drafting the commit message…")
         self._draft_worker(diff)
@@ -286,12 +300,13 @@ class ReviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="draft")
     def _draft_worker(self, diff: str) -> None:
         message = draft_commit_message(self.model, diff)
-        self.app.call_from_thread(self._set_draft, message)
+        self.app.call_from_thread(self._set_draft, message, diff)
 
-    def _set_draft(self, message: str) -> None:
+    def _set_draft(self, message: str, diff: str) -> None:
         if self._message_touched:
             return
         self._draft_text = message
+        self._draft_diff = diff
         self.query_one("#review-message", TextArea).load_text(message)
         self._status("Message drafted; edit it, then commit (c or ctrl+s).")
 
@@ -302,6 +317,9 @@ class ReviewScreen(Screen[None]):
             return
         if not self.selection.accepted_count:
             self.notify("Nothing is accepted: accept hunks with space first.", severity="warning")
+            return
+        if not self._message_touched and self._draft_diff != self.review.staged_diff(self.selection):
+            self.notify("The drafted message describes other changes than the accepted ones: press m to redraft it, or edit it.", severity="warning")
             return
         self._status("Committing…")
         self._commit_worker(message)
@@ -322,7 +340,7 @@ class ReviewScreen(Screen[None]):
     def _committed(self, summary: str, notes: list[str]) -> None:
         self.notify(summary + "".join(f"\n{n}" for n in notes), timeout=8)
         self._message_touched = False
-        self._draft_text = ""
+        self._draft_text = self._draft_diff = ""
         self.query_one("#review-message", TextArea).load_text("")
         self.reload()
         self._status(summary)

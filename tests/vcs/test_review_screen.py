@@ -49,7 +49,10 @@ async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> No
     (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 9\n", "line nine\n"))
     (py_repo / "notes é.txt").write_text("new\n")
-    model = ReplayModel(write_replay(tmp_path / "m.jsonl", ["hm\n</think>\nFix add and tidy lines\n\nAlso adds notes."]))
+    model = ReplayModel(write_replay(tmp_path / "m.jsonl", [
+        "hm\n</think>\nFix add and tidy lines\n\nAlso adds notes.",
+        "again\n</think>\nFix add and tidy lines\n\nKeeps line 9.",
+    ]))
     screen = ReviewScreen(ReviewSession(state, trailer="Assisted-by: UI test"), model=model)
     app = Host(screen)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -72,6 +75,14 @@ async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> No
         assert tree_labels(screen)[2] == "[~] many.txt" and tree_labels(screen)[4].startswith("  [ ]")
         await pilot.press("down", "a")  # notes é.txt: reject the whole file
         assert tree_labels(screen)[5] == "[ ] notes é.txt (new)"
+        # the model's draft still describes the notes file: committing asks for a redraft first
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert git(py_repo, "log", "-1", "--format=%s").strip() == "many"
+        assert "press m to redraft" in str(screen.query_one("#review-status").render())
+        await pilot.press("m")
+        await settle(pilot)
+        assert screen.query_one("#review-message", TextArea).text.startswith("Fix add and tidy lines\n\nKeeps line 9.")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert git(py_repo, "show", "--name-only", "--format=%s", "HEAD").split("\n")[:3] == ["Fix add and tidy lines", "", "calc.py"]
@@ -150,3 +161,22 @@ async def test_a_huge_rewrite_is_drawn_capped_and_toggles_per_file(py_repo: Path
         assert git(py_repo, "show", "HEAD:huge.py").startswith("value_0 = 0\nvalue_1 = 1\n")
         assert "x3 = 33" in git(py_repo, "show", "HEAD:pkg/m59.py")
         assert tree_labels(screen)[0] == "[x] huge.py"  # what was left is listed again
+
+
+async def test_without_a_model_the_summary_follows_the_selection(py_repo: Path) -> None:
+    state = discover(py_repo, "summary")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (py_repo / "bench.py").write_text("print('bench')\n")
+    screen = ReviewScreen(ReviewSession(state, trailer=""), model=None)
+    async with Host(screen).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        message = screen.query_one("#review-message", TextArea)
+        assert "bench.py" in message.text and "calc.py" in message.text
+        await pilot.press("a")  # the cursor starts on bench.py: reject the whole file
+        await settle(pilot)
+        assert "bench.py" not in message.text and "calc.py" in message.text
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    body = git(py_repo, "log", "-1", "--format=%B")
+    assert "bench.py" not in body and "calc.py" in body
+    assert git(py_repo, "show", "--name-only", "--format=", "HEAD").split() == ["calc.py"]
