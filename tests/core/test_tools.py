@@ -273,3 +273,17 @@ def test_glob_never_lists_git_internals(ws: Workspace) -> None:
     (ws.root / "a.txt").write_text("")
     assert run(ws, "Glob", pattern="**/*", path=".") == "a.txt"
     assert run(ws, "Glob", pattern=".git/*") == "No files matched."
+
+
+def test_bash_never_sees_credentials(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    secrets = {
+        "GITHUB_TOKEN": "ghp_x", "AWS_SECRET_ACCESS_KEY": "a", "OPENAI_API_KEY": "o", "HF_TOKEN": "h",
+        "MY_SERVICE_PASSWORD": "p", "SSH_AUTH_SOCK": "/tmp/agent.sock", "NPM_CONFIG_TOKEN": "n",
+    }
+    for name, value in secrets.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("EDITOR", "vi")
+    out = run(ws, "Bash", command="env")
+    for name in secrets:
+        assert f"{name}=" not in out, name
+    assert "EDITOR=vi" in out and f"TMPDIR={ws.tmp_dir}" in out
