@@ -53,7 +53,7 @@ from frogtui.ui.themes import (
     ThemeCatalog,
     load_themes,
 )
-from frogtui.ui.trace import TracePane
+from frogtui.ui.trace import TracePane, finished_state
 
 QUIT_WINDOW_S = 2.0
 """A second Ctrl+C within this many seconds quits."""
@@ -313,12 +313,13 @@ class FrogApp(AppCommands, App[int]):
             trace.add_call(event.step, event.call)
         elif isinstance(event, ev.ApprovalAnswered):
             a = event.approval
-            trace.update(event.call, decision=a.decision, by=a.by, rule=a.rule, status="allowed" if a.allowed else "denied")
+            edited = a.arguments is not None and a.arguments != event.call.arguments
+            trace.update(event.call, decision=a.decision, by=a.by, rule=a.rule, status="allowed" if a.allowed else "denied", edited=edited)
         elif isinstance(event, ev.ToolStarted):
             trace.update(event.call, status="running")
             status.state = f"running {event.call.name}"
         elif isinstance(event, ev.ToolFinished):
-            state = "done" if event.ok else ("failed" if event.ran else "skipped")
+            state = finished_state(event)
             trace.update(event.call, status=state, duration_s=event.duration_s if event.ran else None,
                          exit_code=event.exit_code, observation=event.observation)
             status.state = "working"

@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from frogtui.agent.events import ToolFinished
 from frogtui.protocol import ToolCall
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
@@ -41,7 +42,8 @@ class TraceEntry:
     step: int
     call: ToolCall
     status: str = "proposed"
-    """``proposed``, ``asking``, ``running``, ``done``, ``failed``, ``denied`` or ``skipped``."""
+    """``proposed``, ``asking``, ``running``, ``done``, ``failed``, ``interrupted``, ``timed out``,
+    ``denied`` or ``skipped``."""
     decision: str = ""
     by: str = ""
     rule: str = ""
@@ -50,13 +52,32 @@ class TraceEntry:
     observation: str = ""
     diff: FileDiff | None = None
     """The Write/Edit change, when it was computed."""
+    edited: bool = False
+    """The person edited the call before it ran."""
 
 
 def decision_text(entry: TraceEntry) -> str:
     """``✓ person``, ``✗ rule``…; the status while the call is asked about or running."""
     if entry.status in ("running", "asking") or entry.decision not in MARKS:
         return entry.status
-    return f"{MARKS[entry.decision]} {entry.by}"
+    return f"{MARKS[entry.decision]} {entry.by}" + (" (edited)" if entry.edited else "")
+
+
+def finished_state(event: ToolFinished) -> str:
+    """The trace status of a finished call: done, failed, interrupted, timed out or skipped."""
+    if not event.ran:
+        return "skipped"
+    if event.exit_code is None and event.call.name == "Bash":
+        body = event.observation.split("Exit code:", 1)[0]
+        if "Interrupted by the user" in body:
+            return "interrupted"
+        if "Timed out after" in body:
+            return "timed out"
+    return "done" if event.ok else "failed"
+
+
+STOPPED = {"interrupted": "stopped", "timed out": "timeout"}
+"""The exit column of a command that did not exit by itself."""
 
 
 class TraceTable(DataTable):
@@ -190,7 +211,7 @@ class TracePane(Vertical):
             "arguments": short_arguments(entry.call, self.args_width),
             "decision": decision_text(entry),
             "time": "" if entry.duration_s is None else f"{entry.duration_s:.1f}s",
-            "exit": "" if entry.exit_code is None else str(entry.exit_code),
+            "exit": str(entry.exit_code) if entry.exit_code is not None else STOPPED.get(entry.status, ""),
         }
         cells = {column: Text(values[column], style=base or "") for column in self.columns}
         if decision_style:

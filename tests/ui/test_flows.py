@@ -10,6 +10,7 @@ from frogtui.session import Session
 from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.chat import AnswerBlock, Notice, UserMessage
+from frogtui.ui.trace import decision_text
 from tests.support import turn, write_replay, xml_call
 from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for
 
@@ -84,6 +85,7 @@ async def test_edited_command_goes_through_the_policy_again(make_app) -> None:
         assert "STDOUT:\nedited" in observation
         (entry,) = app.trace.entries.values()
         assert entry.call.arguments["command"] == "echo edited"
+        assert entry.edited and decision_text(entry).endswith("(edited)")
 
 
 async def test_escape_interrupts_a_long_command(make_app) -> None:
@@ -101,6 +103,8 @@ async def test_escape_interrupts_a_long_command(make_app) -> None:
         (observation,) = tool_messages(app)
         assert observation.startswith("Interrupted by the user")
         assert "Interrupted" in app.query(Notice).last().render().plain
+        (entry,) = app.trace.entries.values()
+        assert entry.status == "interrupted" and entry.exit_code is None
 
 
 async def test_escape_while_asking_denies_and_stops(make_app) -> None:

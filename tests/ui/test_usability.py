@@ -33,7 +33,7 @@ async def test_tab_goes_prompt_chat_trace_and_cursor_row_stays_readable(make_app
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix add")
         await wait_for(pilot, lambda: run_over(app), what="the run")
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: len(app.query(ReasoningBlock)) == 4 and app.focused is not None, what="the chat to settle")
         # folded reasoning titles tell the story, brackets shown as typed
         titles = [str(block.title) for block in app.query(ReasoningBlock)]
         assert titles[0] == "thinking (step 1) · Let me [look] at the code first; brackets must not be read as markup."
@@ -41,20 +41,19 @@ async def test_tab_goes_prompt_chat_trace_and_cursor_row_stays_readable(make_app
         # Tab: prompt -> chat -> trace table, whatever the number of reasoning blocks
         assert app.focused.id == "prompt"
         await pilot.press("tab")
-        assert app.focused.id == "chat"
+        await wait_for(pilot, lambda: app.focused.id == "chat", what="focus on the chat")
         await pilot.press("tab")
-        assert isinstance(app.focused, TraceTable)
+        await wait_for(pilot, lambda: isinstance(app.focused, TraceTable), what="focus on the trace")
         # the row under the cursor is plain (the cursor's colours show); the others keep theirs
         table = app.focused
         table.move_cursor(row=0)
-        await pilot.pause(0.1)
         decision = list(COLUMNS).index("decision")
+        await wait_for(pilot, lambda: not table.get_row_at(0)[decision].spans, what="the cursor row drawn plain")
         under, other = table.get_row_at(0)[decision], table.get_row_at(1)[decision]
         assert under.plain == "✓ rule" and not under.spans and not under.style
         assert other.plain == "✓ mode" and other.spans  # coloured as an allow
         await pilot.press("down")
-        await pilot.pause(0.1)
-        assert not table.get_row_at(1)[decision].spans and table.get_row_at(0)[decision].spans
+        await wait_for(pilot, lambda: not table.get_row_at(1)[decision].spans and table.get_row_at(0)[decision].spans, what="the colouring to follow the cursor")
 
 
 def test_columns_fit_the_width() -> None:
