@@ -314,7 +314,7 @@ class FrogApp(AppCommands, App[int]):
         elif isinstance(event, ev.ApprovalAnswered):
             a = event.approval
             edited = a.arguments is not None and a.arguments != event.call.arguments
-            trace.update(event.call, decision=a.decision, by=a.by, rule=a.rule, status="allowed" if a.allowed else "denied", edited=edited)
+            trace.update(event.call, decision=a.decision, by=a.by, rule=a.rule, status="allowed" if a.allowed else "denied", edited=edited, reason=a.reason)
         elif isinstance(event, ev.ToolStarted):
             trace.update(event.call, status="running")
             status.state = f"running {event.call.name}"
@@ -332,6 +332,8 @@ class FrogApp(AppCommands, App[int]):
             await chat.end_turn()
         elif isinstance(event, ev.RunEnded):
             self._run_ended(event)
+        if isinstance(event, (ev.ToolCallProposed, ev.ApprovalAnswered, ev.ToolStarted, ev.ToolFinished)):
+            await chat.show_call(trace.entries[event.call.id])
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         self.last_exit_reason = event.exit_reason
@@ -348,6 +350,7 @@ class FrogApp(AppCommands, App[int]):
 
     def on_approval_requested(self, message: ApprovalRequested) -> None:
         self.trace.update(message.request.call, status="asking")
+        self.chat.refresh_call(self.trace.entries[message.request.call.id])
         self.status.state = "waiting for you"
         self.push_screen(ApprovalScreen(message), callback=partial(self._approval_answered, message))
 

@@ -13,6 +13,8 @@ from textual.content import Content
 from textual.widgets import Collapsible, Input, Markdown, Static
 
 from frogtui.ui.messages import TaskSubmitted
+from frogtui.ui.toolline import ToolCallLine
+from frogtui.ui.trace import TraceEntry
 
 FLUSH_INTERVAL_S = 1 / 30
 PREVIEW_CHARS = 72
@@ -84,6 +86,7 @@ class ChatPane(VerticalScroll):
         self._reasoning: ReasoningBlock | None = None
         self._answer: AnswerBlock | None = None
         self._step: int | None = None
+        self._calls: dict[str, ToolCallLine] = {}
 
     def on_mount(self) -> None:
         self.anchor()
@@ -114,6 +117,30 @@ class ChatPane(VerticalScroll):
         if answer:
             self.mount(AnswerBlock(answer))
 
+    async def show_call(self, entry: TraceEntry) -> None:
+        """Add the line of a newly proposed call after the text streamed so far, or redraw it."""
+        if entry.call.id in self._calls:
+            self.refresh_call(entry)
+            return
+        await self.flush()
+        self._answer = None  # answer text after the call goes below its line
+        await self.mount(self._new_call_line(entry))
+
+    def add_call_line(self, entry: TraceEntry) -> None:
+        """Show a finished call's line at once (a resumed session)."""
+        self._close_step()
+        self.mount(self._new_call_line(entry))
+
+    def _new_call_line(self, entry: TraceEntry) -> ToolCallLine:
+        line = self._calls[entry.call.id] = ToolCallLine(entry)
+        return line
+
+    def refresh_call(self, entry: TraceEntry) -> None:
+        """Redraw the line of a call already shown (only that line repaints)."""
+        line = self._calls.get(entry.call.id)
+        if line is not None:
+            line.show(entry)
+
     def reasoning_delta(self, step: int, text: str) -> None:
         self._switch_step(step)
         self._pending_reasoning += text
@@ -130,11 +157,15 @@ class ChatPane(VerticalScroll):
     async def flush(self) -> None:
         """Show the buffered deltas."""
         if self._pending_reasoning:
-            if self._reasoning is None:
-                self._reasoning = ReasoningBlock(self._step or 0)
-                await self.mount(self._reasoning)
+            # a local reference: the step may close (end_turn, a tool line) while the mount awaits
             text, self._pending_reasoning = self._pending_reasoning, ""
-            self._reasoning.add(text)
+            block = self._reasoning
+            if block is None:
+                block = self._reasoning = ReasoningBlock(self._step or 0)
+                block.add(text)
+                await self.mount(block)
+            else:
+                block.add(text)
         if self._pending_answer:
             if self._answer is None:
                 text, self._pending_answer = self._pending_answer.lstrip(), ""
@@ -174,6 +205,7 @@ class ChatPane(VerticalScroll):
 
     async def clear(self) -> None:
         self._close_step()
+        self._calls.clear()
         await self.remove_children()
 
 

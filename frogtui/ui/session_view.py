@@ -31,6 +31,8 @@ def save_trace(session: Session, trace: TracePane) -> None:
             "duration_s": e.duration_s,
             "exit_code": e.exit_code,
             "observation": e.observation,
+            "reason": e.reason,
+            "edited": e.edited,
         }
         for e in trace.entries.values()
     ]
@@ -47,17 +49,16 @@ def load_trace(session: Session) -> list[dict[str, Any]]:
     return [r for r in rows or [] if isinstance(r, dict) and isinstance(r.get("id"), str)]
 
 
+def saved_call_ids(message: dict[str, Any]) -> list[str]:
+    """The ids of the tool calls of a saved assistant message (``tool_calls[].id``)."""
+    calls = message.get("tool_calls")
+    return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if isinstance(calls, list) else []
+
+
 def restore_view(app: FrogApp, saved: dict[str, Any]) -> None:
-    """Show a saved conversation: the person's messages, the answers (reasoning folded), the trace."""
+    """Show a saved conversation: the person's messages, the answers (reasoning folded) each
+    followed by the lines of its tool calls, and the trace."""
     chat, trace = app.chat, app.trace
-    step = 0
-    for message in saved.get("messages") or []:
-        role = message.get("role") if isinstance(message, dict) else None
-        if role == "user":
-            chat.add_user(str(message.get("content") or ""))
-        elif role == "assistant":
-            step += 1
-            chat.add_assistant_text(step, str(message.get("content") or ""), str(message.get("reasoning_content") or ""))
     for row in load_trace(app.session):
         call = ToolCall(id=row["id"], name=str(row.get("tool", "")), arguments=dict(row.get("arguments") or {}))
         trace.add_call(int(row.get("step") or 0), call)
@@ -70,7 +71,20 @@ def restore_view(app: FrogApp, saved: dict[str, Any]) -> None:
             duration_s=row.get("duration_s"),
             exit_code=row.get("exit_code"),
             observation=str(row.get("observation", "")),
+            reason=str(row.get("reason", "")),
+            edited=bool(row.get("edited", False)),
         )
+    step = 0
+    for message in saved.get("messages") or []:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "user":
+            chat.add_user(str(message.get("content") or ""))
+        elif role == "assistant":
+            step += 1
+            chat.add_assistant_text(step, str(message.get("content") or ""), str(message.get("reasoning_content") or ""))
+            for call_id in saved_call_ids(message):
+                if call_id in trace.entries:
+                    chat.add_call_line(trace.entries[call_id])
     steps = [s.get("step") for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
     app.status.step = max(steps, default=0)
     app.status.context_used = int(saved.get("context_tokens") or 0)

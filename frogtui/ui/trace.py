@@ -54,6 +54,8 @@ class TraceEntry:
     """The Write/Edit change, when it was computed."""
     edited: bool = False
     """The person edited the call before it ran."""
+    reason: str = ""
+    """The approver's reason (a person's denial reason is shown in the chat)."""
 
 
 def decision_text(entry: TraceEntry) -> str:
