@@ -16,7 +16,6 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer
 from textual.worker import Worker, WorkerFailed, WorkerState
 
 from frogtui.agent import events as ev
@@ -32,6 +31,7 @@ from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.approver import BuiltinPolicy, UiApprover
 from frogtui.ui.chat import ChatPane, PromptInput
 from frogtui.ui.commands import AppCommands
+from frogtui.ui.footer import FittingFooter
 from frogtui.ui.integration import SessionWiring, wire_session
 from frogtui.ui.messages import (
     AgentEventPosted,
@@ -79,13 +79,15 @@ class FrogApp(AppCommands, App[int]):
     TITLE = "frogtui"
     CSS_PATH = "app.tcss"
     BINDINGS = [
+        # short labels: all but the theme key fit at 80 columns; FittingFooter hides, from the
+        # right, what does not fit; every action is also in the palette (commands.py)
         Binding("escape", "interrupt", "Stop", tooltip="Interrupt generation or the running command"),
         Binding("ctrl+n", "new_task", "New"),
         Binding("ctrl+r", "review", "Review"),
         Binding("c", "review", "Review & commit", show=False),
         Binding("ctrl+z", "undo", "Undo"),
-        Binding("ctrl+t", "toggle_reasoning", "Thinking"),
-        Binding("ctrl+o", "open_trajectory", "Trajectory"),
+        Binding("ctrl+t", "toggle_reasoning", "Think"),
+        Binding("ctrl+o", "open_trajectory", "JSON", tooltip="Open the trajectory file"),
         Binding("f2", "cycle_approval_mode", "Mode"),
         Binding("f3", "next_theme", "Theme"),
         Binding("ctrl+c", "quit_twice", "Quit×2", priority=True),
@@ -134,7 +136,7 @@ class FrogApp(AppCommands, App[int]):
             yield TracePane(id="trace")
         yield PromptInput(id="prompt")
         yield StatusBar(id="status")
-        yield Footer(compact=True)
+        yield FittingFooter()
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)

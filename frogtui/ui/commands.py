@@ -155,7 +155,12 @@ class AppCommands(_Base):
         self.theme = names[(position + 1) % len(names)]
         self.notify(f"Theme: {self.theme}", timeout=1.5)
 
+    async def action_quit(self) -> None:
+        """The palette's Quit: like ctrl+c twice (the run stops, the session is saved)."""
+        await self.shutdown()
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield SystemCommand("Stop", "Interrupt generation or the running command (Esc)", self.action_interrupt)
         yield SystemCommand("New task", "Start a new conversation in a new session", self.action_new_task)
         yield SystemCommand("Review & commit", "Accept or reject the changes hunk by hunk, then commit", self.action_review)
         yield SystemCommand("Undo", "Undo the last change the agent made", self.action_undo)
