@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, Callable
-from urllib.parse import urlsplit
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
 
 import httpx
 from huggingface_hub import errors as hf_errors

@@ -10,11 +10,9 @@ llama-server's ``--ctx-checkpoints``) for the ``exact`` prompt mode and for a ne
 """
 from __future__ import annotations
 
-import codecs
 import ctypes
 import hashlib
 import json
-import re
 import sys
 import threading
 import time
@@ -28,6 +26,7 @@ from frogtui.config import Config, LlamaSettings, Sampling
 from frogtui.errors import ContextOverflowError, ModelError, ModelLoadError
 from frogtui.models.gguf_spec import read_gguf_header, resolve_spec
 from frogtui.models.prompt import ChatTemplate
+from frogtui.models.tokens import TokenTextDecoder, tokenize_keeping_text
 from frogtui.models.transcript import Transcript, common_prefix
 from frogtui.protocol import ModelItem, TurnEnd, Usage
 
@@ -55,30 +54,6 @@ class Checkpoint:
 
     position: int
     data: Any  # ctypes byte array
-
-
-class TokenTextDecoder:
-    """Turns sampled tokens into text incrementally: a character whose UTF-8 bytes are split across
-    tokens comes out whole, once its last byte arrives.
-
-    Args:
-        piece: returns the bytes of one token.
-    """
-
-    def __init__(self, piece: Callable[[int], bytes]) -> None:
-        self.piece = piece
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def feed(self, token: int) -> str:
-        return self._decoder.decode(self.piece(token))
-
-    def flush(self) -> str:
-        """Whatever is left (an incomplete character becomes U+FFFD)."""
-        return self._decoder.decode(b"", final=True)
-
-    def decode_tokens(self, tokens: list[int]) -> list[str]:
-        """The pieces ``feed`` gives for each token in turn (for tests and tools)."""
-        return [self.feed(t) for t in tokens] + [self.flush()]
 
 
 def usable_context(llm: llama_cpp.Llama) -> int:
@@ -305,36 +280,12 @@ class LlamaCppModel:
         return tuple(sorted((t for t in texts if t), key=len, reverse=True))
 
     def _tokenize(self, text: str, literal: tuple[tuple[int, int], ...] | None = ()) -> list[int]:
-        """Tokenize template output; control-token text inside ``literal`` spans stays text.
+        """Tokenize template output; control-token text inside ``literal`` spans stays text
+        (``tokens.tokenize_keeping_text``)."""
+        return tokenize_keeping_text(text, literal, self.control_texts, self._llama_tokenize)
 
-        The template's own ``<|im_start|>``/``<|im_end|>`` become control tokens, but the same
-        characters inside a message (a file the model read, the user's text) must not: they would
-        end the turn early in the model's eyes (prompt injection) and desynchronise the transcript.
-        ``literal`` None means the spans are unknown; the text is then tokenized as is.
-        """
-        if not text:
-            return []
-        tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-        if not literal or not any(c in text[a:b] for a, b in literal for c in self.control_texts):
-            return tokens
-        return self._tokenize_split(text, literal)
-
-    def _tokenize_split(self, text: str, literal: tuple[tuple[int, int], ...]) -> list[int]:
-        """llama.cpp's own scheme (split at control tokens, tokenize the pieces between as plain
-        text), but splitting only at control tokens outside the ``literal`` spans."""
-        pattern = re.compile("|".join(re.escape(c) for c in self.control_texts))
-        tokens: list[int] = []
-        start = 0
-        for match in pattern.finditer(text):
-            if any(a < match.end() and match.start() < b for a, b in literal):
-                continue
-            if start < match.start():
-                tokens += self.llm.tokenize(text[start:match.start()].encode("utf-8"), add_bos=False, special=False)
-            tokens += self.llm.tokenize(match.group().encode("utf-8"), add_bos=False, special=True)
-            start = match.end()
-        if start < len(text):
-            tokens += self.llm.tokenize(text[start:].encode("utf-8"), add_bos=False, special=False)
-        return tokens
+    def _llama_tokenize(self, text: str, special: bool) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=special)
 
     def _check_fits(self, n_tokens: int) -> None:
         n_ctx = self.context_size or 0

@@ -11,6 +11,7 @@ from typing import Any, Iterator
 from frogtui.agent.loop import Agent
 from frogtui.models.llama_cpp import LlamaCppModel
 from frogtui.models.prompt import ChatTemplate
+from frogtui.models.tokens import split_at_control_tokens
 from frogtui.protocol import ModelItem, TurnEnd
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, Workspace
 from tests.models.conftest import load_local
@@ -148,5 +149,5 @@ def test_split_tokenization_equals_llama_cpp_when_nothing_is_injected(hybrid_ggu
     assert rendered.literal is not None and len(rendered.literal) == 5
     assert [rendered.text[a:b] for a, b in rendered.literal] == ["Fix it.", "Plan: read.", "Reading.", "a.py", "a.py\n1. print('héllo')"]
     plain = backend.llm.tokenize(rendered.text.encode(), add_bos=False, special=True)
-    assert backend._tokenize_split(rendered.text, rendered.literal) == plain
+    assert split_at_control_tokens(rendered.text, rendered.literal, backend.control_texts, backend._llama_tokenize) == plain
     backend.close()

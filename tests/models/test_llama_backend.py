@@ -12,7 +12,8 @@ import jinja2
 import pytest
 
 from frogtui.config import Sampling
-from frogtui.models.llama_cpp import LlamaCppModel, TokenTextDecoder
+from frogtui.models.llama_cpp import LlamaCppModel
+from frogtui.models.tokens import TokenTextDecoder
 from frogtui.protocol import TurnEnd, Usage
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS
 from tests.models.conftest import load_local
