@@ -1,5 +1,5 @@
 """Command-line entry point: ``frogtui`` (the app), ``frogtui run`` (headless), ``frogtui doctor``,
-``frogtui policy check``. Each subcommand's parser lives with the code it runs."""
+``frogtui policy check``, ``frogtui demo``. Each subcommand's parser lives with the code it runs."""
 from __future__ import annotations
 
 import importlib
@@ -9,6 +9,7 @@ SUBCOMMANDS = {
     "run": "frogtui.headless:main",
     "doctor": "frogtui.doctor:main",
     "policy": "frogtui.approval.cli:main",
+    "demo": "frogtui.demo:main",
 }
 
 

@@ -13,7 +13,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="frogtui",
         description="A terminal coding assistant: FrogNano-4B with a gate on every action. "
-        "Other commands: frogtui run TASK (headless), frogtui doctor, frogtui policy check.",
+        "Other commands: frogtui run TASK (headless), frogtui doctor, frogtui policy check, frogtui demo.",
     )
     parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
     parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")

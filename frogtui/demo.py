@@ -1,0 +1,114 @@
+"""``frogtui demo [DIR] [--headless]``: try frogtui without a model.
+
+Makes a small Python repository with a failing test (``median`` is wrong for even-length lists),
+writes a replay of a FrogNano-style session that finds and fixes it (Glob, Read, a failing pytest
+run, an Edit, a passing run, a Markdown answer), and opens the app on it — or, with ``--headless``,
+runs it through ``frogtui run --approve all``. Everything happens in a new folder; nothing else is
+touched.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+FILES = {
+    "stats.py": (
+        '"""Small statistics helpers."""\n\n\n'
+        "def mean(values):\n    return sum(values) / len(values)\n\n\n"
+        "def median(values):\n    ordered = sorted(values)\n    middle = len(ordered) // 2\n"
+        "    return ordered[middle]\n"
+    ),
+    "test_stats.py": (
+        "from stats import mean, median\n\n\n"
+        "def test_mean():\n    assert mean([1, 2, 3, 4]) == 2.5\n\n\n"
+        "def test_median_odd():\n    assert median([3, 1, 2]) == 2\n\n\n"
+        "def test_median_even():\n    assert median([4, 1, 3, 2]) == 2.5\n"
+    ),
+    "README.md": "# stats\n\nTiny statistics helpers. Run the tests with `python -m pytest -q`.\n",
+}
+
+
+def _call(name: str, **params: object) -> str:
+    body = "".join(f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in params.items())
+    return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
+
+
+def _turn(reasoning: str, *calls: str, answer: str = "") -> str:
+    return f"{reasoning}\n</think>\n\n{answer}" + ("\n\n" if answer and calls else "") + "\n".join(calls)
+
+
+TURNS = [
+    _turn("The user says a test fails. Let me see what is in the repository.", _call("Glob", pattern="**/*.py")),
+    _turn("Two files. Read the module and its tests.", _call("Read", file_path="stats.py"), _call("Read", file_path="test_stats.py")),
+    _turn("Run the tests to see the failure.", _call("Bash", command="python -m pytest -q", description="Run the test suite")),
+    _turn(
+        "median returns the upper middle element for even-length lists; it should average the two middle ones.",
+        _call(
+            "Edit",
+            file_path="stats.py",
+            old_string="    return ordered[middle]",
+            new_string="    if len(ordered) % 2:\n        return ordered[middle]\n    return (ordered[middle - 1] + ordered[middle]) / 2",
+        ),
+        answer="The bug is in `median`: for an even number of values it must average the two middle ones.",
+    ),
+    _turn("Validate the fix.", _call("Bash", command="python -m pytest -q", description="Run the test suite again")),
+    _turn(
+        "All three tests pass now.",
+        answer=(
+            "Fixed `median` in `stats.py`:\n\n"
+            "- odd length: the middle element, as before;\n"
+            "- even length: the mean of the two middle elements.\n\n"
+            "```python\nif len(ordered) % 2:\n    return ordered[middle]\n"
+            "return (ordered[middle - 1] + ordered[middle]) / 2\n```\n\n"
+            "`python -m pytest -q`: 3 passed."
+        ),
+    ),
+]
+TASK = "test_median_even fails. Find the bug and fix it."
+
+
+def make_demo(folder: Path) -> Path:
+    """Create the demo repository in ``folder`` (new or empty) and its replay; return the replay.
+
+    Raises:
+        FileExistsError: ``folder`` exists and is not empty.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    if any(folder.iterdir()):
+        raise FileExistsError(f"{folder} is not empty: give a new folder for the demo")
+    repo = folder / "stats"
+    repo.mkdir()
+    for name, text in FILES.items():
+        (repo / name).write_text(text, encoding="utf-8")
+    identity = ["-c", "user.name=frogtui demo", "-c", "user.email=demo@frogtui.invalid"]
+    for args in (["init", "-q"], ["add", "."], [*identity, "commit", "-q", "-m", "stats: mean and median"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    replay = folder / "demo-session.jsonl"
+    replay.write_text("".join(json.dumps({"content": t}) + "\n" for t in TURNS), encoding="utf-8")
+    return replay
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="frogtui demo", description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, help="a new (or empty) folder for the demo (default: a temp folder)")
+    parser.add_argument("--headless", action="store_true", help="run it as `frogtui run --approve all` instead of opening the app")
+    args = parser.parse_args(argv)
+    folder = args.folder or Path(tempfile.mkdtemp(prefix="frogtui-demo-"))
+    try:
+        replay = make_demo(folder.expanduser())
+    except (OSError, subprocess.CalledProcessError) as err:
+        print(f"frogtui: cannot make the demo: {err}", file=sys.stderr)
+        return 2
+    repo = folder.expanduser() / "stats"
+    print(f"demo repository: {repo}\nreplayed model:  replay:{replay}\ntask to type:    {TASK}", file=sys.stderr)
+    if args.headless:
+        from frogtui import headless
+
+        return headless.main([TASK, "--repo", str(repo), "--model", f"replay:{replay}", "--approve", "all"])
+    from frogtui.ui import launch
+
+    return launch.main(["--repo", str(repo), "--model", f"replay:{replay}"])
