@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from frogtui.agent.trajectory import Trajectory, write_json_atomic
+from frogtui.agent.trajectory import Trajectory, replay_lines, write_json_atomic, write_text_atomic
 from frogtui.config import sessions_dir
 
 
@@ -59,9 +59,16 @@ class Session:
                 return cls(id=meta["id"], folder=folder, repo=Path(meta["repo"]))
         return None
 
+    @property
+    def replay_path(self) -> Path:
+        """The session's model turns as a replay file: ``frogtui run … --model replay:PATH``
+        reproduces the session (a bug report, a demo)."""
+        return self.folder / "replay.jsonl"
+
     def save_trajectory(self, trajectory: Trajectory | dict[str, Any]) -> None:
         data = trajectory.as_dict() if isinstance(trajectory, Trajectory) else trajectory
         write_json_atomic(self.trajectory_path, data)
+        write_text_atomic(self.replay_path, replay_lines(data))
 
     def load_trajectory(self) -> dict[str, Any] | None:
         try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from frogtui.agent import events as ev
-from frogtui.agent.toolcalls import StreamParser, TextPiece, convert_arguments
+from frogtui.agent.toolcalls import StreamParser, TextPiece, convert_arguments, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, ModelError
@@ -156,10 +156,11 @@ class Agent:
         if self.context_tokens >= budget:
             raise _Stop("max_context_len", f"context budget of {budget} tokens used up")
         self.sink.emit(ev.StepStarted(step=step, max_steps=self.limits.max_steps))
-        parser, calls, end = self._generate(step)
+        parser, calls, end, raw = self._generate(step)
         assistant = self._assistant_message(parser, calls)
         self.messages.append(assistant)
-        self.trajectory.step(step).assistant = assistant
+        record = self.trajectory.step(step)
+        record.assistant, record.raw_output, record.finish_reason = assistant, raw, end.finish_reason
         self.trajectory.record_usage(step, end.usage)
         self.context_tokens = end.usage.prompt_tokens + end.usage.generated_tokens
         self.sink.emit(ev.StepUsage(step=step, usage=end.usage, context_tokens=self.context_tokens))
@@ -190,10 +191,13 @@ class Agent:
         if self.cancel.is_set():
             raise _Stop("cancelled")
 
-    def _generate(self, step: int) -> tuple[StreamParser, list[ToolCall], TurnEnd]:
+    def _generate(self, step: int) -> tuple[StreamParser, list[ToolCall], TurnEnd, str]:
+        """One model turn: the parser's result, the calls, how it ended, and the raw text (as a
+        replay file holds it: starting inside the reasoning, structured calls written as XML)."""
         parser = StreamParser(opens_reasoning=self.model.opens_reasoning, step=step)
         calls: list[ToolCall] = []
         end: TurnEnd | None = None
+        raw: list[str] = [] if self.model.opens_reasoning else ["</think>\n\n"]
 
         def take(items: list[Any]) -> None:
             for item in items:
@@ -210,8 +214,10 @@ class Agent:
             )
             for item in stream:
                 if isinstance(item, str):
+                    raw.append(item)
                     take(parser.feed(item))
                 elif isinstance(item, ToolCall):
+                    raw.append(format_call(item.name, item.arguments))
                     take([self._structured_call(step, item, len(calls))])
                 elif isinstance(item, TurnEnd):
                     end = item
@@ -222,7 +228,7 @@ class Agent:
         take(parser.finish())
         if end is None:
             end = TurnEnd("cancelled" if self.cancel.is_set() else "stop", Usage())
-        return parser, calls, end
+        return parser, calls, end, "".join(raw)
 
     def _structured_call(self, step: int, call: ToolCall, index: int) -> ToolCall:
         arguments, error = convert_arguments(call.name, call.arguments) if not call.error else (call.arguments, call.error)

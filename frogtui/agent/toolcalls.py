@@ -244,6 +244,15 @@ def _partial_suffix(text: str, tags: tuple[str, ...]) -> int:
     return longest
 
 
+def format_call(name: str, arguments: dict) -> str:
+    """One call in the Qwen3.5 XML format, as the model writes it (what ``parse_call_body`` reads)."""
+    body = "".join(
+        f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n</parameter>\n"
+        for key, value in arguments.items()
+    )
+    return f"{CALL_OPEN}\n<function={name}>\n{body}</function>\n{CALL_CLOSE}"
+
+
 def parse_text(text: str, *, opens_reasoning: bool = True, step: int = 1) -> StreamParser:
     """Parse a whole turn at once (same result as feeding it piece by piece)."""
     parser = StreamParser(opens_reasoning=opens_reasoning, step=step)

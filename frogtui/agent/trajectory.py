@@ -20,6 +20,9 @@ class StepRecord:
     observations: list[dict[str, str]] = field(default_factory=list)
     approvals: list[dict[str, str]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
+    raw_output: str = ""
+    """The model's raw text for this turn (what a replay file holds), reasoning first."""
+    finish_reason: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -28,6 +31,8 @@ class StepRecord:
             "observations": self.observations,
             "approvals": self.approvals,
             "usage": self.usage,
+            "raw_output": self.raw_output,
+            "finish_reason": self.finish_reason,
         }
 
 
@@ -87,14 +92,32 @@ class Trajectory:
         }
 
 
+def replay_lines(trajectory: dict[str, Any]) -> str:
+    """The trajectory's model turns as a replay file (``--model replay:FILE``): one JSON object per
+    turn, ``{"content": raw_output}`` (plus ``finish_reason`` when the turn was cut off)."""
+    lines = []
+    for step in trajectory.get("steps") or []:
+        if not isinstance(step, dict) or "raw_output" not in step:
+            continue
+        line: dict[str, Any] = {"content": step["raw_output"]}
+        if step.get("finish_reason") == "length":
+            line["finish_reason"] = "length"
+        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+    return "".join(lines)
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON through a temp file and rename, so a reader never sees half a file."""
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write text through a temp file and rename, so a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -156,3 +156,19 @@ def test_a_repository_git_cannot_snapshot_is_one_line_exit_2(py_repo: Path, tmp_
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "filter 'lfs'" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) <= 3
+
+
+def test_every_session_leaves_a_replay_that_reproduces_it(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "fix.jsonl", FIX_TURNS)
+    first = tmp_path / "first.json"
+    assert frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(first)).returncode == 0
+    (session,) = (Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions").iterdir()
+    recorded = session / "replay.jsonl"
+    assert [json.loads(line)["content"] for line in recorded.read_text().splitlines()] == FIX_TURNS
+    git(py_repo, "checkout", "--", ".")
+    second = tmp_path / "second.json"
+    assert frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{recorded}", "--approve", "all", "--trajectory", str(second)).returncode == 0
+    a, b = json.loads(first.read_text()), json.loads(second.read_text())
+    assistant = lambda data: [m for m in data["messages"] if m["role"] == "assistant"]  # noqa: E731
+    assert assistant(a) == assistant(b) and len(a["messages"]) == len(b["messages"])
+    assert a["output_patch"] == b["output_patch"]  # tool outputs differ only in pytest's timing

@@ -223,3 +223,47 @@ def test_a_model_context_smaller_than_the_budget_is_the_budget(py_repo: Path) ->
     result = agent.run("x")
     assert (result.exit_reason, result.trajectory["n_steps"]) == ("max_context_len", 1)
     assert result.error == "context budget of 500 tokens used up"
+
+
+class StructuredServer:
+    """A server-like model edge double: no reasoning prompt, structured tool calls."""
+
+    name = "server"
+    context_size = None
+    opens_reasoning = False
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    def stream_turn(self, messages, tools, *, max_tokens, cancel):  # type: ignore[no-untyped-def]
+        from frogtui.protocol import ToolCall
+
+        self.turns += 1
+        if self.turns == 1:
+            yield "<think>plan</think>Looking."
+            yield ToolCall("srv-1", "Read", {"file_path": "calc.py", "offset": "1"})
+        else:
+            yield "All good."
+        yield TurnEnd("stop", Usage(prompt_tokens=5, generated_tokens=5))
+
+    def close(self) -> None:
+        pass
+
+
+def test_raw_output_of_any_model_replays_to_the_same_messages(py_repo: Path, tmp_path: Path) -> None:
+    from frogtui.agent.trajectory import replay_lines
+
+    live = Agent(StructuredServer(), ToolRunner(Workspace(py_repo)), ScriptedPerson(), Recorder())
+    first = live.run("look")
+    path = tmp_path / "recorded.jsonl"
+    path.write_text(replay_lines(first.trajectory))
+    again, _ = make_agent(py_repo, tmp_path, [json.loads(line)["content"] for line in path.read_text().splitlines()])
+    second = again.run("look")
+
+    def comparable(messages: list[dict]) -> list[dict]:
+        return [{k: v for k, v in m.items() if k not in ("tool_call_id", "tool_calls")} for m in messages] + [
+            [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in m.get("tool_calls", [])] for m in messages
+        ]
+
+    assert comparable(first.trajectory["messages"]) == comparable(second.trajectory["messages"])
+    assert first.trajectory["messages"][2]["reasoning_content"] == "plan"
