@@ -121,7 +121,12 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
         model.close()
         return 2
     sandbox = make_sandbox(workspace, approver.engine.rules.sandbox)
-    for line in (sandbox.warning, *approver.engine.rules.notes):
+    unsupervised = (
+        "--approve all: every action the floor and your deny rules allow runs without asking; "
+        "FrogNano has no safety alignment, so use it only in a throwaway checkout"
+        if config.approve == "all" else ""
+    )
+    for line in (unsupervised, sandbox.warning, *approver.engine.rules.notes):
         if line:
             print(f"frogtui: warning: {line}", file=stderr)
             session.log(f"warning: {line}")

@@ -147,7 +147,11 @@ class AppCommands(_Base):
         modes = APPROVAL_MODES
         self.approver.mode = modes[(modes.index(self.approver.mode) + 1) % len(modes)]
         self.status.approval_mode = self.approver.mode
-        self.notify(f"Approval mode: {self.approver.mode}", timeout=2)
+        if self.approver.mode == "all":
+            self.notify("Approval mode: all. Everything the floor and your deny rules allow now runs without asking; "
+                        "FrogNano has no safety alignment.", severity="warning", timeout=6)
+        else:
+            self.notify(f"Approval mode: {self.approver.mode}", timeout=2)
 
     def action_next_theme(self) -> None:
         names = sorted(self.catalog.themes) or ["textual-dark"]

@@ -24,6 +24,7 @@ def test_run_fixes_repo_writes_trajectory_and_exits_0(py_repo: Path, tmp_path: P
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Fixed add(): it now returns a + b.\n"
     assert "[2] Edit calc.py" in proc.stderr and "exit_reason=agent" in proc.stderr
+    assert "frogtui: warning: --approve all: every action" in proc.stderr
     assert git(py_repo, "diff") == (
         "diff --git a/calc.py b/calc.py\nindex 12ee743..4693ad3 100644\n--- a/calc.py\n+++ b/calc.py\n"
         "@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
