@@ -22,6 +22,16 @@ DEFAULT_MODEL_SPEC = "hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:Q4_K_M"
 ``model.spec`` in config.toml). IQ2_M (about 1.65 GB) is the choice for a 4 GB card."""
 
 
+SETTINGS_HELP = (
+    "Settings without a flag live in $XDG_CONFIG_HOME/frogtui/config.toml (~/.config/frogtui/config.toml): "
+    "model, theme, commit_trailer, [limits] max_steps/max_tokens_per_turn/max_context_tokens, "
+    "[sampling] temperature/top_p/top_k/min_p/repeat_penalty/seed, [llama] n_ctx/n_gpu_layers/flash_attn/"
+    "cache_type_k/cache_type_v/n_threads/n_batch/prompt_mode/checkpoints. Approval rules: rules.toml there "
+    "and .frogtui.toml in the repository (docs/APPROVALS.md)."
+)
+"""The ``--help`` epilog of the commands: where every option without a flag is set."""
+
+
 def config_dir() -> Path:
     """The user's config folder (``$XDG_CONFIG_HOME/frogtui``)."""
     return platformdirs.user_config_path(APP_NAME)
@@ -110,6 +120,24 @@ def repo_folder(path: str | os.PathLike[str]) -> Path:
 _SECTIONS = {"limits": Limits, "sampling": Sampling, "llama": LlamaSettings}
 
 
+def _check_type(path: Path, section: str, cls: type, name: str, value: Any) -> None:
+    """The value must have the type of the field's default (an int is a fine float; an optional
+    field whose default is None takes an int)."""
+    default = next(f for f in dataclasses.fields(cls) if f.name == name).default
+    if default is None:
+        ok, wanted = value is None or (isinstance(value, int) and not isinstance(value, bool)), "an integer"
+    elif isinstance(default, bool):
+        ok, wanted = isinstance(value, bool), "true or false"
+    elif isinstance(default, int):
+        ok, wanted = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(default, float):
+        ok, wanted = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
+    else:
+        ok, wanted = isinstance(value, str), "a string"
+    if not ok:
+        raise ConfigError(f"{path}: [{section}] {name} must be {wanted}, not {value!r}")
+
+
 def load_config(path: Path | None = None, **overrides: Any) -> Config:
     """Read ``config.toml`` (if any) and apply ``overrides`` (None values are ignored).
 
@@ -134,6 +162,8 @@ def load_config(path: Path | None = None, **overrides: Any) -> Config:
             unknown = set(value) - names
             if unknown:
                 raise ConfigError(f"{path}: unknown key(s) in [{key}]: {', '.join(sorted(unknown))}")
+            for name, item in value.items():
+                _check_type(path, key, cls, name, item)
             kwargs[key] = cls(**value)
         elif key == "model":
             kwargs["model_spec"] = str(value)

@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from frogtui.agent import events as ev
 from frogtui.agent.loop import Agent
 from frogtui.agent.trajectory import write_json_atomic
-from frogtui.config import Config, Limits, load_config, repo_folder
+from frogtui.config import SETTINGS_HELP, Config, Limits, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 from frogtui.tools import ToolRunner, Workspace
@@ -49,13 +49,13 @@ def short_arguments(call: Any, width: int = 60) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="frogtui run", description="Run one task headless (no UI).")
+    parser = argparse.ArgumentParser(prog="frogtui run", description="Run one task headless (no UI).", epilog=SETTINGS_HELP)
     parser.add_argument("task", help="the task, as you would type it")
     parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
-    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL]")
+    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")
     parser.add_argument("--approve", choices=("policy", "all", "none"), default="policy", help="approval mode (default: policy)")
     parser.add_argument("--trajectory", type=Path, help="also write the trajectory JSON here")
-    parser.add_argument("--max-steps", type=int, help="step limit (default 100)")
+    parser.add_argument("--max-steps", type=int, help="step limit (default 100; config key: limits.max_steps)")
     parser.add_argument("--commit", action="store_true", help="commit the run's changes with a drafted message when it ends with 'agent'")
     return parser
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from frogtui.config import load_config, repo_folder
+from frogtui.config import SETTINGS_HELP, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 
@@ -14,6 +14,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="frogtui",
         description="A terminal coding assistant: FrogNano-4B with a gate on every action. "
         "Other commands: frogtui run TASK (headless), frogtui doctor, frogtui policy check, frogtui demo.",
+        epilog=SETTINGS_HELP,
     )
     parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
     parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")
