@@ -104,22 +104,20 @@ def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
     return signal.signal(signal.SIGINT, handler)
 
 
-def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None, commit: bool = False) -> int:
+def build_agent(config: Config, model: Any, session: Session, stderr: TextIO) -> tuple[Agent, Any]:
+    """The agent for a headless run: policy approver, sandboxed tools, checkpoints, trace to
+    ``stderr``; warnings are printed and logged. Returns the agent and the repository state
+    (None outside git).
+
+    Raises:
+        FrogtuiError: a rules file is invalid, or git cannot snapshot the working tree.
+    """
+    from frogtui.approval import make_sandbox
     from frogtui.vcs.checkpoints import Checkpoints
     from frogtui.vcs.repository import discover, session_patch
 
-    stderr = stderr or sys.stderr
-    stdout = stdout or sys.stdout
-    from frogtui.approval import make_sandbox
-
-    session = Session.create(config.repo)
     workspace = Workspace(config.repo, tmp_dir=session.tmp_dir)
-    try:
-        approver = make_approver(config.approve, config, workspace, log=session.log)
-    except FrogtuiError as err:
-        print(f"frogtui: {err}", file=stderr)
-        model.close()
-        return 2
+    approver = make_approver(config.approve, config, workspace, log=session.log)
     sandbox = make_sandbox(workspace, approver.engine.rules.sandbox)
     unsupervised = (
         "--approve all: every action the floor and your deny rules allow runs without asking; "
@@ -131,17 +129,11 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
             print(f"frogtui: warning: {line}", file=stderr)
             session.log(f"warning: {line}")
     session.log(sandbox.describe())
-    runner = ToolRunner(workspace, wrap=sandbox.wrap)
-    try:
-        repo_state = discover(workspace.root, session.id)
-    except FrogtuiError as err:  # e.g. a .gitattributes filter that is not installed
-        print(f"frogtui: {err}", file=stderr)
-        model.close()
-        return 2
+    repo_state = discover(workspace.root, session.id)
     checkpoints = Checkpoints(repo_state) if repo_state is not None else None
     agent = Agent(
         model,
-        runner,
+        ToolRunner(workspace, wrap=sandbox.wrap),
         approver,
         TraceSink(stderr, session),
         limits=config.limits,
@@ -149,6 +141,20 @@ def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | N
         patch=session_patch(repo_state),
         on_step_end=session.save_trajectory,
     )
+    return agent, repo_state
+
+
+def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None, commit: bool = False) -> int:
+    """Run ``task`` with ``model`` (closed at the end) and return the exit status."""
+    stderr = stderr or sys.stderr
+    stdout = stdout or sys.stdout
+    session = Session.create(config.repo)
+    try:
+        agent, repo_state = build_agent(config, model, session, stderr)
+    except FrogtuiError as err:
+        print(f"frogtui: {err}", file=stderr)
+        model.close()
+        return 2
     previous = _interrupt_on_sigint(agent, stderr)
     commit_failed = False
     try:
