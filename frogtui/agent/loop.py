@@ -182,9 +182,7 @@ class Agent:
             raise _Stop("agent")
         for call in calls:
             if self.cancel.is_set():
-                observation = "Interrupted by the user before it ran"
-                self._observe(step, call, observation)
-                self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
+                self._observe(step, call, self._not_run(step, call, "Interrupted by the user before it ran"))
                 continue
             self._observe(step, call, self._handle_call(step, call))
         self._step_end()
@@ -257,34 +255,27 @@ class Agent:
         """Approve and run one call; every outcome is an observation."""
         invalid = check_call(call)
         if invalid is not None:
-            self.sink.emit(ev.ToolFinished(step, call, invalid, 0.0, ok=False, ran=False))
-            return invalid
+            return self._not_run(step, call, invalid)
         edited_note = ""
         for _attempt in range(MAX_STALE_RETRIES):
             preview, failure = self._preview(call)
             if failure is not None:
-                self.sink.emit(ev.ToolFinished(step, call, failure, 0.0, ok=False, ran=False))
-                return failure
+                return self._not_run(step, call, failure)
             approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=str(self.runner.workspace.root), preview=preview))
             self.trajectory.record_approval(step, call, approval)
             self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval))
             if not approval.allowed:
-                observation = denial_observation(approval)
-                self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
-                return observation
+                return self._not_run(step, call, denial_observation(approval))
             if approval.arguments is not None and approval.arguments != call.arguments:
                 arguments, error = convert_arguments(call.name, approval.arguments)
                 if error is not None:
-                    self.sink.emit(ev.ToolFinished(step, call, error, 0.0, ok=False, ran=False))
-                    return error
+                    return self._not_run(step, call, error)
                 call = dataclasses.replace(call, arguments=arguments)
                 edited_note = f"Note: the user edited this call before it ran; it ran with {json.dumps(arguments, ensure_ascii=False)}\n"
                 if call.name != "Bash":
                     continue  # a new change needs a new preview and approval
             if self.cancel.is_set():
-                observation = "Interrupted by the user before it ran"
-                self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
-                return observation
+                return self._not_run(step, call, "Interrupted by the user before it ran")
             if call.name in MUTATING_TOOLS and self.before_action is not None:
                 self.before_action(step, call)
             self.sink.emit(ev.ToolStarted(step=step, call=call))
@@ -296,7 +287,11 @@ class Agent:
             observation = edited_note + outcome.observation
             self.sink.emit(ev.ToolFinished(step, call, observation, duration, outcome.exit_code, outcome.ok))
             return observation
-        observation = f"RuntimeError: {call.arguments.get('file_path', '')} kept changing while waiting for approval; nothing was written"
+        path = call.arguments.get("file_path", "")
+        return self._not_run(step, call, f"RuntimeError: {path} kept changing while waiting for approval; nothing was written")
+
+    def _not_run(self, step: int, call: ToolCall, observation: str) -> str:
+        """Report a call that did not run (invalid, denied, interrupted) and return its observation."""
         self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
         return observation
 
