@@ -19,7 +19,7 @@ APP_NAME = "frogtui"
 
 DEFAULT_MODEL_SPEC = "hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:Q4_K_M"
 """Community GGUF of FrogNano-4B-2609 (not verified from here: override with ``--model`` or
-``model.spec`` in config.toml). IQ2_M (about 1.65 GB) is the choice for a 4 GB card."""
+``model`` in config.toml). IQ2_M (about 1.65 GB) is the choice for a 4 GB card."""
 
 
 SETTINGS_HELP = (

@@ -93,7 +93,10 @@ def make_demo(folder: Path) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="frogtui demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="frogtui demo",
+        description="Try frogtui without a model: a throwaway repository with a failing test and a replayed session that fixes it.",
+    )
     parser.add_argument("folder", nargs="?", type=Path, help="a new (or empty) folder for the demo (default: a temp folder)")
     parser.add_argument("--headless", action="store_true", help="run it as `frogtui run --approve all` instead of opening the app")
     args = parser.parse_args(argv)

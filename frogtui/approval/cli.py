@@ -1,6 +1,6 @@
 """``frogtui policy``: test rules without running anything.
 
-    frogtui policy check [--repo DIR] [--rules FILE] (--read PATH | --write PATH | --glob PATTERN | "COMMAND")
+    frogtui policy check [--repo DIR] [--rules FILE] (--read PATH | --write PATH | --edit PATH | --glob PATTERN | "COMMAND")
     frogtui policy trust [--repo DIR]      # let this repository's .frogtui.toml loosen rules
     frogtui policy untrust [--repo DIR]
 

@@ -1,4 +1,4 @@
-"""``frogtui [--repo DIR] [--model SPEC] [--theme NAME] [--resume]``: open the app."""
+"""``frogtui [--repo DIR] [--model SPEC] [--theme NAME] [--resume] [--approve MODE]``: open the app."""
 from __future__ import annotations
 
 import argparse
