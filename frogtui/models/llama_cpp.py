@@ -37,6 +37,11 @@ KV_CACHE_TYPES = {
 }
 PARTIAL_STATE = llama_cpp.LLAMA_STATE_SEQ_FLAGS_PARTIAL_ONLY
 END_OF_TURN = "<|im_end|>"
+PROBE_TOOL = {
+    "type": "function",
+    "function": {"name": "frogtui_probe_tool", "description": "probe", "parameters": {"type": "object", "properties": {}, "required": []}},
+}
+"""A tool definition used to see whether a chat template shows tools to the model at all."""
 
 
 def gpu_offload_supported() -> bool:
@@ -156,6 +161,11 @@ class LlamaCppModel:
         except ModelLoadError:
             llm.close()
             raise
+        if not model.template.renders_tools([PROBE_TOOL]):
+            model.load_summary = summary = summary + (
+                "; warning: its chat template does not show the tools to the model, so it cannot call"
+                " Read, Write, Edit, Glob or Bash (FrogNano's template does)"
+            )
         say(summary)
         return model
 

@@ -238,6 +238,16 @@ class ChatTemplate:
             return Rendered(text, None)
         return Rendered(text, locate_literal(text, skeleton, originals))
 
+    def renders_tools(self, tools: list[dict[str, Any]]) -> bool:
+        """True when the template puts the tool definitions into the prompt (a model whose template
+        ignores them never learns it can call tools)."""
+        names = [t["function"]["name"] for t in tools]
+        try:
+            text = self.render([{"role": "system", "content": "x"}, {"role": "user", "content": "x"}], tools, add_generation_prompt=True)
+        except ModelError:
+            return False
+        return all(f'"{name}"' in text for name in names)
+
     def generation_prompt(self, system: dict[str, Any], tools: list[dict[str, Any]] | None) -> str:
         """The text that opens an assistant turn after a user message."""
         base = [system, {"role": "user", "content": "x"}]

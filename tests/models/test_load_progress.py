@@ -30,3 +30,12 @@ def test_download_progress_is_reported_in_megabytes() -> None:
     bar.close()
     assert lines[-1] == "downloading model.gguf: 3/3 MB"
     assert all(line.startswith("downloading model.gguf: ") for line in lines)
+
+
+def test_a_template_without_tools_is_reported(smollm2_gguf: Path, hybrid_gguf: Path) -> None:
+    lines: list[str] = []
+    load_model(str(smollm2_gguf), make_config(n_ctx=2048), report=lines.append).close()
+    assert "its chat template does not show the tools to the model" in lines[-1]
+    lines.clear()
+    load_model(str(hybrid_gguf), make_config(n_ctx=2048), report=lines.append).close()
+    assert "warning" not in lines[-1]
