@@ -123,11 +123,17 @@ PALETTE_FOR_BINDING = {
 }
 
 
+def shown_keys(app) -> list[str]:
+    keys = app.query_one(Footer).query("FooterKey")
+    return [key.description for key in keys if key.display and not key.has_class("-command-palette")]
+
+
 async def test_footer_at_80_columns_shows_whole_keys_and_the_palette_has_every_action(make_app) -> None:
     app = make_app([turn("ok", answer="ok")])
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: app.model is not None, what="the model")
-        await pilot.pause(0.2)
+        wide = ["Quit×2", "Stop", "New", "Review", "Undo", "Think", "JSON", "Mode"]
+        await wait_for(pilot, lambda: shown_keys(app) == wide, what="the footer laid out at 80 columns")
         footer = app.query_one(Footer)
         keys = list(footer.query("FooterKey"))
         palette = next(key for key in keys if key.has_class("-command-palette"))
@@ -142,7 +148,7 @@ async def test_footer_at_80_columns_shows_whole_keys_and_the_palette_has_every_a
         assert [key.description for key in shown] == ["Quit×2", "Stop", "New", "Review", "Undo", "Think", "JSON", "Mode"]
         # narrower: keys are hidden whole from the right, never drawn over each other
         await pilot.resize_terminal(60, 24)
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: len(shown_keys(app)) == 5, what="the footer laid out at 60 columns")
         shown = [key for key in footer.query("FooterKey") if key.display and not key.has_class("-command-palette")]
         assert [key.description for key in shown] == ["Quit×2", "Stop", "New", "Review", "Undo"]
         assert max(key.region.right for key in shown) <= palette.region.x
