@@ -1,0 +1,208 @@
+"""The hand-off: a fresh Leaf conversation's first user message that carries an earlier one on.
+
+When a conversation's context fills (or the person asks for it), frogtui drafts a hand-off from its
+own records — the original task, the files changed (the session's diff), the calls made and how
+each ended (the trajectory), the model's last words — and starts a new conversation with it. The
+model then sees what it was trained on: one task, one user message, an empty context.
+
+The format is plain Markdown with fixed headings, so a person can edit the draft or write their own::
+
+    # Hand-off
+    This continues an earlier conversation on the same task, which ended: <why>.
+
+    ## Task
+    <the original task, verbatim>
+
+    ## Follow-up messages          (only when the person sent any)
+    - <each follow-up, first line>
+
+    ## Files changed so far
+    - path (+added -removed)
+
+    ## Calls made (last N of M)
+    - step S: Bash `pytest -q` -> exit 1
+    - step S: Edit src/app.py -> ok
+
+    ## Last message from the assistant
+    <its last non-empty answer>
+
+    ## What remains
+    <what frogtui knows: the last failing call, and an instruction to check the work>
+
+Drafting reads only data already in memory: no model, no git (the caller passes the patch text).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_CALLS = 40
+"""Calls listed in the hand-off (the most recent ones)."""
+MAX_LINE = 160
+"""A listed call or message is cut to this many characters."""
+MAX_SUMMARY = 2000
+"""The assistant's last message is cut to this many characters."""
+
+_DIFF_HEADER = re.compile(r"^diff --git a/(.*) b/(.*)$")
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """One call of the earlier conversation and how it ended."""
+
+    step: int
+    tool: str
+    summary: str
+    """The call in a few words: ``Bash `pytest -q` ``, ``Edit src/app.py``."""
+    outcome: str
+    """``ok``, ``exit 1``, ``denied``, ``error``, ``timeout``, ``interrupted``."""
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome != "ok"
+
+
+def one_line(text: str, limit: int = MAX_LINE) -> str:
+    """The first line of ``text``, cut to ``limit`` characters (an ellipsis marks a cut)."""
+    lines = text.strip().splitlines()
+    first = lines[0] if lines else ""
+    if len(first) > limit:
+        return first[: limit - 1] + "…"
+    return first + (" …" if len(lines) > 1 else "")
+
+
+def call_summary(tool: str, arguments: dict[str, Any]) -> str:
+    """A call in a few words, as the hand-off lists it."""
+    if tool == "Bash":
+        return f"Bash `{one_line(str(arguments.get('command', '')), 120)}`"
+    if tool == "Glob":
+        return f"Glob {arguments.get('pattern', '')}"
+    return f"{tool} {arguments.get('file_path', '')}".rstrip()
+
+
+def observation_outcome(tool: str, observation: str) -> str:
+    """How a call ended, read from its observation (Leaf's strings)."""
+    head = observation.lstrip()
+    if head.startswith("The user denied") or head.startswith("PermissionError"):
+        return "denied"
+    if head.startswith("Interrupted by the user"):
+        return "interrupted"
+    if tool == "Bash":
+        if head.startswith("Timed out"):
+            return "timeout"
+        match = re.match(r"Exit code: (-?\d+)", head)
+        if match:
+            return "ok" if match.group(1) == "0" else f"exit {match.group(1)}"
+    if re.match(r"^[A-Z][A-Za-z]*(Error|Exception): ", head):
+        return "error"
+    return "ok"
+
+
+def calls_from_messages(messages: list[dict[str, Any]]) -> list[CallOutcome]:
+    """Every tool call of a Leaf transcript with its outcome, in order."""
+    observations = {m.get("tool_call_id"): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
+    outcomes: list[CallOutcome] = []
+    step = 0
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        step += 1
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            tool = str(function.get("name") or "?")
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except (TypeError, ValueError):
+                arguments = {}
+            if not isinstance(arguments, dict):
+                arguments = {}
+            observation = observations.get(call.get("id"), "")
+            outcomes.append(CallOutcome(step, tool, call_summary(tool, arguments), observation_outcome(tool, observation)))
+    return outcomes
+
+
+def changed_files(patch: str) -> list[tuple[str, int, int]]:
+    """``(path, added, removed)`` for each file of a git diff, in order."""
+    files: list[tuple[str, int, int]] = []
+    path, added, removed = None, 0, 0
+    for line in patch.splitlines():
+        header = _DIFF_HEADER.match(line)
+        if header:
+            if path is not None:
+                files.append((path, added, removed))
+            path, added, removed = header.group(2), 0, 0
+        elif path is not None and line.startswith("+") and not line.startswith("+++ "):
+            added += 1
+        elif path is not None and line.startswith("-") and not line.startswith("--- "):
+            removed += 1
+    if path is not None:
+        files.append((path, added, removed))
+    return files
+
+
+def _user_messages(messages: list[dict[str, Any]]) -> list[str]:
+    return [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+
+
+def _last_answer(messages: list[dict[str, Any]]) -> str:
+    for message in reversed(messages):
+        if message.get("role") == "assistant" and str(message.get("content") or "").strip():
+            return str(message["content"]).strip()
+    return ""
+
+
+ENDINGS = {
+    "max_context_len": "its context filled up",
+    "max_turns": "it reached the step limit",
+    "max_tokens_per_turn": "a turn reached the token limit",
+    "cancelled": "the person interrupted it",
+    "agent": "the assistant answered",
+    "requested": "the person asked for a fresh conversation",
+}
+
+
+def draft_handoff(messages: list[dict[str, Any]], *, patch: str = "", ended: str = "max_context_len", task: str | None = None) -> str:
+    """The hand-off for a Leaf transcript (``messages``: system, user, assistant, tool…).
+
+    Args:
+        messages: the earlier conversation, as the loop holds it.
+        patch: the session's diff so far (``git diff`` of its changes), for the files changed.
+        ended: why the earlier conversation ended (an exit reason, or ``requested``).
+        task: the original task, when the transcript's first user message is itself a hand-off.
+    """
+    users = _user_messages(messages)
+    original = task if task is not None else (users[0] if users else "")
+    parts = ["# Hand-off", f"This continues an earlier conversation on the same task, which ended: {ENDINGS.get(ended, ended)}.",
+             "", "## Task", original.strip() or "(no task recorded)"]
+    follow_ups = users[1:]
+    if follow_ups:
+        parts += ["", "## Follow-up messages", *[f"- {one_line(text)}" for text in follow_ups]]
+    files = changed_files(patch)
+    parts += ["", "## Files changed so far"]
+    parts += [f"- {path} (+{added} -{removed})" for path, added, removed in files] or ["- none"]
+    calls = calls_from_messages(messages)
+    shown = calls[-MAX_CALLS:]
+    heading = f"## Calls made (last {len(shown)} of {len(calls)})" if len(shown) < len(calls) else f"## Calls made ({len(calls)})"
+    parts += ["", heading]
+    parts += [f"- step {c.step}: {c.summary} -> {c.outcome}" for c in shown] or ["- none"]
+    last = _last_answer(messages)
+    if last:
+        cut = last if len(last) <= MAX_SUMMARY else last[:MAX_SUMMARY] + " …"
+        parts += ["", "## Last message from the assistant", cut]
+    parts += ["", "## What remains", *_remaining(calls, files)]
+    return "\n".join(parts) + "\n"
+
+
+def _remaining(calls: list[CallOutcome], files: list[tuple[str, int, int]]) -> list[str]:
+    lines = []
+    last_failed = next((c for c in reversed(calls) if c.failed), None)
+    if calls and calls[-1].failed:
+        lines.append(f"The last call failed: {calls[-1].summary} -> {calls[-1].outcome}.")
+    elif last_failed is not None:
+        lines.append(f"The last failing call was at step {last_failed.step}: {last_failed.summary} -> {last_failed.outcome}.")
+    if files:
+        lines.append("The files above are already changed on disk; read them again rather than redoing the work.")
+    lines.append("Check what is done against the task, then finish what is left.")
+    return lines
