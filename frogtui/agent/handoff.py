@@ -85,7 +85,7 @@ def call_summary(tool: str, arguments: dict[str, Any]) -> str:
 def observation_outcome(tool: str, observation: str) -> str:
     """How a call ended, read from its observation (Leaf's strings)."""
     head = observation.lstrip()
-    if head.startswith("The user denied") or head.startswith("PermissionError"):
+    if head.startswith(("The user denied", "PermissionError")):
         return "denied"
     if head.startswith("Interrupted by the user"):
         return "interrupted"
