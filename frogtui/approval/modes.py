@@ -11,13 +11,13 @@ agent), so a mode means the same thing everywhere:
 """
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import get_args
 
 from frogtui.approval.decision import Decision
+from frogtui.config import ApprovalMode
 from frogtui.protocol import Approval
 from frogtui.tools import MUTATING_TOOLS
 
-ApprovalMode = Literal["policy", "all", "none"]
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
 """In the order the app's F2 cycles them."""
 

@@ -212,3 +212,32 @@ async def test_outside_a_repository_the_palette_offers_git_init(tmp_path: Path, 
         await wait_for(pilot, lambda: run_over(app), what="the run to end")
     assert (plain / "made.txt").read_text() == "hi\n"
     assert [c.tool for c in app.core.checkpoints.taken] == ["Bash"], "checkpoints are on after git init"
+
+
+async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: Path, home: Path) -> None:
+    """``none`` means what it means headless (``approval.apply_mode``): Write, Edit and Bash are
+    denied even when a rule allows them; Read runs as the policy says; nobody is asked."""
+    rules = rules_file(home)
+    rules.write_text(rules.read_text() + '[[rules]]\ntool = "Bash"\nmatch = "git status"\ndecision = "allow"\n')
+    replay = write_replay(home / "r.jsonl", [
+        turn("Look.", xml_call("Bash", command="git status"), xml_call("Read", file_path="calc.py")),
+        turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("Done.", answer="I could not change anything."),
+    ])
+    app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", rules_file=rules), clock=fake_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", "f2")
+        assert app.status.approval_mode == "none"
+        await submit(pilot, "fix add")
+        await wait_for(pilot, lambda: run_over(app) or isinstance(app.screen, ApprovalScreen), what="the run")
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.last_exit_reason == "agent"
+        rows = [(e.call.name, e.decision, e.by, e.rule) for e in app.trace.entries.values()]
+        assert rows == [
+            ("Bash", "deny", "mode", "mode: none"),
+            ("Read", "allow", "rule", "Read: allow (default)"),
+            ("Edit", "deny", "mode", "mode: none"),
+        ]
+        assert tool_messages(app)[0] == "PermissionError: Bash is not allowed under mode: none"
+    assert "a - b" in (py_repo / "calc.py").read_text()
+
