@@ -9,7 +9,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 
@@ -87,12 +87,24 @@ class Limits:
     """Context budget: the run ends with ``max_context_len`` once a step's context exceeds it."""
 
 
+ApprovalMode = Literal["policy", "all", "none"]
+"""How approvals are answered (``Config.approve``)."""
+
+
 @dataclass(frozen=True)
 class Config:
     repo: Path = field(default_factory=Path.cwd)
     model_spec: str = DEFAULT_MODEL_SPEC
-    approve: str = "policy"
-    """``policy``, ``all`` or ``none`` (headless ``--approve``)."""
+    approve: ApprovalMode = "policy"
+    """The approval mode (``--approve``; F2 in the app), one meaning in every front end
+    (``approval.modes.apply_mode``):
+
+    - ``policy``: what the rules allow runs, what they deny is denied, what they would ask about is
+      asked (``frogtui run`` has no one to ask: it denies it, saying so);
+    - ``all``: what the rules would ask about runs too; the floor and explicit deny rules still deny;
+    - ``none``: every Write, Edit and Bash is denied, even one a rule allows; Read and Glob as the
+      rules say, with what they would ask about denied.
+    """
     limits: Limits = field(default_factory=Limits)
     sampling: Sampling = field(default_factory=Sampling)
     llama: LlamaSettings = field(default_factory=LlamaSettings)

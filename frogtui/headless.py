@@ -11,11 +11,15 @@ from typing import Any, TextIO
 
 from frogtui.agent import events as ev
 from frogtui.agent.loop import Agent
+from frogtui.agent.session_core import SessionCore
 from frogtui.agent.trajectory import write_json_atomic
+from frogtui.approval import APPROVAL_MODES, PolicyApprover
 from frogtui.config import SETTINGS_HELP, Config, Limits, load_config, repo_folder
 from frogtui.errors import FrogtuiError
+from frogtui.protocol import Model
 from frogtui.session import Session
-from frogtui.tools import ToolRunner, Workspace
+from frogtui.tools import short_arguments
+
 
 class TraceSink:
     """Writes a compact trace of the run, one line per event that matters."""
@@ -29,11 +33,11 @@ class TraceSink:
         if self.session is not None:
             self.session.log(text)
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: ev.AgentEvent) -> None:
         if isinstance(event, ev.ToolFinished):
             first = event.observation.splitlines()[0] if event.observation else ""
             extra = f" exit={event.exit_code}" if event.exit_code is not None else ""
-            self._line(f"[{event.step}] {event.call.name} {short_arguments(event.call)} ({event.duration_s:.2f}s{extra}) -> {first[:100]}")
+            self._line(f"[{event.step}] {event.call.name} {short_arguments(event.call, 60)} ({event.duration_s:.2f}s{extra}) -> {first[:100]}")
         elif isinstance(event, ev.ApprovalAnswered):
             a = event.approval
             self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}")
@@ -41,34 +45,16 @@ class TraceSink:
             self._line(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
 
 
-def short_arguments(call: Any, width: int = 60) -> str:
-    args = call.arguments
-    text = str(args.get("command") or args.get("file_path") or args.get("pattern") or "")
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="frogtui run", description="Run one task headless (no UI).", epilog=SETTINGS_HELP)
     parser.add_argument("task", help="the task, as you would type it")
     parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
     parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")
-    parser.add_argument("--approve", choices=("policy", "all", "none"), default="policy", help="approval mode (default: policy)")
+    parser.add_argument("--approve", choices=APPROVAL_MODES, default="policy", help="approval mode (default: policy)")
     parser.add_argument("--trajectory", type=Path, help="also write the trajectory JSON here")
     parser.add_argument("--max-steps", type=int, help="step limit (default 100; config key: limits.max_steps)")
     parser.add_argument("--commit", action="store_true", help="commit the run's changes with a drafted message when it ends with 'agent'")
     return parser
-
-
-def make_approver(mode: str, config: Config, workspace: Workspace, log: Any = None) -> Any:
-    """The headless approver: the approval policy (frogtui.approval) under ``--approve MODE``.
-
-    Raises:
-        ConfigError: a rules file is not valid.
-    """
-    from frogtui.approval import PolicyApprover, PolicyEngine
-
-    return PolicyApprover(PolicyEngine.load(workspace, config.rules_file), mode, log=log)
 
 
 def main(argv: list[str]) -> int:
@@ -104,72 +90,54 @@ def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
     return signal.signal(signal.SIGINT, handler)
 
 
-def build_agent(config: Config, model: Any, session: Session, stderr: TextIO) -> tuple[Agent, Any]:
-    """The agent for a headless run: policy approver, sandboxed tools, checkpoints, trace to
-    ``stderr``; warnings are printed and logged. Returns the agent and the repository state
-    (None outside git).
+def build_agent(core: SessionCore, stderr: TextIO) -> Agent:
+    """The agent for a headless run: policy approver under ``--approve MODE``, sandboxed tools,
+    checkpoints, trace to ``stderr``; warnings are printed and logged.
 
     Raises:
         FrogtuiError: a rules file is invalid, or git cannot snapshot the working tree.
     """
-    from frogtui.approval import make_sandbox
-    from frogtui.vcs.checkpoints import Checkpoints
-    from frogtui.vcs.repository import discover, session_patch
-
-    workspace = Workspace(config.repo, tmp_dir=session.tmp_dir)
-    approver = make_approver(config.approve, config, workspace, log=session.log)
-    sandbox = make_sandbox(workspace, approver.engine.rules.sandbox)
+    config, session = core.config, core.session
+    notes = core.prepare()
+    assert core.engine is not None
     unsupervised = (
         "--approve all: every action the floor and your deny rules allow runs without asking; "
         "FrogNano has no safety alignment, so use it only in a throwaway checkout"
         if config.approve == "all" else ""
     )
-    for line in (unsupervised, sandbox.warning, *approver.engine.rules.notes):
+    for line in (unsupervised, *notes):
         if line:
             print(f"frogtui: warning: {line}", file=stderr)
             session.log(f"warning: {line}")
-    session.log(sandbox.describe())
-    repo_state = discover(workspace.root, session.id)
-    checkpoints = Checkpoints(repo_state) if repo_state is not None else None
-    agent = Agent(
-        model,
-        ToolRunner(workspace, wrap=sandbox.wrap),
-        approver,
-        TraceSink(stderr, session),
-        limits=config.limits,
-        before_action=checkpoints.before_action if checkpoints is not None else None,
-        patch=session_patch(repo_state),
-        on_step_end=session.save_trajectory,
-    )
-    return agent, repo_state
+    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), TraceSink(stderr, session))
 
 
-def run_task(task: str, config: Config, model: Any, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None, commit: bool = False) -> int:
+def run_task(task: str, config: Config, model: Model, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None, commit: bool = False) -> int:
     """Run ``task`` with ``model`` (closed at the end) and return the exit status."""
     stderr = stderr or sys.stderr
     stdout = stdout or sys.stdout
-    session = Session.create(config.repo)
+    core = SessionCore(config, model=model)
     try:
-        agent, repo_state = build_agent(config, model, session, stderr)
+        agent = build_agent(core, stderr)
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=stderr)
-        model.close()
+        core.close()
         return 2
     previous = _interrupt_on_sigint(agent, stderr)
     commit_failed = False
     try:
-        result = agent.run(task)
+        result = core.send(task)
         if commit:  # before the model closes: it drafts the message
             from frogtui.vcs.review import commit_run
 
-            commit_failed = not commit_run(repo_state, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, out=stderr)
+            commit_failed = not commit_run(core.repo_state, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, out=stderr)
     except KeyboardInterrupt:
         print("frogtui: stopped", file=stderr)
         return 1
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        model.close()
+        core.close()
     if trajectory_path is not None:
         write_json_atomic(trajectory_path, result.trajectory)
     if result.final_message:

@@ -1,8 +1,9 @@
 """The vocabulary shared by the agent loop, the models, the approvers and the front ends.
 
 This module sits at the bottom of the dependency graph (beside ``config`` and ``errors``): it holds
-plain data types and the three injected protocols of the loop (``Model``, ``Approver``,
-``EventSink``). Nothing here does I/O.
+plain data types and two of the three injected protocols of the loop (``Model``, ``Approver``;
+the third, ``EventSink``, lives beside the events it receives in ``agent/events.py``). Nothing here
+does I/O.
 """
 from __future__ import annotations
 
@@ -159,10 +160,3 @@ class Approver(Protocol):
     """Answers "may I run this action?" before every tool call."""
 
     def approve(self, request: ApprovalRequest) -> Approval: ...
-
-
-@runtime_checkable
-class EventSink(Protocol):
-    """Wants to know what happened. Called synchronously from the loop's thread."""
-
-    def emit(self, event: Any) -> None: ...

@@ -260,6 +260,33 @@ def test_approve_none_denies_changes(py_repo: Path, tmp_path: Path) -> None:
     assert not (py_repo / "new.txt").exists()
 
 
+def test_approve_none_denies_what_a_rule_allows_and_lets_reads_run(py_repo: Path, tmp_path: Path) -> None:
+    """``none`` is one thing everywhere (``approval.apply_mode``): every Write, Edit and Bash is
+    denied, even one a rule allows; Read and Glob run as the policy says."""
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text('[[rules]]\ntool = "Bash"\nmatch = "git status"\ndecision = "allow"\n')
+    replay = write_replay(
+        tmp_path / "replay.jsonl",
+        [
+            turn("look", xml_call("Bash", command="git status"), xml_call("Read", file_path="calc.py"), xml_call("Glob", pattern="*.py")),
+            turn("fix", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+            turn("done", answer="done"),
+        ],
+    )
+    code, trajectory = run(py_repo, replay, "none")
+    assert code == 0
+    assert [(a["tool"], a["decision"], a["by"], a["rule"]) for a in approvals(trajectory)] == [
+        ("Bash", "deny", "mode", "--approve none"),
+        ("Read", "allow", "rule", "Read: allow (default)"),
+        ("Glob", "allow", "rule", "Glob: allow (default)"),
+        ("Edit", "deny", "mode", "--approve none"),
+    ]
+    observations = [o["observation"] for step in trajectory["steps"] for o in step["observations"]]
+    assert observations[0] == "PermissionError: Bash is not allowed under --approve none"
+    assert "def add" in observations[1]
+    assert "a - b" in (py_repo / "calc.py").read_text()
+
+
 def test_bad_rules_file_is_one_line_and_exit_2(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "rules.toml").write_text("[tools\n")

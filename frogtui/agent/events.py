@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol, Union, get_args, runtime_checkable
 
 from frogtui.protocol import Approval, ToolCall, Usage
 
-EXIT_REASONS = (
+ExitReason = Literal[
     "agent",
     "max_turns",
     "cancelled",
@@ -14,8 +14,9 @@ EXIT_REASONS = (
     "max_tokens_per_turn",
     "llm_query_error",
     "tool_error",
-)
+]
 """Leaf's closed set of exit reasons."""
+EXIT_REASONS: tuple[ExitReason, ...] = get_args(ExitReason)
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,32 @@ class AssistantTurnEnded:
 
 @dataclass(frozen=True)
 class RunEnded:
-    exit_reason: str
+    exit_reason: ExitReason
     final_message: str
     error: str | None = None
     n_steps: int = 0
     trajectory: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+AgentEvent = Union[
+    RunStarted,
+    UserMessageAdded,
+    StepStarted,
+    ReasoningDelta,
+    AnswerDelta,
+    ToolCallProposed,
+    ApprovalAnswered,
+    ToolStarted,
+    ToolFinished,
+    StepUsage,
+    AssistantTurnEnded,
+    RunEnded,
+]
+"""Everything the loop emits."""
+
+
+@runtime_checkable
+class EventSink(Protocol):
+    """Wants to know what happened. Called synchronously from the loop's thread."""
+
+    def emit(self, event: AgentEvent) -> None: ...

@@ -14,19 +14,20 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from frogtui.agent import events as ev
-from frogtui.agent.toolcalls import StreamParser, TextPiece, convert_arguments, format_call
+from frogtui.agent.events import EventSink, ExitReason
+from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, ModelError
-from frogtui.protocol import Approval, ApprovalRequest, Approver, EventSink, Model, Preview, ToolCall, TurnEnd, Usage
-from frogtui.tools import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, check_call, error_observation
+from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.tools import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, convert_arguments, error_observation
 
 MAX_STALE_RETRIES = 3
 
 
 @dataclass(frozen=True)
 class RunResult:
-    exit_reason: str
+    exit_reason: ExitReason
     final_message: str
     error: str | None
     trajectory: dict[str, Any]
@@ -35,7 +36,7 @@ class RunResult:
 class _Stop(Exception):
     """Ends the run with a named exit reason (control flow that carries its message)."""
 
-    def __init__(self, exit_reason: str, error: str | None = None) -> None:
+    def __init__(self, exit_reason: ExitReason, error: str | None = None) -> None:
         super().__init__(exit_reason)
         self.exit_reason = exit_reason
         self.error = error
@@ -111,6 +112,20 @@ class Agent:
         self.sink.emit(ev.UserMessageAdded(text=text))
         return self._run_user_message(text)
 
+    def submit(self, text: str) -> RunResult:
+        """The person's message: it starts the conversation (``run``) or continues it (``send``)."""
+        return self.send(text) if self.started else self.run(text)
+
+    @property
+    def started(self) -> bool:
+        """True once the conversation has a user message (run, or restored)."""
+        return any(m.get("role") == "user" for m in self.messages)
+
+    def use_checkpoints(self, before_action: Callable[[int, ToolCall], None] | None, patch: Callable[[], str] | None) -> None:
+        """Take checkpoints with ``before_action`` and report ``patch`` from now on (git was just
+        turned on for the repository)."""
+        self.before_action, self.patch = before_action, patch
+
     def interrupt(self) -> None:
         """Stop generation or the running command as soon as possible (thread-safe)."""
         self.cancel.set()
@@ -141,7 +156,8 @@ class Agent:
         self.cancel.clear()
         self.messages.append({"role": "user", "content": text})
         started = self.clock()
-        exit_reason, error = "max_turns", None
+        exit_reason: ExitReason = "max_turns"
+        error: str | None = None
         try:
             for _ in range(self.limits.max_steps):
                 self.step += 1
@@ -253,9 +269,8 @@ class Agent:
 
     def _handle_call(self, step: int, call: ToolCall) -> str:
         """Approve and run one call; every outcome is an observation."""
-        invalid = check_call(call)
-        if invalid is not None:
-            return self._not_run(step, call, invalid)
+        if call.error is not None:  # unparsable, unknown tool, or arguments that do not convert
+            return self._not_run(step, call, call.error)
         edited_note = ""
         for _attempt in range(MAX_STALE_RETRIES):
             preview, failure = self._preview(call)
@@ -308,7 +323,7 @@ class Agent:
         if self.on_step_end is not None:
             self.on_step_end(self.trajectory)
 
-    def _finish(self, exit_reason: str, error: str | None) -> RunResult:
+    def _finish(self, exit_reason: ExitReason, error: str | None) -> RunResult:
         final = self._final
         t = self.trajectory
         t.exit_reason, t.error, t.final_message = exit_reason, error, final

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal, Union
 
 from frogtui.protocol import ToolCall
-from frogtui.tools.schemas import SCHEMAS_BY_NAME, ArgumentError, coerce_arguments
+from frogtui.tools.schemas import convert_arguments
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
@@ -212,16 +212,6 @@ def parse_call_body(body: str) -> tuple[str | None, dict, str | None]:
     if leftover.startswith("<parameter="):
         return name, {}, f"ValueError: a parameter of {name} is not closed with </parameter>"
     return name, args, None
-
-
-def convert_arguments(name: str, arguments: dict) -> tuple[dict, str | None]:
-    """Convert raw arguments by the tool's schema: (arguments, error observation or None)."""
-    if name not in SCHEMAS_BY_NAME:
-        return arguments, f"Unknown tool: {name}"
-    try:
-        return coerce_arguments(name, arguments), None
-    except ArgumentError as err:
-        return arguments, err.observation
 
 
 def _earliest(text: str, tags: tuple[str, ...]) -> tuple[int, str]:

@@ -4,10 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from frogtui.approval.engine import PolicyEngine
+from frogtui.approval.modes import APPROVAL_MODES, ApprovalMode, apply_mode
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
-
-MODES = ("policy", "none", "all")
-MUTATING = frozenset({"Write", "Edit", "Bash"})
 
 
 def audit_line(step: int, call: ToolCall, approval: Approval) -> str:
@@ -19,12 +17,8 @@ def audit_line(step: int, call: ToolCall, approval: Approval) -> str:
 
 
 class PolicyApprover:
-    """Answers for a run without a person.
-
-    - ``policy``: allows what the policy allows and denies what it would ask about (saying so);
-    - ``none``: also denies every Write, Edit and Bash;
-    - ``all``: allows what the policy would ask about, but never what the floor or an explicit
-      deny rule denies.
+    """Answers for a run without a person: ``approval.modes.apply_mode`` under ``--approve MODE``,
+    and what it would ask a person about is denied (saying so).
 
     Args:
         engine: The policy.
@@ -32,8 +26,8 @@ class PolicyApprover:
         log: Called with one line per decision (e.g. ``Session.log``), for the audit trail.
     """
 
-    def __init__(self, engine: PolicyEngine, mode: str = "policy", log: Callable[[str], None] | None = None) -> None:
-        if mode not in MODES:
+    def __init__(self, engine: PolicyEngine, mode: ApprovalMode = "policy", log: Callable[[str], None] | None = None) -> None:
+        if mode not in APPROVAL_MODES:
             raise ValueError(f"unknown approval mode {mode!r}")
         self.engine = engine
         self.mode = mode
@@ -46,19 +40,10 @@ class PolicyApprover:
         return approval
 
     def _answer(self, request: ApprovalRequest) -> Approval:
-        tool = request.call.name
         decision = self.engine.evaluate(request)
-        if decision.floor:
-            return Approval("deny", decision.reason, by="floor", rule=decision.rule)
-        if decision.kind == "deny":
-            return Approval("deny", decision.reason, by="rule", rule=decision.rule)
-        if self.mode == "all":
-            note = "" if decision.kind == "allow" else f" (the policy would ask: {decision.reason})"
-            return Approval("allow", f"--approve all{note}", by="mode", rule="--approve all")
-        if self.mode == "none" and tool in MUTATING:
-            return Approval("deny", f"{tool} is not allowed in this run (--approve none)", by="mode", rule="--approve none")
-        if decision.kind == "allow":
-            return Approval("allow", decision.reason, by="rule", rule=decision.rule)
+        approval = apply_mode(self.mode, decision, request.call.name, label=f"--approve {self.mode}")
+        if approval is not None:
+            return approval
         return Approval(
             "deny",
             f"{decision.reason}; this needs a person's approval and the run is headless (--approve policy denies what it would ask about)",

@@ -1,6 +1,6 @@
 """The five Leaf tools (Read, Write, Edit, Glob, Bash) and the workspace confinement floor."""
-from frogtui.tools.runner import ToolOutcome, ToolRunner, check_call, error_observation
-from frogtui.tools.schemas import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_NAMES, TOOL_SCHEMAS, coerce_arguments
+from frogtui.tools.runner import ToolOutcome, ToolRunner, error_observation
+from frogtui.tools.schemas import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_NAMES, TOOL_SCHEMAS, coerce_arguments, convert_arguments, short_arguments
 from frogtui.tools.workspace import OutsideRootError, Workspace
 
 __all__ = [
@@ -12,7 +12,8 @@ __all__ = [
     "ToolOutcome",
     "ToolRunner",
     "Workspace",
-    "check_call",
     "coerce_arguments",
+    "convert_arguments",
     "error_observation",
+    "short_arguments",
 ]

@@ -10,7 +10,6 @@ from frogtui.protocol import Preview, ToolCall
 from frogtui.tools import files
 from frogtui.tools.bash import CommandWrapper, run_bash
 from frogtui.tools.files import StaleFileError
-from frogtui.tools.schemas import SCHEMAS_BY_NAME, ArgumentError, coerce_arguments
 from frogtui.tools.workspace import Workspace
 
 
@@ -37,19 +36,6 @@ class ToolOutcome:
 def error_observation(err: BaseException) -> str:
     """Leaf's error shape: ``ExceptionType: message``."""
     return f"{type(err).__name__}: {err}"
-
-
-def check_call(call: ToolCall) -> str | None:
-    """The observation for a call that must not run (parse error, unknown tool), else None."""
-    if call.error:
-        return call.error
-    if call.name not in SCHEMAS_BY_NAME:
-        return f"Unknown tool: {call.name}"
-    try:
-        coerce_arguments(call.name, call.arguments)
-    except ArgumentError as err:
-        return err.observation
-    return None
 
 
 class ToolRunner:
@@ -87,7 +73,7 @@ class ToolRunner:
         return None
 
     def run(self, call: ToolCall, *, preview: Preview | None = None, cancel: threading.Event | None = None) -> ToolOutcome:
-        """Run ``call`` (already checked with ``check_call``). Write/Edit apply ``preview`` when given,
+        """Run ``call`` (its arguments converted, ``call.error`` None). Write/Edit apply ``preview`` when given,
         and only if the file still has the previewed content."""
         args = call.arguments
         try:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from frogtui.protocol import ToolCall
+
 SYSTEM_PROMPT = "\n".join(
     [
         "You are a software-engineering agent working in a checked-out repository.",
@@ -86,6 +88,16 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
 SCHEMAS_BY_NAME: dict[str, dict[str, Any]] = {t["function"]["name"]: t["function"]["parameters"] for t in TOOL_SCHEMAS}
 TOOL_NAMES = tuple(SCHEMAS_BY_NAME)
 MUTATING_TOOLS = frozenset({"Write", "Edit", "Bash"})
+"""The tools that change files or run commands (checkpointed; denied under approval mode ``none``)."""
+
+
+def short_arguments(call: ToolCall, width: int) -> str:
+    """The one argument that says what a call does (command, file, pattern), on one line, cut to
+    ``width`` characters."""
+    args = call.arguments
+    text = str(args.get("command") or args.get("file_path") or args.get("pattern") or "")
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class ArgumentError(ValueError):
@@ -182,3 +194,15 @@ def coerce_arguments(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         for k, v in arguments.items()
         if not (v is None and k not in required)
     }
+
+
+def convert_arguments(name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """Convert a call's raw arguments by the tool's schema, once, where the call is made (the
+    streaming parser, a structured call, a person's edit): (arguments, error observation or None).
+    An unknown tool is an error too."""
+    if name not in SCHEMAS_BY_NAME:
+        return arguments, f"Unknown tool: {name}"
+    try:
+        return coerce_arguments(name, arguments), None
+    except ArgumentError as err:
+        return arguments, err.observation

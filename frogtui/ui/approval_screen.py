@@ -87,7 +87,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         return self.call.name == "Bash"
 
     def compose(self) -> ComposeResult:
-        request, verdict = self.asked.request, self.asked.verdict
+        request, decision = self.asked.request, self.asked.decision
         with Vertical(id="approval-dialog") as dialog:
             dialog.border_title = f"Step {request.step} · approve {self.call.name}?"
             if self.is_bash:
@@ -104,7 +104,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
                 yield DiffView(self.asked.diff, id="approval-diff")
             else:
                 yield Static(Text(repr(self.call.arguments)), id="approval-command")
-            why = f"asked by rule {verdict.rule}" + (f": {verdict.reason}" if verdict.reason else "")
+            why = f"asked by rule {decision.rule}" + (f": {decision.reason}" if decision.reason else "")
             yield Static(Text(why), id="approval-rule")
             yield KeyLegend(self._keys(), id="approval-keys")
             yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")

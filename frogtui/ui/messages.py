@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from textual.message import Message
 
-from frogtui.agent.events import ApprovalAnswered
-from frogtui.approval import audit_line
+from frogtui.agent.events import AgentEvent, ApprovalAnswered
+from frogtui.approval import Decision, audit_line
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.ui.diffmodel import FileDiff
 
@@ -20,22 +20,10 @@ from frogtui.ui.diffmodel import FileDiff
 class AgentEventPosted(Message):
     """Something happened in the agent loop (an event from ``frogtui.agent.events``)."""
 
-    def __init__(self, event: Any) -> None:
+    def __init__(self, event: AgentEvent) -> None:
         super().__init__()
         self.event = event
         """The loop's event, unchanged."""
-
-
-@dataclass(frozen=True)
-class PolicyVerdict:
-    """What the policy said about a call (the approval engine's decision, in the UI's terms)."""
-
-    kind: Literal["allow", "ask", "deny"]
-    rule: str = ""
-    """The rule that decided (``Bash: ask`` ...), shown in the approval modal."""
-    reason: str = ""
-    floor: bool = False
-    """True when the non-negotiable floor decided (no mode or person lifts it)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +43,7 @@ class ApprovalRequested(Message):
     def __init__(
         self,
         request: ApprovalRequest,
-        verdict: PolicyVerdict,
+        decision: Decision,
         session_rule: str,
         sandboxed: bool,
         future: Future[PersonAnswer],
@@ -64,8 +52,8 @@ class ApprovalRequested(Message):
         super().__init__()
         self.request = request
         """The call, its step, the working folder and (Write/Edit) the preview."""
-        self.verdict = verdict
-        """Why the policy asks."""
+        self.decision = decision
+        """Why the policy asks (its rule and reason)."""
         self.session_rule = session_rule
         """The narrow rule that "always allow" would store."""
         self.sandboxed = sandboxed
@@ -130,18 +118,19 @@ class UiSink:
         self.post = post
         self.audit = audit
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: AgentEvent) -> None:
         if self.audit is not None and isinstance(event, ApprovalAnswered):
             self.audit(audit_line(event.step, event.call, event.approval))
         self.post(AgentEventPosted(event))
 
 
 class SessionWired(Message):
-    """The session's policy, sandbox and checkpoints are ready (``integration.SessionWiring``)."""
+    """The session's policy, sandbox and checkpoints are ready (``SessionCore.prepare``)."""
 
-    def __init__(self, wiring: Any) -> None:
+    def __init__(self, notes: list[str]) -> None:
         super().__init__()
-        self.wiring = wiring
+        self.notes = notes
+        """Lines to show the person (no sandbox, not a repository, ignored project rules)."""
 
 
 class SetupFailed(Message):

@@ -1,39 +1,48 @@
 """Saving the trace beside the session's trajectory, and rebuilding the chat and trace from a
-saved session (``frogtui --resume``)."""
+saved session (``frogtui --resume``): plain data in, panes out."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.protocol import ToolCall
 from frogtui.session import Session
-
-if TYPE_CHECKING:
-    from frogtui.ui.app import FrogApp
-    from frogtui.ui.trace import TracePane
+from frogtui.ui.chat import ChatPane
+from frogtui.ui.status import StatusBar
+from frogtui.ui.trace import TracePane
 
 TRACE_FILE = "trace.json"
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+ROW_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "status": _text,
+    "decision": _text,
+    "by": _text,
+    "rule": _text,
+    "duration_s": _same,
+    "exit_code": _same,
+    "observation": _text,
+    "reason": _text,
+    "edited": bool,
+}
+"""The fields of a trace row kept in ``trace.json`` beside step, id, tool and arguments, each with
+how a saved value is read back (the file may be hand-edited or truncated)."""
 
 
 def save_trace(session: Session, trace: TracePane) -> None:
     """Write the trace rows (decision, who, duration, exit code, observation) to the session."""
     rows = [
-        {
-            "step": e.step,
-            "id": e.call.id,
-            "tool": e.call.name,
-            "arguments": e.call.arguments,
-            "status": e.status,
-            "decision": e.decision,
-            "by": e.by,
-            "rule": e.rule,
-            "duration_s": e.duration_s,
-            "exit_code": e.exit_code,
-            "observation": e.observation,
-            "reason": e.reason,
-            "edited": e.edited,
-        }
+        {"step": e.step, "id": e.call.id, "tool": e.call.name, "arguments": e.call.arguments, **{name: getattr(e, name) for name in ROW_FIELDS}}
         for e in trace.entries.values()
     ]
     write_json_atomic(session.folder / TRACE_FILE, {"calls": rows})
@@ -55,25 +64,14 @@ def saved_call_ids(message: dict[str, Any]) -> list[str]:
     return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if isinstance(calls, list) else []
 
 
-def restore_view(app: FrogApp, saved: dict[str, Any]) -> None:
-    """Show a saved conversation: the person's messages, the answers (reasoning folded) each
-    followed by the lines of its tool calls, and the trace."""
-    chat, trace = app.chat, app.trace
-    for row in load_trace(app.session):
+def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dict[str, Any], rows: list[dict[str, Any]]) -> int:
+    """Show a saved conversation (``saved``, a trajectory) and its trace ``rows``
+    (``load_trace``): the person's messages, the answers (reasoning folded) each followed by the
+    lines of its tool calls, and the trace. Returns the number of steps."""
+    for row in rows:
         call = ToolCall(id=row["id"], name=str(row.get("tool", "")), arguments=dict(row.get("arguments") or {}))
         trace.add_call(int(row.get("step") or 0), call)
-        trace.update(
-            call,
-            status=str(row.get("status", "")),
-            decision=str(row.get("decision", "")),
-            by=str(row.get("by", "")),
-            rule=str(row.get("rule", "")),
-            duration_s=row.get("duration_s"),
-            exit_code=row.get("exit_code"),
-            observation=str(row.get("observation", "")),
-            reason=str(row.get("reason", "")),
-            edited=bool(row.get("edited", False)),
-        )
+        trace.update(call, **{name: read(row.get(name)) for name, read in ROW_FIELDS.items()})
     step = 0
     for message in saved.get("messages") or []:
         role = message.get("role") if isinstance(message, dict) else None
@@ -86,6 +84,6 @@ def restore_view(app: FrogApp, saved: dict[str, Any]) -> None:
                 if call_id in trace.entries:
                     chat.add_call_line(trace.entries[call_id])
     steps = [s.get("step") for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
-    app.status.step = max(steps, default=0)
-    app.status.context_used = int(saved.get("context_tokens") or 0)
-    chat.add_notice(f"Resumed session {app.session.id} ({len(steps)} steps). Send a message to continue.")
+    status.step = max(steps, default=0)
+    status.context_used = int(saved.get("context_tokens") or 0)
+    return len(steps)

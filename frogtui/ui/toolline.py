@@ -16,7 +16,8 @@ from rich.cells import cell_len
 from textual.content import Content
 from textual.widget import Widget
 
-from frogtui.ui.trace import MARKS, STOPPED, TraceEntry, short_arguments
+from frogtui.tools import short_arguments
+from frogtui.ui.trace import MARKS, STOPPED, TraceEntry
 
 MIN_ARGS_WIDTH = 8
 """The arguments keep at least this many cells; the outcome is cut after that."""

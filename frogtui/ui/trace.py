@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 
 from frogtui.agent.events import ToolFinished
 from frogtui.protocol import ToolCall
+from frogtui.tools import short_arguments
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 
@@ -25,14 +26,6 @@ FIXED_WIDTHS = {"#": 3, "tool": 5, "decision": 8, "time": 5, "exit": 4}
 """Room the other columns take (their longest usual value); each column adds 2 of padding."""
 CHROME = 4
 """The table's border and vertical scrollbar."""
-
-
-def short_arguments(call: ToolCall, width: int = ARGS_WIDTH) -> str:
-    """The one argument that says what a call does, on one line, cut to ``width``."""
-    args = call.arguments
-    text = str(args.get("command") or args.get("file_path") or args.get("pattern") or "")
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 @dataclass

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from frogtui.protocol import ToolCall
-from frogtui.tools import ToolRunner, Workspace, check_call
+from frogtui.tools import ToolRunner, Workspace, convert_arguments
 from frogtui.tools.bash import effective_timeout, run_bash
 from frogtui.tools.files import StaleFileError, apply_preview
 
@@ -23,11 +23,10 @@ def ws(tmp_path: Path) -> Workspace:
 
 
 def run(ws: Workspace, name: str, **arguments: object) -> str:
-    call = ToolCall(id="c1", name=name, arguments=dict(arguments))
-    invalid = check_call(call)
+    converted, invalid = convert_arguments(name, dict(arguments))
     if invalid:
         return invalid
-    return ToolRunner(ws).run(call).observation
+    return ToolRunner(ws).run(ToolCall(id="c1", name=name, arguments=converted)).observation
 
 
 # Read ----------------------------------------------------------------------------------

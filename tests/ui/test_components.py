@@ -11,7 +11,9 @@ from textual.app import App, ComposeResult
 
 from frogtui.errors import ConfigError
 from frogtui.protocol import ApprovalRequest, ToolCall
-from frogtui.ui.approver import BuiltinPolicy, UiApprover
+from frogtui.approval import PolicyEngine
+from frogtui.tools import Workspace
+from frogtui.ui.approver import UiApprover
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested, PersonAnswer
@@ -127,6 +129,11 @@ def test_status_helpers(py_repo: Path) -> None:
     assert read_git_state(py_repo.parent) is None
 
 
+def engine(tmp_path: Path) -> PolicyEngine:
+    """The policy with the default rules for a repository in ``tmp_path``."""
+    return PolicyEngine(Workspace(tmp_path, tmp_dir=tmp_path / ".tmp"))
+
+
 def test_approver_asks_and_always_allow_stores_the_narrow_rule(tmp_path: Path) -> None:
     posted: list[object] = []
 
@@ -136,7 +143,7 @@ def test_approver_asks_and_always_allow_stores_the_narrow_rule(tmp_path: Path) -
             assert message.session_rule == "Bash: make test"
             message.future.set_result(PersonAnswer("always"))
 
-    approver = UiApprover(BuiltinPolicy(), answer)
+    approver = UiApprover(answer, engine(tmp_path))
     request = ApprovalRequest(ToolCall("c1", "Bash", {"command": "make test"}), step=1, root=str(tmp_path))
     first = approver.approve(request)
     assert (first.decision, first.by, first.rule) == ("allow", "person", "Bash: make test")
@@ -148,8 +155,8 @@ def test_approver_asks_and_always_allow_stores_the_narrow_rule(tmp_path: Path) -
 
 
 def test_cancel_pending_denies_a_waiting_question(tmp_path: Path) -> None:
-    approver = UiApprover(BuiltinPolicy(), lambda message: None)
-    request = ApprovalRequest(ToolCall("c1", "Bash", {"command": "rm -rf /tmp/x"}), step=1, root=str(tmp_path))
+    approver = UiApprover(lambda message: None, engine(tmp_path))
+    request = ApprovalRequest(ToolCall("c1", "Bash", {"command": "rm -rf build"}), step=1, root=str(tmp_path))
     result: list[object] = []
     thread = threading.Thread(target=lambda: result.append(approver.approve(request)))
     thread.start()

@@ -171,7 +171,7 @@ async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> Non
         assert "a + b" in (py_repo / "calc.py").read_text()
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: "a - b" in (py_repo / "calc.py").read_text(), what="the second undo")
-        await wait_for(pilot, lambda: app.rewind_note.count("\n") >= 1, what="both notes for the model")
+        await wait_for(pilot, lambda: app.core.rewind_note.count("\n") >= 1, what="both notes for the model")
 
 
 async def test_a_real_gguf_loads_with_progress_then_ready(py_repo: Path, home: Path) -> None:
@@ -195,7 +195,7 @@ async def test_outside_a_repository_the_palette_offers_git_init(tmp_path: Path, 
     replay = write_replay(home / "r.jsonl", [turn("", xml_call("Bash", command="echo hi > made.txt")), turn("", answer="done")])
     app = FrogApp(Config(repo=plain, model_spec=f"replay:{replay}", rules_file=rules_file(home)), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.wiring is not None, what="the session")
+        await wait_for(pilot, lambda: app.state.wired, what="the session")
         notices = " ".join(n.render().plain for n in app.query(Notice))
         assert "is not in a git repository" in notices and "Initialise git repository" in notices
         await pilot.press("ctrl+p")
@@ -203,12 +203,41 @@ async def test_outside_a_repository_the_palette_offers_git_init(tmp_path: Path, 
         await pilot.press(*"Initialise git")
         await pilot.pause(0.5)
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.wiring.repo_state is not None, what="git init")
+        await wait_for(pilot, lambda: app.core.repo_state is not None, what="git init")
         assert (plain / ".git").is_dir()
-        assert app.wiring.checkpoints is not None
+        assert app.core.checkpoints is not None
         await submit(pilot, "make a file")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
         await pilot.press("y")
         await wait_for(pilot, lambda: run_over(app), what="the run to end")
     assert (plain / "made.txt").read_text() == "hi\n"
-    assert [c.tool for c in app.wiring.checkpoints.taken] == ["Bash"], "checkpoints are on after git init"
+    assert [c.tool for c in app.core.checkpoints.taken] == ["Bash"], "checkpoints are on after git init"
+
+
+async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: Path, home: Path) -> None:
+    """``none`` means what it means headless (``approval.apply_mode``): Write, Edit and Bash are
+    denied even when a rule allows them; Read runs as the policy says; nobody is asked."""
+    rules = rules_file(home)
+    rules.write_text(rules.read_text() + '[[rules]]\ntool = "Bash"\nmatch = "git status"\ndecision = "allow"\n')
+    replay = write_replay(home / "r.jsonl", [
+        turn("Look.", xml_call("Bash", command="git status"), xml_call("Read", file_path="calc.py")),
+        turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("Done.", answer="I could not change anything."),
+    ])
+    app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", rules_file=rules), clock=fake_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2", "f2")
+        assert app.status.approval_mode == "none"
+        await submit(pilot, "fix add")
+        await wait_for(pilot, lambda: run_over(app) or isinstance(app.screen, ApprovalScreen), what="the run")
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert app.last_exit_reason == "agent"
+        rows = [(e.call.name, e.decision, e.by, e.rule) for e in app.trace.entries.values()]
+        assert rows == [
+            ("Bash", "deny", "mode", "mode: none"),
+            ("Read", "allow", "rule", "Read: allow (default)"),
+            ("Edit", "deny", "mode", "mode: none"),
+        ]
+        assert tool_messages(app)[0] == "PermissionError: Bash is not allowed under mode: none"
+    assert "a - b" in (py_repo / "calc.py").read_text()
+

@@ -1,0 +1,220 @@
+"""The session core: one wiring for every front end.
+
+From a ``Config`` it builds what a session needs (the model, loaded lazily; the policy engine; the
+Bash sandbox; the tool runner; checkpoints; the session folder) and hands out the ``Agent``. A
+front end (the app, ``frogtui run``, the ACP agent) implements ``Approver`` + ``EventSink`` and
+calls, in order:
+
+1. ``prepare()`` (blocking: bubblewrap probe, git snapshot): the notes to show the person;
+2. ``load_model(report)`` (blocking, once; ``report`` receives progress lines);
+3. ``start(approver, sink)`` (blocking: snapshots the tree for the patch), then ``send(text)`` for
+   every message of the person, ``interrupt()`` from any thread.
+
+Undo (``undo``), ``git init`` (``enable_git``), review (``review_session``), the patch and the git
+state are here too, so no front end reaches into the agent.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from frogtui.agent.events import EventSink
+from frogtui.agent.loop import Agent, RunResult
+from frogtui.approval import PolicyEngine, make_sandbox
+from frogtui.approval.sandbox import Sandbox
+from frogtui.config import Config
+from frogtui.models import load_model
+from frogtui.protocol import Approver, Model
+from frogtui.session import Session
+from frogtui.tools import ToolRunner, Workspace
+from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
+from frogtui.vcs.repository import GitState, RepoState, discover, init_repo, read_git_state, resume, session_patch
+from frogtui.vcs.review import ReviewSession
+
+ModelLoader = Callable[..., Model]
+"""Called as ``loader(spec, config, report=callable)`` (``frogtui.models.load_model``)."""
+
+
+class SessionCore:
+    """One session of frogtui: one conversation in one repository.
+
+    Args:
+        config: repository, model spec, limits, rules file, approval mode.
+        resume: a saved session to continue (its trajectory is restored into the agent), or None
+            for a new one.
+        model: an already loaded model (``frogtui run`` loads it first, to fail early); else
+            ``load_model`` loads it.
+        model_loader: builds the model from its spec (default ``frogtui.models.load_model``).
+        clock: monotonic seconds (tool durations).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        resume: Session | None = None,
+        model: Model | None = None,
+        model_loader: ModelLoader | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.model = model
+        self.model_loader = model_loader or load_model
+        self.clock = clock
+        self.session = resume or Session.create(config.repo)
+        self.saved: dict[str, Any] | None = self.session.load_trajectory() if resume is not None else None
+        """The resumed conversation (``Trajectory.as_dict``), None for a new session."""
+        self._clear()
+
+    def _clear(self) -> None:
+        self.workspace: Workspace | None = None
+        self.engine: PolicyEngine | None = None
+        """The approval policy; set by ``prepare``."""
+        self.sandbox: Sandbox | None = None
+        self.repo_state: RepoState | None = None
+        """None outside git (no checkpoints, undo, review or patch)."""
+        self.checkpoints: Checkpoints | None = None
+        self.agent: Agent | None = None
+        self.undone: set[tuple[int, int]] = set()
+        """Checkpoints (step, action) already undone; the next undo goes further back."""
+        self.rewind_note = ""
+        """What undo rewound, told to the model with the next message."""
+
+    # setting up --------------------------------------------------------------------------
+    def prepare(self) -> list[str]:
+        """Load the rules, probe the sandbox and record the repository's state (blocking).
+        Returns the warnings to show the person (no sandbox, ignored project rules).
+
+        Raises:
+            ConfigError: a rules file is not valid.
+            FrogtuiError: git cannot snapshot the working tree.
+        """
+        workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
+        engine = PolicyEngine.load(workspace, self.config.rules_file)
+        sandbox = make_sandbox(workspace, engine.rules.sandbox)
+        self.session.log(sandbox.describe())
+        state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
+        self.workspace, self.engine, self.sandbox = workspace, engine, sandbox
+        self._use_repo(state)
+        return [line for line in (sandbox.warning, *engine.rules.notes) if line]
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether Bash runs in the sandbox."""
+        return self.sandbox is not None and self.sandbox.wrap is not None
+
+    def load_model(self, report: Callable[[str], None] | None = None) -> Model:
+        """The model, loaded on the first call (blocking; ``report`` gets the progress lines).
+
+        Raises:
+            ModelLoadError: the spec is unknown or the model cannot be loaded.
+        """
+        if self.model is None:
+            self.model = self.model_loader(self.config.model_spec, self.config, report=report)
+        return self.model
+
+    def start(self, approver: Approver, sink: EventSink) -> Agent:
+        """The session's agent, built on the first call (blocking: the patch snapshots the tree);
+        a resumed conversation is restored into it. Call after ``prepare`` and ``load_model``."""
+        if self.agent is not None:
+            return self.agent
+        if self.workspace is None or self.model is None:
+            raise RuntimeError("prepare() and load_model() come before start()")
+        checkpoints = self.checkpoints
+        agent = Agent(
+            self.model,
+            ToolRunner(self.workspace, wrap=self.sandbox.wrap if self.sandbox is not None else None),
+            approver,
+            sink,
+            limits=self.config.limits,
+            before_action=checkpoints.before_action if checkpoints is not None else None,
+            patch=session_patch(self.repo_state),
+            on_step_end=self.session.save_trajectory,
+            clock=self.clock,
+        )
+        if self.saved is not None:
+            agent.restore(self.saved)
+        self.agent = agent
+        return agent
+
+    # running -----------------------------------------------------------------------------
+    def send(self, text: str) -> RunResult:
+        """The person's message (blocking): it starts the task or continues the conversation; what
+        undo rewound since the last message is told to the model first. Call after ``start``."""
+        if self.agent is None:
+            raise RuntimeError("start() comes before send()")
+        if self.rewind_note:
+            text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
+        return self.agent.submit(text)
+
+    def interrupt(self) -> None:
+        """Stop generation or the running command (thread-safe; nothing when nothing runs)."""
+        if self.agent is not None:
+            self.agent.interrupt()
+
+    def new_session(self) -> None:
+        """Forget the conversation and start a new session folder (same model); ``prepare`` again."""
+        self.session = Session.create(self.config.repo)
+        self.saved = None
+        self._clear()
+
+    def close(self) -> None:
+        """Release the model."""
+        if self.model is not None:
+            self.model.close()
+
+    # the repository ----------------------------------------------------------------------
+    def _use_repo(self, state: RepoState | None) -> None:
+        self.repo_state = state
+        self.checkpoints = Checkpoints(state) if state is not None else None
+
+    def enable_git(self) -> RepoState:
+        """Run ``git init`` in the repository folder and turn on checkpoints, review, undo and the
+        patch (blocking). Returns the new repository state.
+
+        Raises:
+            GitFailed: git could not create the repository.
+        """
+        init_repo(self.config.repo)
+        state = discover(self.config.repo, self.session.id)
+        if state is None:  # pragma: no cover - git init succeeded but the folder is still not a repository
+            raise RuntimeError(f"git init did not create a repository in {self.config.repo}")
+        self._use_repo(state)
+        if self.agent is not None and self.checkpoints is not None:
+            self.agent.use_checkpoints(self.checkpoints.before_action, session_patch(state))
+        return state
+
+    def patch(self) -> str:
+        """The diff of this session's changes (the person's earlier ones excluded; '' outside git)."""
+        return session_patch(self.repo_state)()
+
+    def git_state(self) -> GitState | None:
+        """Branch and number of changed files, None outside a repository (blocking)."""
+        return read_git_state(self.config.repo)
+
+    def review_session(self) -> ReviewSession | None:
+        """Review and commit of the session's changes, None outside git."""
+        if self.repo_state is None:
+            return None
+        return ReviewSession(self.repo_state, trailer=self.config.commit_trailer)
+
+    def next_undo(self) -> Checkpoint | None:
+        """The checkpoint the next undo goes back to, None when there is none (or no git)."""
+        if self.checkpoints is None:
+            return None
+        remaining = [c for c in self.checkpoints.taken if (c.step, c.action) not in self.undone]
+        return remaining[-1] if remaining else None
+
+    def undo(self, checkpoint: Checkpoint) -> RewindResult:
+        """Rewind the working tree to ``checkpoint`` (blocking); the model is told with the next
+        message.
+
+        Raises:
+            FrogtuiError: the rewind failed.
+        """
+        assert self.checkpoints is not None
+        result = self.checkpoints.rewind(checkpoint.step, checkpoint.action)
+        self.undone.add((checkpoint.step, checkpoint.action))
+        self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
+        return result

@@ -1,0 +1,314 @@
+"""The session on the screen: chat, trace and status around the session core (model loading,
+policy, the agent's runs, approvals). ``app.FrogApp`` adds the person's commands to it.
+
+Threads: the model loads and the agent runs in ``@work(thread=True)`` workers; they reach the UI
+only through messages (``UiSink``, ``UiApprover``). Approvals block the worker on a ``Future``
+that the approval modal resolves, so nothing runs while the modal is open.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.worker import Worker, WorkerFailed, WorkerState
+
+from frogtui.agent import events as ev
+from frogtui.agent.loop import Agent
+from frogtui.agent.session_core import ModelLoader, SessionCore
+from frogtui.config import Config
+from frogtui.errors import FrogtuiError
+from frogtui.protocol import Model
+from frogtui.session import Session
+from frogtui.ui import session_view
+from frogtui.ui.approval_screen import ApprovalScreen
+from frogtui.ui.approver import UiApprover
+from frogtui.ui.chat import ChatPane, PromptInput
+from frogtui.ui.event_view import show_event
+from frogtui.ui.footer import FittingFooter
+from frogtui.ui.messages import (
+    AgentEventPosted,
+    ApprovalRequested,
+    CallPreviewed,
+    ModelLoaded,
+    ModelLoadFailed,
+    ModelLoadProgress,
+    SessionWired,
+    SetupFailed,
+    TaskSubmitted,
+    UiSink,
+)
+from frogtui.ui.state import SessionUiState
+from frogtui.ui.status import StatusBar
+from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes
+from frogtui.ui.trace import TracePane
+from frogtui.vcs.repository import not_a_repo_message
+
+LOAD_HELP = (
+    "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
+    "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
+)
+
+
+class SessionApp(App[int]):
+    """A ``SessionCore`` shown and run in the terminal; complete without the commands.
+
+    Args:
+        config: repository, model spec, limits, theme.
+        resume: a saved session to continue (``--resume``), or None for a new one.
+        themes: the themes to offer (default: read from the theme folders).
+        model_loader: builds the model from its spec (default ``frogtui.models.load_model``).
+        clock: monotonic seconds (Ctrl+C twice, load time, the agent's tool durations).
+    """
+
+    TITLE = "frogtui"
+    CSS_PATH = "app.tcss"
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        resume: Session | None = None,
+        themes: ThemeCatalog | None = None,
+        model_loader: ModelLoader | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.clock = clock
+        self.load_log: list[str] = []
+        """Progress lines of the model load (download, loading, the settings chosen)."""
+        self.catalog = themes or load_themes()
+        for theme in self.catalog.themes.values():
+            self.register_theme(theme)
+        self.core = SessionCore(config, resume=resume, model_loader=model_loader, clock=clock)
+        """The session: policy, sandbox, checkpoints, the agent."""
+        self.state = SessionUiState()
+        self.model: Model | None = None
+        """The model, once the app was told it is loaded."""
+        self.busy = False
+        self.approver = UiApprover(self.post_message, mode=config.approve)
+        self.setup_error: str | None = None
+        self._run_worker: Worker[Any] | None = None
+
+    @property
+    def session(self) -> Session:
+        return self.core.session
+
+    @property
+    def agent(self) -> Agent | None:
+        return self.core.agent
+
+    @property
+    def last_exit_reason(self) -> str | None:
+        return self.state.last_exit_reason
+
+    # layout --------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield ChatPane(id="chat")
+            yield TracePane(id="trace")
+        yield PromptInput(id="prompt")
+        yield StatusBar(id="status")
+        yield FittingFooter()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(VARIABLE_DEFAULTS)
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one(ChatPane)
+
+    @property
+    def trace(self) -> TracePane:
+        return self.query_one(TracePane)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    def on_mount(self) -> None:
+        wanted = self.config.theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.theme = wanted
+        else:
+            fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
+            self.theme = fallback
+            self.notify(f"No theme named {wanted!r}; using {fallback}. Themes: {', '.join(sorted(self.catalog.themes))}", severity="warning")
+        for problem in self.catalog.problems:
+            self.notify(problem, severity="warning")
+        status = self.status
+        status.max_steps = self.config.limits.max_steps
+        status.context_size = self.config.limits.max_context_tokens
+        status.approval_mode = self.approver.mode
+        status.model_name = self.config.model_spec
+        if self.core.saved is not None:
+            steps = session_view.restore_view(self.chat, self.trace, status, self.core.saved, session_view.load_trace(self.session))
+            self.chat.add_notice(f"Resumed session {self.session.id} ({steps} steps). Send a message to continue.")
+        self.query_one(PromptInput).focus()
+        self.refresh_git()
+        self.status.state = "loading"
+        self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
+        self._prepare(load=True)
+
+    # session setup and model loading -----------------------------------------------------
+    @work(thread=True, exclusive=True, group="prepare")
+    def _prepare(self, load: bool) -> None:
+        try:
+            notes = self.core.prepare()
+        except FrogtuiError as err:
+            self.post_message(SetupFailed(str(err)))
+            return
+        if self.core.repo_state is None:
+            notes.append(not_a_repo_message(self.config.repo))
+        self.post_message(SessionWired(notes))
+        if not load:
+            return
+        started = self.clock()
+        try:
+            model = self.core.load_model(report=lambda line: self.post_message(ModelLoadProgress(line)))
+        except FrogtuiError as err:
+            self.post_message(ModelLoadFailed(self.config.model_spec, str(err)))
+            return
+        self.post_message(ModelLoaded(model, self.clock() - started))
+
+    def on_session_wired(self, message: SessionWired) -> None:
+        self.state.wired = True
+        self.approver.engine = self.core.engine
+        self.approver.sandboxed = self.core.sandboxed
+        self.status.sandbox = self.approver.sandboxed
+        for note in message.notes:
+            self.chat.add_notice(note, "warning")
+
+    def on_setup_failed(self, message: SetupFailed) -> None:
+        self.setup_error = message.error
+        self.status.state = "no policy"
+        self.chat.add_notice(f"Cannot start: {message.error}\nFix the file and start frogtui again; nothing will run until then.", "error")
+
+    def on_model_load_progress(self, message: ModelLoadProgress) -> None:
+        self.load_log.append(message.line)
+        self.loading_notice.update(f"Loading model: {message.line}")
+
+    def on_model_loaded(self, message: ModelLoaded) -> None:
+        self.model = message.model
+        self.status.model_name = message.model.name
+        if message.model.context_size:
+            self.status.context_size = message.model.context_size
+        self.status.state = "ready"
+        summary = f"\n{self.load_log[-1]}" if self.load_log and not self.load_log[-1].startswith(("loading ", "downloading ", "connecting ")) else ""
+        self.loading_notice.update(f"Model ready: {message.model.name}{summary}")
+        self.loading_notice.set_classes("notice-info")
+        if self.state.pending_task is not None:
+            text, self.state.pending_task = self.state.pending_task, None
+            self._start_run(text)
+
+    def on_model_load_failed(self, message: ModelLoadFailed) -> None:
+        self.status.state = "no model"
+        self.loading_notice.update(f"Could not load the model {message.spec}:\n{message.error}\n\n{LOAD_HELP}")
+        self.loading_notice.set_classes("notice-error")
+
+    # running the agent ---------------------------------------------------------------------
+    def on_task_submitted(self, message: TaskSubmitted) -> None:
+        prompt = self.query_one(PromptInput)
+        if self.busy:
+            prompt.value = message.text
+            self.notify("The agent is still working: wait, or press Esc to interrupt it.", severity="warning")
+            return
+        self.chat.add_user(message.text)
+        if self.model is None or not self.state.wired:
+            if self.status.state in ("no model", "no policy"):
+                prompt.value = message.text
+                self.notify("Nothing can run; see the message above.", severity="error")
+                self.chat.query("UserMessage").last().remove()
+                return
+            self.state.pending_task = message.text
+            self.chat.add_notice("The task starts as soon as the model is ready.")
+            return
+        self._start_run(message.text)
+
+    def _start_run(self, text: str) -> None:
+        self.busy = True
+        self.status.state = "working"
+        self._run_worker = self._run_agent(text)
+
+    @work(thread=True, exclusive=True, group="agent")
+    def _run_agent(self, text: str) -> None:
+        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log))
+        self.core.send(text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        self.busy = False
+        self.status.state = "ready"
+        if event.state == WorkerState.ERROR:
+            self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
+
+    async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
+        event = message.event
+        await show_event(event, self.chat, self.trace, self.status)
+        if isinstance(event, ev.ToolFinished):
+            self.refresh_git()
+        elif isinstance(event, ev.RunEnded):
+            self._run_ended(event)
+
+    def _run_ended(self, event: ev.RunEnded) -> None:
+        self.state.last_exit_reason = event.exit_reason
+        if event.exit_reason == "cancelled":
+            self.chat.add_notice("Interrupted. Send a message to continue.", "warning")
+        elif event.exit_reason != "agent":
+            detail = f": {event.error}" if event.error else ""
+            self.chat.add_notice(f"The run ended ({event.exit_reason}){detail}", "error")
+        session_view.save_trace(self.session, self.trace)
+        self.refresh_git()
+
+    def on_call_previewed(self, message: CallPreviewed) -> None:
+        self.trace.update(message.call, diff=message.diff)
+
+    def on_approval_requested(self, message: ApprovalRequested) -> None:
+        self.trace.update(message.request.call, status="asking")
+        self.chat.refresh_call(self.trace.entries[message.request.call.id])
+        self.status.state = "waiting for you"
+        self.push_screen(ApprovalScreen(message), callback=partial(self._approval_answered, message))
+
+    def _approval_answered(self, message: ApprovalRequested, answer: Any) -> None:
+        if answer is not None and not message.future.done():
+            message.future.set_result(answer)
+        self.status.state = "working" if self.busy else "ready"
+
+    @work(thread=True, exclusive=True, group="git")
+    def refresh_git(self) -> None:
+        self.call_from_thread(setattr, self.status, "git", self.core.git_state())
+
+    def on_unmount(self) -> None:
+        # never leave the agent's thread waiting on a question nobody can answer
+        self.core.interrupt()
+        self.approver.cancel_pending()
+
+    def interrupt(self) -> None:
+        """Stop generation or the running command; a waiting question is denied."""
+        if not self.busy:
+            return
+        self.core.interrupt()
+        self.approver.cancel_pending()
+        if isinstance(self.screen, ApprovalScreen):
+            self.screen.dismiss(None)
+        self.status.state = "interrupting"
+
+    async def shutdown(self) -> None:
+        """Stop the run, save the session, and exit."""
+        self.interrupt()
+        worker = self._run_worker
+        if worker is not None and worker.state == WorkerState.RUNNING:
+            try:
+                await asyncio.wait_for(worker.wait(), timeout=10)
+            except (TimeoutError, WorkerFailed):
+                pass
+        session_view.save_trace(self.session, self.trace)
+        self.core.close()
+        self.exit(0)

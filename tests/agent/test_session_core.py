@@ -1,0 +1,137 @@
+"""The session core on its own, as a third front end would use it: a real git repository, the real
+policy, a replay model, an approver and a sink of its own."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from frogtui.agent import events as ev
+from frogtui.agent.session_core import SessionCore
+from frogtui.approval import PolicyApprover
+from frogtui.config import Config
+from frogtui.models.replay import ReplayModel
+from frogtui.protocol import Model
+from tests.support import turn, write_replay, xml_call
+
+FIX = xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")
+
+
+class ListSink:
+    def __init__(self) -> None:
+        self.events: list[ev.AgentEvent] = []
+
+    def emit(self, event: ev.AgentEvent) -> None:
+        self.events.append(event)
+
+
+def replay_config(repo: Path, folder: Path, turns: list[str]) -> Config:
+    rules = folder / "rules.toml"
+    rules.write_text('[sandbox]\nbash = "none"\n')
+    return Config(repo=repo, model_spec=f"replay:{write_replay(folder / 'replay.jsonl', turns)}", approve="all", rules_file=rules)
+
+
+def started(core: SessionCore) -> ListSink:
+    """Prepare, load and start ``core`` the way a front end does; returns the sink."""
+    core.prepare()
+    core.load_model()
+    assert core.engine is not None
+    sink = ListSink()
+    core.start(PolicyApprover(core.engine, core.config.approve), sink)
+    return sink
+
+
+def test_the_model_loads_once_lazily_with_its_progress(py_repo: Path, tmp_path: Path) -> None:
+    loads: list[str] = []
+
+    def loader(spec: str, config: Config, report: object = None) -> Model:
+        assert callable(report)
+        report(f"loading {spec}")
+        loads.append(spec)
+        return ReplayModel(spec.removeprefix("replay:"))
+
+    config = replay_config(py_repo, tmp_path, [turn("", answer="hi")])
+    core = SessionCore(config, model_loader=loader)
+    assert core.model is None and loads == []
+    lines: list[str] = []
+    first = core.load_model(report=lines.append)
+    assert core.load_model() is first and loads == [config.model_spec]
+    assert lines == [f"loading {config.model_spec}"]
+
+
+def test_start_needs_prepare_and_a_model(py_repo: Path, tmp_path: Path) -> None:
+    core = SessionCore(replay_config(py_repo, tmp_path, [turn("", answer="hi")]))
+    with pytest.raises(RuntimeError):
+        core.start(PolicyApprover.__new__(PolicyApprover), ListSink())
+    with pytest.raises(RuntimeError):
+        core.send("hi")
+
+
+def test_send_starts_the_task_then_continues_it_and_the_patch_is_the_sessions(py_repo: Path, tmp_path: Path) -> None:
+    (py_repo / "mine.txt").write_text("the person's own change\n")
+    core = SessionCore(replay_config(py_repo, tmp_path, [turn("fix", FIX), turn("", answer="Fixed."), turn("", answer="Yes.")]))
+    sink = started(core)
+    assert core.repo_state is not None and core.checkpoints is not None and not core.sandboxed
+    first = core.send("fix add")
+    second = core.send("are you sure?")
+    assert (first.exit_reason, second.exit_reason) == ("agent", "agent")
+    assert [type(e) for e in sink.events if isinstance(e, (ev.RunStarted, ev.UserMessageAdded))] == [ev.RunStarted, ev.UserMessageAdded]
+    assert [c.tool for c in core.checkpoints.taken] == ["Edit"]
+    patch = core.patch()
+    assert "+    return a + b" in patch and "mine.txt" not in patch
+    assert core.git_state() is not None and core.session.trajectory_path.exists()
+
+
+def test_undo_is_told_to_the_model_with_the_next_message(py_repo: Path, tmp_path: Path) -> None:
+    core = SessionCore(replay_config(py_repo, tmp_path, [turn("fix", FIX), turn("", answer="Fixed."), turn("", answer="Ok.")]))
+    started(core)
+    core.send("fix add")
+    checkpoint = core.next_undo()
+    assert checkpoint is not None and checkpoint.tool == "Edit"
+    result = core.undo(checkpoint)
+    assert "a - b" in (py_repo / "calc.py").read_text()
+    assert core.next_undo() is None and core.rewind_note == result.message
+    core.send("why?")
+    assert core.agent is not None
+    assert [m["content"] for m in core.agent.messages if m["role"] == "user"][-1] == f"{result.message}\n\nwhy?"
+    assert core.rewind_note == ""
+
+
+def test_a_resumed_session_continues_its_conversation(py_repo: Path, tmp_path: Path) -> None:
+    config = replay_config(py_repo, tmp_path, [turn("", answer="It is in calc.py."), turn("", answer="Done.")])
+    first = SessionCore(config)
+    started(first)
+    first.send("where is the bug?")
+    resumed = SessionCore(config, resume=first.session)
+    assert resumed.saved is not None
+    started(resumed)
+    assert resumed.agent is not None and resumed.agent.started
+    resumed.send("fix it")
+    assert [m["content"] for m in resumed.agent.messages if m["role"] == "user"] == ["where is the bug?", "fix it"]
+
+
+def test_git_init_turns_on_checkpoints_for_a_running_agent(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    write = xml_call("Write", file_path="made.txt", content="hi\n")
+    core = SessionCore(replay_config(plain, tmp_path, [turn("", answer="hello"), turn("", write), turn("", answer="done")]))
+    started(core)
+    assert core.repo_state is None and core.checkpoints is None and core.review_session() is None
+    core.send("hello")
+    core.enable_git()
+    assert core.review_session() is not None
+    result = core.send("make a file")
+    assert [c.tool for c in core.checkpoints.taken] == ["Write"]  # type: ignore[union-attr]
+    assert "made.txt" in result.trajectory["output_patch"]
+
+
+def test_a_new_session_forgets_the_conversation_and_keeps_the_model(py_repo: Path, tmp_path: Path) -> None:
+    core = SessionCore(replay_config(py_repo, tmp_path, [turn("", answer="one"), turn("", answer="two")]))
+    started(core)
+    core.send("first")
+    model, old = core.model, core.session
+    core.new_session()
+    assert core.agent is None and core.engine is None and core.session != old and core.model is model
+    started(core)
+    core.send("second")
+    assert core.agent is not None and [m["content"] for m in core.agent.messages if m["role"] == "user"] == ["second"]

@@ -1,0 +1,51 @@
+"""``apply_mode``: one meaning of ``policy``, ``all`` and ``none`` for every front end."""
+from __future__ import annotations
+
+import pytest
+
+from frogtui.approval import APPROVAL_MODES, Decision, apply_mode
+
+ALLOW = Decision("allow", "Read: allow (default)", "Read only reads")
+ASK = Decision("ask", "Bash: ask (default)", "Bash runs commands")
+DENY = Decision("deny", "Bash: git push *", "pushing is yours")
+FLOOR = Decision("deny", "floor: .git internals", "touches .git", floor=True)
+
+
+@pytest.mark.parametrize("mode", APPROVAL_MODES)
+def test_the_floor_and_deny_rules_hold_in_every_mode(mode: str) -> None:
+    floor = apply_mode(mode, FLOOR, "Bash")  # type: ignore[arg-type]
+    assert floor is not None and (floor.decision, floor.by, floor.rule) == ("deny", "floor", FLOOR.rule)
+    denied = apply_mode(mode, DENY, "Bash")  # type: ignore[arg-type]
+    assert denied is not None and (denied.decision, denied.by, denied.rule, denied.reason) == ("deny", "rule", DENY.rule, DENY.reason)
+
+
+def test_policy_allows_what_the_rules_allow_and_asks_a_person_the_rest() -> None:
+    allowed = apply_mode("policy", ALLOW, "Read")
+    assert allowed is not None and (allowed.decision, allowed.by, allowed.rule) == ("allow", "rule", ALLOW.rule)
+    assert apply_mode("policy", ASK, "Bash") is None
+
+
+def test_all_allows_what_the_policy_would_ask_about_naming_the_mode() -> None:
+    allowed = apply_mode("all", ASK, "Bash", label="--approve all")
+    assert allowed is not None and (allowed.decision, allowed.by, allowed.rule) == ("allow", "mode", "--approve all")
+    assert allowed.reason == "--approve all (the policy would ask: Bash runs commands)"
+    by_rule = apply_mode("all", ALLOW, "Read")
+    assert by_rule is not None and (by_rule.by, by_rule.rule) == ("rule", ALLOW.rule)
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit", "Bash"])
+@pytest.mark.parametrize("decision", [ALLOW, ASK])
+def test_none_denies_every_write_edit_and_bash_even_when_a_rule_allows_it(tool: str, decision: Decision) -> None:
+    denied = apply_mode("none", decision, tool)
+    assert denied is not None and (denied.decision, denied.by, denied.rule) == ("deny", "mode", "mode: none")
+    assert denied.reason == f"{tool} is not allowed under mode: none"
+
+
+@pytest.mark.parametrize("tool", ["Read", "Glob"])
+def test_none_reads_as_the_policy_says_and_denies_what_it_would_ask_about(tool: str) -> None:
+    allowed = apply_mode("none", ALLOW, tool)
+    assert allowed is not None and (allowed.decision, allowed.by) == ("allow", "rule")
+    asked = Decision("ask", f"{tool}: ask", "outside the repository")
+    denied = apply_mode("none", asked, tool)
+    assert denied is not None and (denied.decision, denied.by, denied.rule) == ("deny", "mode", asked.rule)
+    assert denied.reason.startswith("outside the repository; mode: none denies")
