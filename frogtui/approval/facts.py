@@ -11,19 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from frogtui.approval.secrets import SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
 from frogtui.approval.shell import ShellAnalysis, analyze
 from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS, symlinks_made
 from frogtui.approval.shell_words import FOUND_MARK, HOME_MARK, PWD_MARK, TMP_MARK, Word
 from frogtui.protocol import ToolCall
-
-SECRET_STORES = (
-    ".ssh", ".aws", ".config/gh", ".netrc", ".gnupg", ".local/share/keyrings", ".password-store",
-    ".git-credentials", ".docker/config.json", ".kube", ".config/gcloud", ".azure", ".pypirc",
-)
-"""Folders and files under a home folder that hold credentials (reading them is below the floor)."""
-SECRET_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".password-store", "keyrings"})
-"""Names that mark a secret store anywhere outside the repository."""
-SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_")
 
 
 @dataclass(frozen=True)

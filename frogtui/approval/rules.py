@@ -19,6 +19,9 @@ The format::
     [sandbox]
     bash = "bwrap"       # or "none"
     network = false
+    hide = ["~/.config/work-vpn"]   # masked inside the sandbox, besides the built-in secret stores
+    expose = ["~/.npmrc"]           # a built-in secret store deliberately left visible
+    env = ["DATABASE_URL"]          # environment variables passed to Bash besides the allowlist
 
 Nothing here touches the disk: ``parse_rules`` takes text, ``combine`` merges parsed files.
 """
@@ -65,12 +68,22 @@ class Rule:
         return f"{self.tool}: {self.match}"
 
 
+SANDBOX_LISTS = ("hide", "expose", "env")
+"""The ``[sandbox]`` keys that hold lists of strings."""
+
+
 @dataclass(frozen=True)
 class SandboxSettings:
     bash: str = "bwrap"
     """``bwrap`` (run Bash under bubblewrap when it works) or ``none``."""
     network: bool = False
     """Whether sandboxed Bash may reach the network."""
+    hide: tuple[str, ...] = ()
+    """More paths masked inside the sandbox (``~`` allowed), besides ``approval.secrets``."""
+    expose: tuple[str, ...] = ()
+    """Built-in secret stores deliberately left visible inside the sandbox (``~/.npmrc``)."""
+    env: tuple[str, ...] = ()
+    """Environment variables passed to Bash besides the allowlist (even credential-like names)."""
 
 
 @dataclass(frozen=True)
@@ -125,13 +138,18 @@ def parse_rules(text: str, source: str) -> RuleFile:
         raise ConfigError(f"{source}: rules must be an array of tables ([[rules]])")
     rules = tuple(_rule(entry, n, source) for n, entry in enumerate(entries, start=1))
     sandbox = _table(data.get("sandbox", {}), source, "[sandbox]")
-    extra = set(sandbox) - {"bash", "network"}
+    extra = set(sandbox) - {"bash", "network", *SANDBOX_LISTS}
     if extra:
         raise ConfigError(f"{source}: unknown key(s) in [sandbox]: {', '.join(sorted(extra))}")
     if "bash" in sandbox and sandbox["bash"] not in ("bwrap", "none"):
         raise ConfigError(f"{source}: [sandbox] bash must be \"bwrap\" or \"none\", not {sandbox['bash']!r}")
     if "network" in sandbox and not isinstance(sandbox["network"], bool):
         raise ConfigError(f"{source}: [sandbox] network must be true or false")
+    for key in SANDBOX_LISTS:
+        if key in sandbox:
+            if not isinstance(sandbox[key], list) or not all(isinstance(v, str) and v for v in sandbox[key]):
+                raise ConfigError(f"{source}: [sandbox] {key} must be a list of non-empty strings")
+            sandbox[key] = tuple(sandbox[key])
     return RuleFile(source=source, tools=tools, rules=rules, sandbox=dict(sandbox))
 
 
@@ -198,8 +216,13 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
         if loosen:
             tools.update(rule_file.tools)
             rules.extend(rule_file.rules)
-            sandbox = replace(sandbox, **rule_file.sandbox)
+            lists = {key: (*getattr(sandbox, key), *rule_file.sandbox.get(key, ())) for key in SANDBOX_LISTS}
+            sandbox = replace(sandbox, **{**rule_file.sandbox, **lists})
             continue
+        sandbox = replace(sandbox, hide=(*sandbox.hide, *rule_file.sandbox.get("hide", ())))
+        for key in ("expose", "env"):
+            if rule_file.sandbox.get(key):
+                notes.append(f"ignored [sandbox] {key} in {rule_file.source}: the project is not trusted")
         for tool, kind in rule_file.tools.items():
             if STRICTNESS[kind] > STRICTNESS["allow"]:
                 rules.append(Rule(tool, "*" if tool == "Bash" else "**", kind, f"{rule_file.source} [tools]"))

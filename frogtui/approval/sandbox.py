@@ -1,89 +1,85 @@
-"""Bash under bubblewrap: the system read-only, the repository and the session's private temp
-folder writable, a fresh ``/tmp``, and no network unless the rules allow it.
+"""Bash under bubblewrap: no capabilities (a user namespace, even as root), the system read-only,
+``.git`` read-only, the person's secret stores and every daemon socket hidden, the repository and
+the session's private temp folder writable, a fresh ``/tmp``, an allowlisted environment, and no
+network unless the rules allow it. The mounts are in ``sandbox_mounts``.
 
 ``make_sandbox`` checks once per process that bwrap can really create its namespaces here (it
 cannot in some containers) and otherwise falls back to no sandbox with a clear warning.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from frogtui.approval import sandbox_mounts as mounts
 from frogtui.approval.rules import SandboxSettings
 from frogtui.tools.bash import CommandWrapper
+from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.workspace import Workspace
 
-_PROBES: dict[tuple[str, bool], str | None] = {}
+_PROBES: dict[tuple[str, bool, bool], str | None] = {}
 
 
 @dataclass(frozen=True)
 class BwrapWrapper:
-    """A ``CommandWrapper``: turns ``bash -lc COMMAND`` into the same command under bubblewrap."""
+    """A ``CommandWrapper``: turns the shell's argv into the same command under bubblewrap.
+
+    Attributes:
+        user_namespace: False when bwrap could not create a user namespace here (capabilities are
+            still dropped, but a root sandbox keeps root's file access).
+        hide: More paths to mask; expose: built-in secret stores left visible; env_names: more
+            environment variables to pass (``[sandbox]``).
+    """
 
     bwrap: str
     root: Path
     tmp_dir: Path
     network: bool = False
+    user_namespace: bool = True
+    hide: tuple[str, ...] = ()
+    expose: tuple[str, ...] = ()
+    env_names: tuple[str, ...] = ()
+    _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
-        return [*bwrap_options(self.bwrap, self.root, self.tmp_dir, self.network), *git_guard(self.root), "--", *argv]
+        return [*self.options(os.environ), "--", *argv]
 
+    def options(self, environ: Mapping[str, str]) -> list[str]:
+        """bwrap's argv up to (not including) ``--``, built from the disk as it is now."""
+        if not self._system:
+            self._system.extend(mounts.system_options(self.network, self.user_namespace))
+        writable = [self.root, self.tmp_dir]
+        options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network)]
+        for folder in mounts.toolchain_folders(environ, writable):
+            options += ["--ro-bind", folder, folder]
+        options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
+        for path in mounts.git_paths(self.root):
+            if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
+                options += ["--ro-bind", path, path]
+        options += mounts.mask_options(mounts.secret_paths(environ.get("HOME") or os.path.expanduser("~"), self.hide, self.expose))
+        return [*options, "--chdir", str(self.root)]
 
-GIT_RUNS_FROM = ("hooks", "config", "config.worktree", "info/attributes")
-"""What in ``.git`` decides commands git runs later, outside the sandbox (hooks, ``core.pager``,
-``alias.*``, ``core.fsmonitor``, filter drivers): read-only inside it."""
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``."""
+        return sandbox_environment(environ, self.env_names)
 
-
-def git_guard(root: Path) -> list[str]:
-    """bwrap options that keep a sandboxed command from planting code that git runs later, outside
-    the sandbox: ``.git`` is bound onto itself (a mount point cannot be renamed or removed, so
-    ``mv .git old && cp -r old .git`` fails) and its hooks and config are bound read-only. A
-    ``.git`` file (a worktree or submodule pointer) is read-only as a whole. The hooks folder is
-    created first when missing, so that it cannot be created inside."""
-    git_dir = root / ".git"
-    if git_dir.is_symlink() or not git_dir.exists():
-        return []
-    if git_dir.is_file():
-        return ["--ro-bind", str(git_dir), str(git_dir)]
-    options = ["--bind", str(git_dir), str(git_dir)]
-    try:
-        (git_dir / "hooks").mkdir(exist_ok=True)
-    except OSError:
-        pass  # a read-only .git: nothing can be planted there either
-    folders = [git_dir, *sorted(p.parent for p in git_dir.glob("modules/**/config"))]
-    for folder in folders:
-        for name in GIT_RUNS_FROM:
-            path = folder / name
-            if path.exists() and not path.is_symlink():
-                options += ["--ro-bind", str(path), str(path)]
-    return options
-
-
-def bwrap_options(bwrap: str, root: Path, tmp_dir: Path, network: bool) -> list[str]:
-    """bwrap's argv up to (not including) ``--``. Later mounts cover earlier ones, so the
-    writable folders are bound after the read-only system and the fresh ``/tmp``."""
-    options = [
-        bwrap,
-        "--die-with-parent",
-        "--new-session",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--ro-bind", "/", "/",
-        "--dev", "/dev",
-        "--proc", "/proc",
-        "--tmpfs", "/tmp",
-        "--tmpfs", "/var/tmp",
-        "--bind", str(root), str(root),
-        "--bind", str(tmp_dir), str(tmp_dir),
-        "--chdir", str(root),
-    ]
-    if not network:
-        options.insert(2, "--unshare-net")
-    return options
+    def confines(self) -> list[str]:
+        """What this sandbox confines, one phrase each (for ``describe`` and ``frogtui doctor``)."""
+        home = os.path.expanduser("~")
+        masked = mounts.secret_paths(home, self.hide, self.expose)
+        return [
+            "user namespace, no capabilities" if self.user_namespace else "no capabilities (no user namespace here: root keeps its file access)",
+            "system and .git read-only",
+            f"{len(masked)} secret store(s) hidden",
+            "/run and sockets hidden",
+            "allowlisted environment",
+            f"network {'on' if self.network else 'off'}",
+        ]
 
 
 @dataclass(frozen=True)
@@ -94,7 +90,7 @@ class Sandbox:
         wrap: The wrapper to give ``ToolRunner(workspace, wrap=...)``; None without a sandbox.
         kind: ``bwrap`` or ``none``.
         network: Whether sandboxed commands may use the network.
-        warning: Set when Bash runs without a sandbox: say it to the person.
+        warning: Set when Bash runs without a sandbox (or with a weaker one): say it to the person.
     """
 
     wrap: CommandWrapper | None
@@ -103,17 +99,18 @@ class Sandbox:
     warning: str | None = None
 
     def describe(self) -> str:
-        if self.wrap is None:
+        if not isinstance(self.wrap, BwrapWrapper):
             return "Bash runs without a sandbox"
-        return f"Bash runs under bubblewrap (repository and temp folder writable, network {'on' if self.network else 'off'})"
+        return f"Bash runs under bubblewrap: {', '.join(self.wrap.confines())}; writable: the repository (not .git) and the session's temp folder"
 
 
-def probe_bwrap(bwrap: str, network: bool = False) -> str | None:
+def probe_bwrap(bwrap: str, network: bool = False, user_namespace: bool = True) -> str | None:
     """Why bwrap cannot sandbox here (None when it works). Runs bwrap once per process."""
-    key = (bwrap, network)
+    key = (bwrap, network, user_namespace)
     if key not in _PROBES:
         with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
-            _PROBES[key] = _run_probe([*bwrap_options(bwrap, Path(folder), Path(folder), network), "--", "true"])
+            argv = [bwrap, *mounts.system_options(network, user_namespace), "--bind", folder, folder, "--", "true"]
+            _PROBES[key] = _run_probe(argv)
     return _PROBES[key]
 
 
@@ -134,6 +131,11 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
     if path is None:
         return Sandbox(None, "none", True, "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository")
     problem = probe_bwrap(path, settings.network)
-    if problem is not None:
+    warning = None
+    user_namespace = problem is None
+    if problem is not None and probe_bwrap(path, settings.network, user_namespace=False) is None:
+        warning = f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files"
+    elif problem is not None:
         return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}")
-    return Sandbox(BwrapWrapper(path, workspace.root, workspace.tmp_dir, settings.network), "bwrap", settings.network)
+    wrap = BwrapWrapper(path, workspace.root, workspace.tmp_dir, settings.network, user_namespace, settings.hide, settings.expose, settings.env)
+    return Sandbox(wrap, "bwrap", settings.network, warning)

@@ -1,8 +1,18 @@
-"""The Bash tool: ``bash -lc COMMAND`` in the repository root, in its own process group, stdin
-closed, with a timeout and cancel that kill the whole group (children included)."""
+"""The Bash tool: ``bash -c COMMAND`` in the repository root, in its own process group, stdin
+closed, with a timeout and cancel that kill the whole group (children included).
+
+It returns the moment the command ends: one ``select`` waits on the output pipes and on the
+process (a pidfd). Output is streamed into bounded buffers that keep the head and the tail of each
+stream, so a command that prints gigabytes costs kilobytes.
+
+Not a login shell (Leaf runs ``bash -lc``): ``/etc/profile`` would reset ``PATH`` and lose the
+virtualenv, conda or pyenv selection of the shell that started frogtui; the environment is passed
+as it is instead.
+"""
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
 import threading
@@ -10,14 +20,17 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from frogtui.tools.files import truncate
-
 BASH_LIMIT = 30_000
 DEFAULT_TIMEOUT = 120.0
-POLL_S = 0.05
+MAX_TIMEOUT = 600.0
+"""The ceiling on the model's timeout (Leaf has none; 10 minutes)."""
+CANCEL_POLL_S = 0.1
+"""How often an interrupt is looked for while a command runs (the command's end wakes at once)."""
+DRAIN_S = 2.0
+"""How long output is still read after the command ended (children that escaped the group)."""
 
 CommandWrapper = Callable[[Sequence[str]], list[str]]
-"""Turns the plain argv (``bash -lc COMMAND``) into the argv to run, e.g. under bubblewrap."""
+"""Turns the plain argv (``bash -c COMMAND``) into the argv to run, e.g. under bubblewrap."""
 
 
 @dataclass(frozen=True)
@@ -29,11 +42,50 @@ class BashResult:
     cancelled: bool = False
 
 
+def shell_argv(command: str) -> list[str]:
+    """The argv that runs ``command`` (before any sandbox wraps it)."""
+    return ["bash", "-c", command]
+
+
 def effective_timeout(timeout: float | None) -> float:
-    """Leaf's rule: absent means 120 s; a value over 1000 is read as milliseconds."""
+    """Leaf's rule: absent means 120 s; a value over 1000 is read as milliseconds; at most 10 minutes."""
     if timeout is None or timeout <= 0:
         return DEFAULT_TIMEOUT
-    return timeout / 1000.0 if timeout > 1000 else float(timeout)
+    return min(timeout / 1000.0 if timeout > 1000 else float(timeout), MAX_TIMEOUT)
+
+
+class CappedOutput:
+    """One output stream, held as its first and last ``keep`` bytes and a count of the rest."""
+
+    def __init__(self, keep: int = BASH_LIMIT) -> None:
+        self.keep = keep
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.keep:
+                del self.tail[: len(self.tail) - self.keep]
+
+    def text(self, share: int) -> str:
+        """The stream cut to about ``share`` characters: head, a line saying what was dropped, tail."""
+        tail = bytes(self.tail[-self.keep:])
+        held = bytes(self.head) + tail
+        contiguous = len(held) == self.total
+        if contiguous and self.total <= share:
+            return held.decode("utf-8", "replace")
+        front = held[: share // 2]
+        back_len = share - len(front)
+        back = held[max(len(front), len(held) - back_len):] if contiguous else tail[len(tail) - back_len:]
+        dropped = self.total - len(front) - len(back)
+        return f"{front.decode('utf-8', 'replace')}\n[truncated {dropped} bytes]\n{back.decode('utf-8', 'replace')}"
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -54,63 +106,94 @@ def run_bash(
 ) -> BashResult:
     """Run ``command`` and return Leaf's observation."""
     limit = effective_timeout(timeout)
-    argv = ["bash", "-lc", command]
+    argv = shell_argv(command)
     if wrap is not None:
         argv = wrap(argv)
     proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        env=env,
+        argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env
     )
-    chunks: dict[str, list[bytes]] = {"out": [], "err": []}
-    readers = [
-        threading.Thread(target=_drain, args=(proc.stdout, chunks["out"]), daemon=True),
-        threading.Thread(target=_drain, args=(proc.stderr, chunks["err"]), daemon=True),
-    ]
-    for reader in readers:
-        reader.start()
-    deadline = time.monotonic() + limit
-    timed_out = cancelled = False
+    out, err = CappedOutput(), CappedOutput()
     try:
-        while proc.poll() is None:
-            if cancel is not None and cancel.is_set():
-                cancelled = True
-                break
-            if time.monotonic() >= deadline:
-                timed_out = True
-                break
-            time.sleep(POLL_S)
+        timed_out, cancelled = _pump(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, limit, cancel)  # type: ignore[union-attr]
     finally:
         # Kill the group in every case (also on KeyboardInterrupt): a finished shell may leave
         # background children holding the pipes.
         _kill_group(proc)
         proc.wait()
-    for reader in readers:
-        reader.join(timeout=2.0)
-    out = b"".join(chunks["out"]).decode("utf-8", "replace")
-    err = b"".join(chunks["err"]).decode("utf-8", "replace")
+        proc.stdout.close()  # type: ignore[union-attr]
+        proc.stderr.close()  # type: ignore[union-attr]
     if timed_out:
-        head = f"Timed out after {limit:.1f}s"
-        code = None
+        head, code = f"Timed out after {limit:.1f}s", None
     elif cancelled:
-        head = "Interrupted by the user"
-        code = None
+        head, code = "Interrupted by the user", None
     else:
         code = proc.returncode
         head = f"Exit code: {code}"
-    observation = truncate(f"{head}\nSTDOUT:\n{out}\nSTDERR:\n{err}", BASH_LIMIT)
-    return BashResult(observation=observation, exit_code=code, timed_out=timed_out, cancelled=cancelled)
+    return BashResult(observation=compose(head, out, err), exit_code=code, timed_out=timed_out, cancelled=cancelled)
 
 
-def _drain(stream, sink: list[bytes]) -> None:  # type: ignore[no-untyped-def]
+def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, CappedOutput], limit: float, cancel: threading.Event | None) -> tuple[bool, bool]:
+    """Read both pipes until the command ends (then what is left, briefly), the deadline passes or
+    ``cancel`` is set. Returns (timed_out, cancelled)."""
+    selector = selectors.DefaultSelector()
+    for fd in sinks:
+        selector.register(fd, selectors.EVENT_READ)
+    exited, closer = _exit_signal(proc)
+    selector.register(exited, selectors.EVENT_READ)
+    deadline = time.monotonic() + limit
+    ended = False
     try:
-        for chunk in iter(lambda: stream.read1(65536), b""):
-            sink.append(chunk)
-    except (OSError, ValueError):
-        pass
+        while not ended or selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return (not ended), False
+            if cancel is not None and cancel.is_set():
+                return False, True
+            wait = min(remaining, CANCEL_POLL_S) if cancel is not None else remaining
+            for key, _ in selector.select(wait):
+                if key.fd == exited:
+                    selector.unregister(exited)
+                    ended = True
+                    _kill_group(proc)
+                    deadline = min(deadline, time.monotonic() + DRAIN_S)
+                    continue
+                data = os.read(key.fd, 65536)
+                if data:
+                    sinks[key.fd].add(data)
+                else:
+                    selector.unregister(key.fd)
+        return False, False
     finally:
-        stream.close()
+        selector.close()
+        closer()
+
+
+def _exit_signal(proc: subprocess.Popen[bytes]) -> tuple[int, Callable[[], None]]:
+    """A file descriptor that becomes readable when ``proc`` exits, and how to close it: a pidfd,
+    or (where there is none) a pipe a waiting thread writes to."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+        return fd, lambda: os.close(fd)
+    except (AttributeError, OSError):
+        read, write = os.pipe()
+
+        def wait() -> None:
+            try:
+                os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+            except ChildProcessError:
+                pass
+            os.close(write)
+
+        threading.Thread(target=wait, daemon=True).start()
+        return read, lambda: os.close(read)
+
+
+def compose(head: str, out: CappedOutput, err: CappedOutput) -> str:
+    """Leaf's observation; when it would pass ``BASH_LIMIT``, each stream keeps its head and tail
+    with Leaf's truncation line between them (``[truncated K bytes]``: K bytes were dropped)."""
+    budget = BASH_LIMIT - len(head) - 80
+    a, b = out.total, err.total
+    if a + b > budget:
+        half = budget // 2
+        a, b = (a, budget - a) if a <= half else (budget - b, b) if b <= half else (half, budget - half)
+    return f"{head}\nSTDOUT:\n{out.text(a)}\nSTDERR:\n{err.text(b)}"

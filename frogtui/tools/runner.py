@@ -2,25 +2,15 @@
 from __future__ import annotations
 
 import os
-import re
 import threading
 from dataclasses import dataclass
 
 from frogtui.protocol import Preview, ToolCall
 from frogtui.tools import files
 from frogtui.tools.bash import CommandWrapper, run_bash
+from frogtui.tools.environment import CREDENTIAL_NAME
 from frogtui.tools.files import StaleFileError
 from frogtui.tools.workspace import Workspace
-
-
-CREDENTIAL_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW(OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|COOKIE|SESSION_KEY"
-    r"|^AWS_|^AZURE_|^GCP_|^GOOGLE_APPLICATION|^GH_|^GITHUB_|^GITLAB_|^HF_|^HUGGING_?FACE|^OPENAI_|^ANTHROPIC_"
-    r"|^NPM_|^PYPI_|^TWINE_|^DOCKER_|^SSH_AGENT|^GPG_AGENT|^KUBECONFIG$",
-    re.IGNORECASE,
-)
-"""Names of environment variables never passed to Bash: a model without safety alignment should
-not see or use the person's credentials."""
 
 
 @dataclass(frozen=True)
@@ -51,9 +41,14 @@ class ToolRunner:
         self.wrap = wrap
 
     def bash_env(self) -> dict[str, str]:
-        """The environment for Bash: frogtui's own, without credentials (tokens, keys, passwords,
-        the SSH agent), with TMPDIR the session's private temp folder and PWD the root."""
-        env = {k: v for k, v in os.environ.items() if not CREDENTIAL_NAME.search(k)}
+        """The environment for Bash, with TMPDIR the session's private temp folder and PWD the root:
+        under a sandbox its allowlist (``wrap.environment``), else frogtui's own without anything
+        that looks like a credential (tokens, keys, passwords, the SSH agent)."""
+        environment = getattr(self.wrap, "environment", None)
+        if environment is not None:
+            env = environment(os.environ)
+        else:
+            env = {k: v for k, v in os.environ.items() if not CREDENTIAL_NAME.search(k)}
         env["TMPDIR"] = str(self.workspace.tmp_dir)
         env["PWD"] = str(self.workspace.root)
         # Folders of the caller that a sandbox may not show (pyenv's shims cd into PYENV_DIR).

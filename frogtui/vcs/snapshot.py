@@ -10,6 +10,7 @@ from pathlib import Path
 import git
 
 from frogtui.errors import FrogtuiError
+from frogtui.vcs.gitguard import open_pinned
 
 
 class SnapshotFailed(FrogtuiError):
@@ -18,11 +19,9 @@ class SnapshotFailed(FrogtuiError):
 
 
 def open_repo(root: str | os.PathLike[str]) -> git.Repo | None:
-    """The git repository whose working tree is ``root``, or None when it is not one."""
-    try:
-        return git.Repo(root, search_parent_directories=True)
-    except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
-        return None
+    """The git repository whose working tree is ``root``, or None when it is not one; pinned and
+    hardened (``gitguard``): no hooks, no fsmonitor, no discovery after this."""
+    return open_pinned(root)
 
 
 def snapshot_tree(repo: git.Repo) -> str:

@@ -1,0 +1,136 @@
+"""The mounts of the bubblewrap sandbox, in order (later mounts cover earlier ones).
+
+1. the system read-only, fresh ``/tmp``, ``/var/tmp``, ``/dev`` and ``/proc``;
+2. runtime folders hidden (``/run``, ``$XDG_RUNTIME_DIR``, docker's state) and every listening
+   Unix socket outside the repository covered, so no daemon (docker, D-Bus, agents) is reachable;
+3. the toolchain the person started frogtui with (virtualenv, conda, ``PATH`` folders) read-only
+   where step 1 or 2 hid it;
+4. the repository and the session's temp folder writable;
+5. ``.git`` read-only as a whole (with the git dir and common dir a ``.git`` file points to);
+6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty.
+"""
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from frogtui.approval.secrets import RUNTIME_FOLDERS, SECRET_STORES, SYSTEM_SECRETS
+
+ISOLATION = ("--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+"""Namespaces and process options every sandbox gets (``--new-session`` also stops TIOCSTI)."""
+USER_NAMESPACE = ("--unshare-user", "--disable-userns", "--cap-drop", "ALL")
+"""No capabilities, even as root, and no nested user namespace to get them back in."""
+TOOLCHAIN_VARIABLES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "ASDF_DIR", "ASDF_DATA_DIR", "CARGO_HOME", "RUSTUP_HOME")
+"""Variables naming folders the person's toolchain runs from (bound read-only when hidden)."""
+
+
+def system_options(network: bool, user_namespace: bool = True) -> list[str]:
+    """Steps 1 and 2 without the per-command parts: isolation, the read-only system, fresh temp."""
+    options = [*ISOLATION, *(USER_NAMESPACE if user_namespace else ("--cap-drop", "ALL"))]
+    if not network:
+        options.append("--unshare-net")
+    return [*options, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
+
+
+def hidden_folders(environ: Mapping[str, str]) -> list[str]:
+    """Runtime folders to cover with an empty tmpfs (real folders only, not symlinks)."""
+    folders = [*RUNTIME_FOLDERS, environ.get("XDG_RUNTIME_DIR", "")]
+    return [f for f in dict.fromkeys(folders) if f and os.path.isdir(f) and not os.path.islink(f)]
+
+
+def listening_sockets(proc_net_unix: str = "/proc/net/unix") -> list[str]:
+    """Paths of the Unix sockets listening in this network namespace (abstract ones excluded:
+    the sandbox's own network namespace cannot reach them)."""
+    try:
+        with open(proc_net_unix, encoding="utf-8", errors="surrogateescape") as handle:
+            lines = handle.read().splitlines()[1:]
+    except OSError:
+        return []
+    paths = (line.split(None, 7)[7] for line in lines if len(line.split(None, 7)) == 8)
+    return sorted({path for path in paths if path.startswith("/")})
+
+
+def runtime_options(environ: Mapping[str, str], writable: Sequence[Path], network: bool) -> list[str]:
+    """Step 2: hide runtime folders and cover sockets outside the writable folders."""
+    hidden = hidden_folders(environ)
+    options: list[str] = []
+    for folder in hidden:
+        options += ["--tmpfs", folder]
+    if network:  # keep name resolution working when /etc/resolv.conf points into /run
+        resolv = os.path.realpath("/etc/resolv.conf")
+        if resolv != "/etc/resolv.conf" and _under_any(resolv, hidden) and os.path.isfile(resolv):
+            options += ["--ro-bind", resolv, resolv]
+    covered = [*hidden, "/tmp", "/var/tmp", *map(str, writable)]
+    for sock in listening_sockets():
+        if not _under_any(sock, covered) and os.path.exists(sock):
+            options += ["--ro-bind", "/dev/null", sock]
+    return options
+
+
+def toolchain_folders(environ: Mapping[str, str], writable: Sequence[Path]) -> list[str]:
+    """Folders the person's toolchain needs that the system mounts hid (a virtualenv in /tmp):
+    bound back read-only. Folders inside the writable ones are already there."""
+    hidden = ["/tmp", "/var/tmp", *hidden_folders(environ)]
+    wanted = [environ.get(name, "") for name in TOOLCHAIN_VARIABLES] + environ.get("PATH", "").split(os.pathsep)
+    folders = []
+    for folder in wanted:
+        real = os.path.realpath(folder) if folder and os.path.isabs(folder) else ""
+        if real and os.path.isdir(real) and _under_any(real, hidden) and not _under_any(real, map(str, writable)):
+            folders.append(real)
+    return list(dict.fromkeys(folders))
+
+
+def git_paths(root: Path) -> list[str]:
+    """Step 5: ``.git`` (folder or file) and, for a ``.git`` file, the git dir it names and its
+    common dir, each as it really is (read-only binds; the caller skips those outside writable
+    folders)."""
+    dot_git = root / ".git"
+    if not dot_git.exists():
+        return []
+    paths = [os.path.realpath(dot_git)]
+    if dot_git.is_file():
+        try:
+            line = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return paths
+        if line.startswith("gitdir:"):
+            git_dir = Path(os.path.realpath(root / line[len("gitdir:"):].strip()))
+            paths.append(str(git_dir))
+            common = git_dir / "commondir"
+            if common.is_file():
+                paths.append(os.path.realpath(git_dir / common.read_text(encoding="utf-8", errors="replace").strip()))
+    return list(dict.fromkeys(paths))
+
+
+def secret_paths(home: str, hide: Iterable[str] = (), expose: Iterable[str] = ()) -> list[str]:
+    """Step 6: the secret stores that exist, as real paths (``~`` expanded against ``home``)."""
+    exposed = {os.path.realpath(_expand(path, home)) for path in expose}
+    wanted = [os.path.join(home, store) for store in SECRET_STORES] + [_expand(path, home) for path in hide]
+    wanted += [p for prefix in SYSTEM_SECRETS for p in (glob.glob(prefix + "*") if prefix.endswith("_") else [prefix])]
+    found = []
+    for path in wanted:
+        if os.path.lexists(path):
+            real = os.path.realpath(path)
+            if real not in exposed and os.path.exists(real):
+                found.append(real)
+    return list(dict.fromkeys(found))
+
+
+def mask_options(paths: Iterable[str]) -> list[str]:
+    """Masks: an empty tmpfs over a folder, ``/dev/null`` over a file."""
+    options: list[str] = []
+    for path in paths:
+        options += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+    return options
+
+
+def _expand(path: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        return home + path[1:]
+    return path
+
+
+def _under_any(path: str, folders: Iterable[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders if f)

@@ -1,0 +1,33 @@
+"""Where the person's secrets live: one list for the floor (reading them is never allowed) and for
+the sandbox (they are masked, empty, inside it). Data only; ``[sandbox] hide``/``expose`` extend it
+for the sandbox."""
+from __future__ import annotations
+
+SECRET_STORES = (
+    # keys and credentials
+    ".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker/config.json", ".config/gh",
+    ".netrc", ".git-credentials", ".config/git/credentials", ".npmrc", ".yarnrc", ".pypirc",
+    ".cargo/credentials", ".cargo/credentials.toml", ".vault-token", ".terraform.d", ".terraformrc",
+    ".config/rclone", ".config/hub", ".config/op", ".gem/credentials", ".m2/settings.xml",
+    ".gradle/gradle.properties", ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/doctl",
+    ".huggingface/token", ".cache/huggingface/token", ".config/hf/token",
+    # keyrings and password stores
+    ".local/share/keyrings", ".password-store", ".pki", ".config/Bitwarden CLI",
+    # shell and REPL histories
+    ".bash_history", ".zsh_history", ".local/share/fish/fish_history", ".python_history",
+    ".psql_history", ".mysql_history", ".node_repl_history", ".sqlite_history", ".lesshst", ".viminfo",
+    # browser profiles and mail
+    ".mozilla", ".thunderbird", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+    ".config/microsoft-edge", ".config/vivaldi", ".config/opera",
+)
+"""Folders and files under a home folder that hold credentials, keys, histories or browser
+profiles: below the floor for every tool, and masked (empty) inside the sandbox."""
+
+SECRET_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".password-store", "keyrings"})
+"""Names that mark a secret store anywhere outside the repository."""
+
+SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_")
+"""System files that hold secrets (a trailing ``_`` is a name prefix)."""
+
+RUNTIME_FOLDERS = ("/run", "/var/run", "/var/lib/docker", "/var/lib/containerd")
+"""Folders that hold sockets and daemons' state (docker.sock, D-Bus, agents): hidden in the sandbox."""

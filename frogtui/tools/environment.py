@@ -1,0 +1,51 @@
+"""The environment of Bash: under the sandbox built from an allowlist, never copied whole; without
+one, frogtui's own minus anything that looks like a credential.
+
+What passes: the names the person's shell and toolchain need (``PATH``, ``HOME``, locale, terminal,
+``VIRTUAL_ENV``, conda, pyenv, nvm, asdf, rustup, Go, Java…) plus the names listed in
+``[sandbox] env``. A name that looks like a credential is dropped even when allowlisted, unless the
+person named it in ``[sandbox] env``.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Mapping
+
+ALLOWED = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "NO_COLOR", "FORCE_COLOR", "TZ",
+    "LANG", "LANGUAGE", "LC_*", "EDITOR", "PAGER",
+    "VIRTUAL_ENV", "VIRTUAL_ENV_PROMPT", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE", "CONDA_PYTHON_EXE",
+    "CONDA_SHLVL", "PYENV_ROOT", "PYENV_VERSION", "PYENV_SHELL", "PYTHONPATH", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE",
+    "PYTHONUNBUFFERED", "PYTHONUTF8", "PYTHONIOENCODING", "UV_PYTHON", "POETRY_VIRTUALENVS_IN_PROJECT",
+    "NVM_DIR", "NVM_BIN", "NVM_INC", "NODE_PATH", "NODE_ENV", "NODE_EXTRA_CA_CERTS", "ASDF_DIR", "ASDF_DATA_DIR",
+    "ASDF_*_VERSION", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "CARGO_HOME", "RUST_BACKTRACE", "GOPATH", "GOROOT", "GOBIN",
+    "GOFLAGS", "GOCACHE", "GOMODCACHE", "GOTOOLCHAIN", "JAVA_HOME", "GRADLE_USER_HOME", "M2_HOME", "GEM_HOME", "GEM_PATH",
+    "BUNDLE_PATH", "RBENV_ROOT", "RBENV_VERSION", "SDKMAN_DIR", "DOTNET_ROOT", "DENO_DIR", "BUN_INSTALL", "VOLTA_HOME",
+    "PKG_CONFIG_PATH", "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "CC", "CXX",
+    "CFLAGS", "CXXFLAGS", "LDFLAGS", "MAKEFLAGS", "CMAKE_PREFIX_PATH", "SSL_CERT_FILE", "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "CI",
+    "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+)
+"""Names (``fnmatch`` patterns) passed to sandboxed Bash."""
+
+CREDENTIAL_NAME = re.compile(
+    r"TOKEN|SECRET|PASSW(OR)?D|PASS$|PGPASS|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|COOKIE|SESSION|JWT|DSN"
+    r"|WEBHOOK|_SK$|_KEY$|DATABASE_URL|_URI$|^AWS_|^AZURE_|^GCP_|^GOOGLE_APPLICATION|^GH_|^GITHUB_|^GITLAB_|^HF_"
+    r"|^HUGGING_?FACE|^OPENAI_|^ANTHROPIC_|^NPM_|^PYPI_|^TWINE_|^DOCKER_|^SSH_AGENT|^SSH_AUTH|^GPG_AGENT|^KUBECONFIG$"
+    r"|^BW_|^OP_|^VAULT_|^CI_JOB",
+    re.IGNORECASE,
+)
+"""Names that look like credentials: dropped unless named in ``[sandbox] env``."""
+
+
+def sandbox_environment(environ: Mapping[str, str], named: Iterable[str] = ()) -> dict[str, str]:
+    """The allowlisted part of ``environ`` plus the variables the person named."""
+    named = set(named)
+    env = {}
+    for name, value in environ.items():
+        if name in named:
+            env[name] = value
+        elif any(fnmatch.fnmatchcase(name, pattern) for pattern in ALLOWED) and not CREDENTIAL_NAME.search(name):
+            env[name] = value
+    return env

@@ -1,0 +1,156 @@
+"""frogtui's own git never runs code the repository controls, and never wanders.
+
+Every git command frogtui runs goes through a ``PinnedRepo``: its git dir and work tree are fixed
+when the repository is opened (``GIT_DIR``/``GIT_WORK_TREE``, so no discovery upward finds a
+parent repository when ``.git`` vanishes), hooks, fsmonitor, external diff and textconv are off,
+and before each command the git dir is checked to be the one opened (same folder, same
+``commondir``/``gitdir`` pointers): a vanished or redirected ``.git`` stops with one line
+(``RepositoryChanged``). Clean/smudge filters stay on: their commands come only from git config
+(``.git/config`` is read-only in the sandbox, ``~/.gitconfig`` is outside it), and turning them
+off would make every LFS file look changed.
+
+The person's own commit from the review screen runs with ``PERSON_COMMIT_ENV``: their hooks run.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import git
+
+from frogtui.errors import FrogtuiError
+
+HARDENING = (
+    ("core.fsmonitor", "false"),
+    ("diff.external", ""),
+    ("core.hooksPath", "/dev/null"),
+)
+"""Configuration forced on every git command frogtui runs (the hooks path last: see
+``PERSON_COMMIT_ENV``)."""
+
+GIT_CONTROL_FILES = (".gitattributes", ".gitmodules", ".husky/", ".pre-commit-config.yaml", ".githooks/", ".lefthook.yml", "lefthook.yml")
+"""Files in the working tree that decide what git or the person's hook tools run at their next
+commit: a session's change to one of them is flagged in review."""
+
+
+def hardening_env(pairs: tuple[tuple[str, str], ...] = HARDENING) -> dict[str, str]:
+    """``GIT_CONFIG_*`` variables forcing ``pairs`` (as ``git -c`` would)."""
+    env = {"GIT_CONFIG_COUNT": str(len(pairs))}
+    for n, (key, value) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{n}"] = key
+        env[f"GIT_CONFIG_VALUE_{n}"] = value
+    return env
+
+
+PERSON_COMMIT_ENV = {"GIT_CONFIG_COUNT": str(len(HARDENING) - 1)}
+"""Per-command environment for the person's own commit: everything hardened but the hooks path,
+so their hooks (pre-commit, commit-msg…) run as with a plain ``git commit``."""
+
+
+class RepositoryChanged(FrogtuiError):
+    """The repository's git dir vanished or now points elsewhere than at the session's start."""
+
+
+@dataclass(frozen=True)
+class GitDirIdentity:
+    """What the git dir was when the repository was opened."""
+
+    work_tree: str
+    dot_git: str
+    """The ``.git`` entry of the work tree (a folder, or a file naming the git dir)."""
+    git_dir: str
+    common_dir: str
+    pointers: tuple[tuple[str, str | None], ...]
+    """``.git`` (as a file), ``commondir`` and ``gitdir``: their content, None when absent."""
+    device_inode: tuple[int, int]
+
+    @classmethod
+    def read(cls, work_tree: str, git_dir: str) -> GitDirIdentity:
+        dot_git = os.path.join(work_tree, ".git")
+        real = os.path.realpath(git_dir)
+        common = _pointer(os.path.join(real, "commondir"))
+        common_dir = os.path.realpath(os.path.join(real, common.strip())) if common else real
+        stat = os.stat(real)
+        pointers = tuple((name, _pointer(path)) for name, path in _pointer_files(dot_git, real))
+        return cls(work_tree, dot_git, real, common_dir, pointers, (stat.st_dev, stat.st_ino))
+
+    def check(self) -> None:
+        """Raise ``RepositoryChanged`` when the git dir is not the one recorded (cheap: a few stats).
+
+        Raises:
+            RepositoryChanged: one line saying what changed.
+        """
+        try:
+            stat = os.stat(self.git_dir)
+            same = (stat.st_dev, stat.st_ino) == self.device_inode and os.path.isfile(os.path.join(self.common_dir, "HEAD"))
+        except OSError:
+            same = False
+        if not same:
+            raise RepositoryChanged(f"the repository's git folder {self.git_dir} vanished or was replaced during the session; stopping")
+        for name, path in _pointer_files(self.dot_git, self.git_dir):
+            if (name, _pointer(path)) not in self.pointers:
+                raise RepositoryChanged(f"{path} changed during the session (it now points git elsewhere); stopping")
+
+
+def _pointer_files(dot_git: str, git_dir: str) -> list[tuple[str, str]]:
+    files = [(".git", dot_git)] if os.path.isfile(dot_git) or not os.path.exists(dot_git) else []
+    return files + [("commondir", os.path.join(git_dir, "commondir")), ("gitdir", os.path.join(git_dir, "gitdir"))]
+
+
+def _pointer(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            return handle.read(4096)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+class GuardedGit(git.Git):
+    """gitpython's command runner, checking the git dir before each command."""
+
+    identity: GitDirIdentity | None = None
+
+    def execute(self, command: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        if self.identity is not None:
+            self.identity.check()
+        return super().execute(command, *args, **kwargs)
+
+
+class PinnedRepo(git.Repo):
+    """A ``git.Repo`` whose every command runs hardened, against the git dir it was opened with."""
+
+    GitCommandWrapperType = GuardedGit
+
+    def pin(self) -> PinnedRepo:
+        """Fix the git dir and work tree as they are now, and harden every later command."""
+        if self.working_tree_dir is None:
+            return self
+        work_tree = os.path.realpath(self.working_tree_dir)
+        identity = GitDirIdentity.read(work_tree, self.git_dir)
+        self.git.identity = identity  # type: ignore[attr-defined]
+        self.git.update_environment(
+            GIT_DIR=identity.git_dir, GIT_WORK_TREE=work_tree, GIT_CEILING_DIRECTORIES=str(Path(work_tree).parent),
+            GIT_NO_REPLACE_OBJECTS="1", **hardening_env(),
+        )
+        return self
+
+
+def open_pinned(root: str | os.PathLike[str]) -> PinnedRepo | None:
+    """The repository whose working tree holds ``root``, pinned; None when there is none."""
+    try:
+        repo = PinnedRepo(root, search_parent_directories=True)
+    except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+        return None
+    return repo.pin()
+
+
+def control_files_changed(paths: list[str], hooks_path: str | None = None) -> list[str]:
+    """The paths among ``paths`` that change what git or hook tools run at the next commit (an
+    in-tree ``core.hooksPath`` counts too)."""
+    prefixes = [p for p in GIT_CONTROL_FILES if p.endswith("/")]
+    if hooks_path and not os.path.isabs(hooks_path):
+        prefixes.append(hooks_path.strip("/") + "/")
+    names = [p for p in GIT_CONTROL_FILES if not p.endswith("/")]
+    return [p for p in paths if os.path.basename(p) in names or any(p.startswith(prefix) for prefix in prefixes)]

@@ -1,0 +1,230 @@
+"""The sandbox against a hostile model (issue 9): no write to .git, no capabilities (as root and as
+an unprivileged user), no daemon sockets, no secrets, an allowlisted environment; and the person's
+toolchain (virtualenv) still runs (issue 11). Real bubblewrap, real git."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from frogtui.approval import SandboxSettings, make_sandbox
+from frogtui.approval import facts, secrets
+from frogtui.approval.sandbox import BwrapWrapper, probe_bwrap
+from frogtui.protocol import ToolCall
+from frogtui.tools import ToolRunner
+from frogtui.tools.bash import shell_argv
+from frogtui.tools.workspace import Workspace
+from tests.support import git
+
+BWRAP = shutil.which("bwrap")
+needs_bwrap = pytest.mark.skipif(
+    BWRAP is None or probe_bwrap(BWRAP) is not None,
+    reason=f"bubblewrap is not usable here: {probe_bwrap(BWRAP) if BWRAP else 'not installed'}",
+)
+pytestmark = needs_bwrap
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Workspace:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "a.txt").write_text("a\n")
+    git(root, "add", "a.txt")
+    git(root, "commit", "-qm", "one")
+    (tmp_path / "session-tmp").mkdir()
+    return Workspace(root, tmp_dir=tmp_path / "session-tmp")
+
+
+@pytest.fixture
+def on_disk() -> Iterator[Path]:
+    """A throwaway folder outside /tmp (which the sandbox replaces with an empty one)."""
+    base = Path.home() / ".cache"
+    if str(base).startswith(("/tmp/", "/var/tmp/", "/run/")):
+        pytest.skip("no folder outside /tmp to test with")
+    base.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="frogtui-test-", dir=base))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(workspace: Workspace, command: str, settings: SandboxSettings | None = None) -> str:
+    sandbox = make_sandbox(workspace, settings or SandboxSettings())
+    assert sandbox.wrap is not None, sandbox.warning
+    return ToolRunner(workspace, wrap=sandbox.wrap).run(ToolCall("t", "Bash", {"command": command})).observation
+
+
+def tree_state(folder: Path) -> dict[str, str]:
+    """Every path under ``folder`` with its type, mode and content hash."""
+    state = {}
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() and not path.is_symlink() else ""
+        state[str(path.relative_to(folder))] = f"{oct(info.st_mode)} {digest}"
+    return state
+
+
+# .git (finding 1, 4, 5) -------------------------------------------------------------------------
+GIT_ATTACKS = [
+    "mkdir -p /tmp/evil/hooks && printf '#!/bin/sh\\ntouch PWNED\\n' > /tmp/evil/hooks/reference-transaction; echo /tmp/evil > .git/commondir",
+    "echo '[core] hooksPath = /tmp' > .git/config.worktree",
+    "echo '* filter=evil' > .git/info/attributes",
+    "rm -rf .git/objects .git/refs .git/HEAD",
+    "mkdir -p .git/refs/frogtui/zzzz && git rev-parse HEAD^{tree} > .git/refs/frogtui/zzzz/start",
+    "for f in .git/objects/??/*; do chmod u+w $f; echo forged > $f; done",
+    "python3 -c 'import pathlib; pathlib.Path(\".git/packed-refs\").write_text(\"x\")'",
+    "mv .git .git-old; mkdir .git",
+    "git update-ref refs/heads/main HEAD~0 && git tag planted",
+]
+
+
+@pytest.mark.parametrize("attack", GIT_ATTACKS)
+def test_git_is_read_only_as_a_whole(workspace: Workspace, attack: str) -> None:
+    before = tree_state(workspace.root / ".git")
+    observation = run(workspace, attack)
+    assert tree_state(workspace.root / ".git") == before, observation
+    assert not (workspace.root / "PWNED").exists()
+
+
+def test_every_path_under_git_is_read_only(workspace: Workspace) -> None:
+    """The write surface, as a property: every file and folder under .git (and the files git would
+    create there) refuses a write, a delete and a new entry."""
+    git_dir = workspace.root / ".git"
+    entries = [p.relative_to(workspace.root).as_posix() for p in git_dir.rglob("*")]
+    absent = ["commondir", "config.worktree", "info/attributes", "info/exclude2", "shallow", "info/grafts", "objects/info/alternates"]
+    entries += [f".git/{name}" for name in absent]
+    script = "; ".join(
+        f"(echo x >> '{e}' || true; rm -rf '{e}' 2>/dev/null; mkdir -p '{e}.d' 2>/dev/null; touch '{e}.new' 2>/dev/null)" for e in entries
+    )
+    before = tree_state(git_dir)
+    run(workspace, script + "; true")
+    assert tree_state(git_dir) == before
+
+
+def test_git_in_the_sandbox_reads_but_cannot_write(workspace: Workspace) -> None:
+    observation = run(workspace, "git log --oneline | wc -l; echo b > b.txt; git add b.txt")
+    assert "Exit code: 128" in observation and "Read-only file system" in observation, observation
+    assert (workspace.root / "b.txt").exists()
+
+
+# capabilities (finding 2) ---------------------------------------------------------------------
+REMOUNT = "grep CapEff /proc/self/status; mount -o remount,bind,rw / ; mount -o remount,rw {git}; echo x > /etc/frogtui-remount-probe; echo x > {git}/probe"
+
+
+def test_root_inside_cannot_remount(workspace: Workspace) -> None:
+    observation = run(workspace, REMOUNT.format(git=workspace.root / ".git"))
+    assert "CapEff:\t0000000000000000" in observation, observation
+    assert not Path("/etc/frogtui-remount-probe").exists()
+    assert not (workspace.root / ".git" / "probe").exists()
+
+
+def test_unprivileged_user_gets_the_same_sandbox() -> None:
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or os.geteuid() != 0:
+        pytest.skip("LOUD SKIP: needs root and setpriv to run the sandbox as an unprivileged user")
+    with tempfile.TemporaryDirectory(prefix="frogtui-nobody-") as folder:
+        base = Path(folder)
+        root, tmp_dir = base / "repo", base / "tmp"
+        root.mkdir()
+        tmp_dir.mkdir()
+        git(root, "init", "-q")
+        for path in (base, root, tmp_dir, *root.rglob("*")):
+            os.chown(path, 65534, 65534, follow_symlinks=False)
+        _run_as_nobody(setpriv, root, tmp_dir)
+
+
+def _run_as_nobody(setpriv: str, root: Path, tmp_dir: Path) -> None:
+    wrap = BwrapWrapper(BWRAP or "bwrap", root, tmp_dir)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_dir)}
+    command = shell_argv(REMOUNT.format(git=root / ".git") + "; id -u")
+    argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *wrap.options(env), "--", *command]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=30, env=env)
+    assert "CapEff:\t0000000000000000" in done.stdout and done.stdout.strip().endswith("65534"), done.stdout + done.stderr
+    assert not Path("/etc/frogtui-remount-probe").exists() and not (root / ".git" / "probe").exists()
+
+
+# sockets and /run (finding 3) -----------------------------------------------------------------
+def test_daemon_sockets_and_run_are_hidden(workspace: Workspace, on_disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = on_disk / "runtime"
+    runtime.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    agent = on_disk / "agent.sock"
+    servers = []
+    for path in (agent, runtime / "bus"):
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        server.listen()
+        servers.append(server)
+    try:
+        probe = "import socket, sys\nfor p in sys.argv[1:]:\n    s = socket.socket(socket.AF_UNIX)\n    try: s.connect(p); print('CONNECTED', p)\n    except OSError as e: print('refused', p, e)\n"
+        (workspace.tmp_dir / "probe.py").write_text(probe)
+        observation = run(workspace, f"python3 $TMPDIR/probe.py {agent} {runtime}/bus; ls -A /run | wc -l; ls -A {runtime} | wc -l")
+    finally:
+        for server in servers:
+            server.close()
+    assert "CONNECTED" not in observation and observation.count("\nrefused ") == 2, observation
+    assert observation.split("STDOUT:\n")[1].split("\n")[2:4] == ["0", "0"], observation
+
+
+# secrets (finding 3) ---------------------------------------------------------------------------
+def test_secret_stores_are_empty_inside(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = workspace.tmp_dir / "home"
+    files = {".ssh/id_ed25519": "KEY", ".aws/credentials": "AWS", ".config/gh/hosts.yml": "GH", ".netrc": "NETRC",
+             ".git-credentials": "GITCRED", ".bash_history": "HIST", ".config/work/token": "WORK", ".npmrc": "NPMRC"}
+    for name, text in files.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text)
+    monkeypatch.setenv("HOME", str(home))
+    settings = SandboxSettings(hide=("~/.config/work",), expose=("~/.npmrc",))
+    observation = run(workspace, "cat ~/.ssh/id_ed25519 ~/.aws/credentials ~/.config/gh/hosts.yml ~/.netrc ~/.git-credentials "
+                                 "~/.bash_history ~/.config/work/token ~/.npmrc; cp -r ~/. loot", settings)
+    for text in ("KEY", "AWS", "GH", "NETRC", "GITCRED", "HIST", "WORK"):
+        assert text not in observation.split("STDERR")[0], (text, observation)
+    assert "NPMRC" in observation
+    copied = "".join(p.read_text() for p in (workspace.root / "loot").rglob("*") if p.is_file())
+    assert copied == "NPMRC", copied
+
+
+def test_the_floor_and_the_sandbox_share_one_list() -> None:
+    assert facts.SECRET_STORES is secrets.SECRET_STORES
+    for store in (".ssh", ".aws", ".config/gh", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".kube", ".docker/config.json"):
+        assert store in secrets.SECRET_STORES
+
+
+def test_environment_is_an_allowlist(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    leaked = {"DATABASE_URL": "postgres://u:p@h/db", "SENTRY_DSN": "https://k@sentry", "SLACK_WEBHOOK_URL": "https://hooks",
+              "STRIPE_SK": "sk_live", "BW_SESSION": "bw", "CI_JOB_JWT": "jwt", "PGPASS": "pw", "SOME_RANDOM_THING": "r"}
+    for name, value in leaked.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("VIRTUAL_ENV", "/nowhere/venv")
+    observation = run(workspace, "env", SandboxSettings(env=("DATABASE_URL",)))
+    for name in leaked:
+        assert (f"{name}=" in observation) == (name == "DATABASE_URL"), name
+    assert "VIRTUAL_ENV=/nowhere/venv" in observation and "PATH=" in observation and "HOME=" in observation
+
+
+# the person's toolchain (issue 11) -------------------------------------------------------------
+@pytest.mark.parametrize("bash", ["bwrap", "none"])
+def test_bash_runs_the_virtualenv_of_the_shell_that_started_frogtui(workspace: Workspace, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch, bash: str) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    (site / "only_in_venv.py").write_text("WHERE = 'venv'\n")
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("VIRTUAL_ENV", str(venv))
+    sandbox = make_sandbox(workspace, SandboxSettings(bash=bash))
+    runner = ToolRunner(workspace, wrap=sandbox.wrap)
+    observation = runner.run(ToolCall("t", "Bash", {"command": "python -c 'import only_in_venv, sys; print(only_in_venv.WHERE, sys.prefix)'"})).observation
+    assert observation.startswith(f"Exit code: 0\nSTDOUT:\nvenv {venv}\n"), observation
+    assert "pyenv" not in observation
