@@ -1,0 +1,92 @@
+"""frogtui's own git never runs repository-controlled code and never wanders (issue 9, findings 1
+and 4): hooks planted in an in-tree hooks path or through a planted ``commondir`` do not run at a
+checkpoint, a vanished ``.git`` stops with one line instead of writing to a parent repository, and
+the person's own commit from review still runs their hooks. Real git, no sandbox (the case of
+``bash = "none"``)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from frogtui.protocol import ToolCall
+from frogtui.vcs.checkpoints import Checkpoints
+from frogtui.vcs.gitguard import RepositoryChanged, control_files_changed
+from frogtui.vcs.repository import discover
+from frogtui.vcs.review import ReviewSession
+from tests.vcs.cases import git
+
+BASH = ToolCall(id="c1", name="Bash", arguments={"command": "…"})
+HOOKS = ("post-index-change", "reference-transaction", "pre-commit", "post-checkout", "fsmonitor-watchman")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "outer" / "repo"
+    root.mkdir(parents=True)
+    (root / "f.txt").write_text("a\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def plant_hooks(folder: Path, marker: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in HOOKS:
+        (folder / name).write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+        (folder / name).chmod(0o755)
+
+
+def test_in_tree_hooks_path_does_not_run_at_a_checkpoint(repo: Path, tmp_path: Path) -> None:
+    """husky's layout: core.hooksPath = .husky/_ — a Write there must not run at the next checkpoint."""
+    git(repo, "config", "core.hooksPath", ".husky/_")
+    git(repo, "config", "core.fsmonitor", str(repo / ".husky" / "_" / "fsmonitor-watchman"))
+    marker = tmp_path / "ran.txt"
+    state = discover(repo, "husky")
+    plant_hooks(repo / ".husky" / "_", marker)  # what a sandboxed Write can do
+    checkpoints = Checkpoints(state)
+    checkpoints.before_action(1, BASH)
+    (repo / "f.txt").write_text("b\n")
+    checkpoints.rewind(1)
+    assert not marker.exists(), marker.read_text()
+
+
+def test_planted_commondir_stops_the_session_and_runs_nothing(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    evil = tmp_path / "evil"
+    shutil.copytree(repo / ".git", evil)
+    (evil / "config").write_text(f"[core]\n\trepositoryformatversion = 0\n\thooksPath = {evil / 'hooks'}\n")
+    plant_hooks(evil / "hooks", marker)
+    state = discover(repo, "planted")
+    (repo / ".git" / "commondir").write_text(str(evil) + "\n")
+    with pytest.raises(RepositoryChanged, match="commondir changed during the session"):
+        Checkpoints(state).before_action(1, BASH)
+    assert not marker.exists()
+
+
+def test_vanished_git_never_finds_the_parent_repository(repo: Path) -> None:
+    outer = repo.parent
+    git(outer, "init", "-q")
+    state = discover(repo, "vanish")
+    shutil.rmtree(repo / ".git")  # pytest --basetemp=.git, without the sandbox
+    with pytest.raises(RepositoryChanged) as caught:
+        Checkpoints(state).before_action(1, BASH)
+    assert "\n" not in str(caught.value) and "vanished" in str(caught.value)
+    assert git(outer, "for-each-ref") == ""
+
+
+def test_the_persons_commit_still_runs_their_hooks(repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "ran.txt"
+    plant_hooks(repo / ".git" / "hooks", marker)
+    state = discover(repo, "mine")
+    (repo / "f.txt").write_text("b\n")
+    review = ReviewSession(state)
+    review.commit(review.load(), "Change f")
+    assert "pre-commit" in marker.read_text()
+
+
+def test_git_controlling_files_are_named() -> None:
+    paths = ["src/a.py", ".gitattributes", "sub/.gitattributes", ".husky/pre-commit", ".pre-commit-config.yaml", "hooks/x", ".gitmodules"]
+    assert control_files_changed(paths, hooks_path="hooks") == paths[1:]
