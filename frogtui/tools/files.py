@@ -1,15 +1,17 @@
 """Read, Write, Edit and Glob with Leaf's observation strings (LEAF.md)."""
 from __future__ import annotations
 
-import glob as globlib
 import os
 from pathlib import Path
 
 from frogtui.protocol import Preview
-from frogtui.tools.textfile import TextFile, atomic_write, decode_text, encode_text, file_sha256, read_text
+from frogtui.tools.globwalk import GlobSearch
+from frogtui.tools.textfile import TextFile, atomic_write, decode_text, encode_text, file_sha256, numbered_lines
 from frogtui.tools.workspace import Workspace
 
 READ_LIMIT = 20_000
+READ_COUNT_BYTES = 16 * 1024 * 1024
+"""Past the part Read returns, how many bytes are read to count the characters cut exactly."""
 GLOB_LIMIT = 1_000
 
 
@@ -21,15 +23,20 @@ def truncate(text: str, limit: int) -> str:
 
 
 def read(ws: Workspace, file_path: str, offset: int | None = None, limit: int | None = None) -> str:
+    """Leaf's Read, streamed: only regular files (a FIFO, device or socket is refused, never
+    opened), and only what is returned is formatted (the rest of a big file is only counted, up to
+    ``READ_COUNT_BYTES``)."""
     resolved = ws.resolve(file_path)
     if resolved.real.is_dir():
         raise IsADirectoryError(f"[Errno 21] Is a directory: '{file_path}'")
-    tf = read_text(resolved.real, resolved.display)
-    lines = tf.text.splitlines()
     start = max(offset or 1, 1)
-    end = len(lines) if not limit or limit <= 0 else min(len(lines), start - 1 + limit)
-    body = [f"{n}. {lines[n - 1]}" for n in range(start, end + 1)]
-    return truncate("\n".join([resolved.display, *body]), READ_LIMIT)
+    end = None if not limit or limit <= 0 else start - 1 + limit
+    text, more, exact = numbered_lines(resolved.real, resolved.display, start, end, READ_LIMIT, READ_COUNT_BYTES)
+    if not more:
+        return text
+    if exact:
+        return f"{text[:READ_LIMIT]}\n[truncated {more} chars]"
+    return f"{text[:READ_LIMIT]}\n[truncated: the file goes on for about {more} more bytes]"
 
 
 def _existing_text(path: Path, display: str) -> TextFile | None:
@@ -119,20 +126,20 @@ def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
     else:
         pattern_abs = os.path.join(glob_root(ws, path), pattern)
     matches = []
-    for hit in globlib.iglob(pattern_abs, recursive=True):
-        if not os.path.isfile(hit):
-            continue
+    search = GlobSearch()
+    for hit in search.files(pattern_abs):
         p = Path(os.path.normpath(hit))
         if _under(p, ws.root) and ".git" in p.relative_to(ws.root).parts:
             continue  # git's internals are never search results
         matches.append(ws.display(p))
+    stopped = f"[search {search.stopped}: the list is incomplete; narrow the pattern or the path]" if search.stopped else ""
     if not matches:
-        return "No files matched."
+        return f"No files matched.\n{stopped}" if stopped else "No files matched."
     matches.sort()
     shown = matches[:GLOB_LIMIT]
     if len(matches) > GLOB_LIMIT:
         shown.append(f"... {len(matches) - GLOB_LIMIT} more files")
-    return "\n".join(shown)
+    return "\n".join([*shown, stopped] if stopped else shown)
 
 
 def glob_root(ws: Workspace, path: str | None) -> str:

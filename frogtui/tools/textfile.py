@@ -2,10 +2,12 @@
 content, keep line endings and the file mode, and replace files atomically."""
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,3 +99,96 @@ def atomic_write(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+class NotRegularFileError(ValueError):
+    """The path is a FIFO, a device or a socket: reading it could block forever or never end."""
+
+
+def open_regular(path: Path, display: str) -> int:
+    """A read-only descriptor of ``path``, refused (never blocking) unless it is a regular file.
+
+    Raises:
+        NotRegularFileError: a FIFO, device, socket…
+    """
+    kind = _kind(os.stat(path).st_mode)
+    if kind:
+        raise NotRegularFileError(f"{display} is not a regular file ({kind}); only regular files can be read")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    kind = _kind(os.fstat(fd).st_mode)
+    if kind:  # swapped since the stat
+        os.close(fd)
+        raise NotRegularFileError(f"{display} is not a regular file ({kind}); only regular files can be read")
+    return fd
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
+
+
+def text_lines(fd: int, display: str, size: int) -> Iterator[tuple[str, int]]:
+    """The lines of an open text file as ``str.splitlines`` gives them, each with the number of
+    bytes read so far; streamed, strict UTF-8, a leading BOM dropped.
+
+    Raises:
+        NotTextError: NUL bytes in the first 8 KiB (binary) or invalid UTF-8.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    pending, position, first = "", 0, True
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if first and b"\0" in chunk[:BINARY_SNIFF]:
+            raise NotTextError(f"{display} is a binary file ({size} bytes); only text files can be read or edited")
+        try:
+            piece = decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as err:
+            offset = max(position + err.start, 0)
+            raise NotTextError(
+                f"{display} is not UTF-8 text (invalid byte 0x{err.object[err.start]:02x} at offset {offset}); "
+                "inspect it with Bash (e.g. file, iconv) instead"
+            ) from None
+        position += len(chunk)
+        if first and piece.startswith("\ufeff"):
+            piece = piece[1:]
+        first = False
+        lines = (pending + piece).splitlines(keepends=True)
+        pending = ""
+        if chunk and lines and (lines[-1].endswith("\r") or len(lines[-1].splitlines()[0]) == len(lines[-1])):
+            pending = lines.pop()  # an unfinished line (or a CR whose LF may follow)
+        for line in lines:
+            yield line.splitlines()[0] if line.splitlines() else "", position
+        if not chunk:
+            return
+
+
+def numbered_lines(path: Path, display: str, start: int, end: int | None, limit: int, count_bytes: int) -> tuple[str, int, bool]:
+    """Read's output for lines ``start``..``end`` of ``path``: the display path, then ``N. text``
+    lines, formatted only up to ``limit`` characters. Returns (text, more, exact): ``more`` is the
+    number of characters cut when ``exact`` (counted by reading on at most ``count_bytes``), else
+    about how many bytes of the file were not read."""
+    fd = open_regular(path, display)
+    try:
+        size = os.fstat(fd).st_size
+        parts, length, more, cut_at = [display], len(display), 0, -1
+        for n, (line, position) in enumerate(text_lines(fd, display, size), start=1):
+            if n < start:
+                continue
+            if end is not None and n > end:
+                break
+            width = len(str(n)) + 3 + len(line)
+            if cut_at < 0:
+                parts.append(f"{n}. {line}")
+                length += width
+                if length > limit:
+                    cut_at = position
+            else:
+                more += width
+                if position - cut_at > count_bytes:
+                    return "\n".join(parts), max(size - cut_at, 1), False
+    finally:
+        os.close(fd)
+    text = "\n".join(parts)
+    return text, (len(text) + more - limit) if cut_at >= 0 else 0, True

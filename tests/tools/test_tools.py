@@ -239,10 +239,13 @@ def test_bash_cancel_stops_at_once(ws: Workspace) -> None:
     assert result.observation.startswith("Interrupted by the user")
 
 
-def test_bash_output_is_truncated(ws: Workspace) -> None:
-    out = run(ws, "Bash", command="head -c 40000 /dev/zero | tr '\\0' x")
-    assert out.endswith(" chars]") and "\n[truncated " in out
-    assert len(out.rpartition("\n[truncated ")[0]) == 30_000
+def test_bash_output_is_truncated_keeping_head_and_tail(ws: Workspace) -> None:
+    out = run(ws, "Bash", command="printf HEAD; head -c 40000 /dev/zero | tr '\\0' x; printf TAIL")
+    head, marker, tail = out.partition("\n[truncated ")
+    assert head.startswith("Exit code: 0\nSTDOUT:\nHEADxxx") and tail.endswith("xxxTAIL\nSTDERR:\n")
+    dropped = int(tail.split(" bytes]\n")[0])
+    assert len(head) + len(tail.split(" bytes]\n")[1]) < 30_000
+    assert dropped + head.split("STDOUT:\n")[1].count("x") + tail.count("x") + len("HEADTAIL") == 40_008
 
 
 def test_timeout_over_1000_is_milliseconds() -> None:

@@ -1,0 +1,91 @@
+"""A bounded glob: Python's ``glob(recursive=True)`` semantics (``**`` spans folders, ``*`` skips
+hidden names unless the pattern starts with a dot), but a symlinked folder is never entered twice on
+one path (``a -> .`` is not a loop), and the search stops at a time and a result cap, saying so."""
+from __future__ import annotations
+
+import fnmatch
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+GLOB_TIME_S = 10.0
+GLOB_MAX_RESULTS = 100_000
+
+
+@dataclass
+class GlobSearch:
+    """One search; ``stopped`` says why it ended early ('' when it ran to the end)."""
+
+    time_s: float = GLOB_TIME_S
+    max_results: int = GLOB_MAX_RESULTS
+    stopped: str = ""
+    _deadline: float = field(default=0.0, repr=False)
+
+    def files(self, pattern: str) -> list[str]:
+        """The files matching the absolute ``pattern`` (unsorted, at most ``max_results``)."""
+        self._deadline = time.monotonic() + self.time_s
+        parts = pattern.split("/")
+        base = "/" if pattern.startswith("/") else "."
+        found: list[str] = []
+        for path in self._match(base, [p for p in parts if p], frozenset()):
+            if os.path.isfile(path):
+                found.append(path)
+                if len(found) >= self.max_results:
+                    self.stopped = f"stopped at {self.max_results} matches"
+                    break
+            if self.stopped:
+                break
+        return found
+
+    def _match(self, folder: str, parts: list[str], ancestors: frozenset[tuple[int, int]]) -> Iterator[str]:
+        if time.monotonic() > self._deadline:
+            self.stopped = f"stopped after {self.time_s:.0f} s"
+            return
+        if not parts:
+            yield folder
+            return
+        head, rest = parts[0], parts[1:]
+        if head == "**":
+            yield from self._match(folder, rest, ancestors)
+            for name, path in self._subfolders(folder, "*", ancestors):
+                yield from self._match(path, parts, ancestors | {self._key(path)})
+            return
+        if not _magic(head):
+            path = os.path.join(folder, head)
+            if os.path.lexists(path):
+                yield from self._match(path, rest, ancestors)
+            return
+        for name, path in self._entries(folder, head):
+            if rest and not os.path.isdir(path):
+                continue
+            yield from self._match(path, rest, ancestors)
+
+    def _entries(self, folder: str, pattern: str) -> Iterator[tuple[str, str]]:
+        try:
+            with os.scandir(folder) as entries:
+                names = sorted(entry.name for entry in entries)
+        except OSError:
+            return
+        hidden_ok = pattern.startswith(".")
+        for name in names:
+            if (hidden_ok or not name.startswith(".")) and fnmatch.fnmatchcase(name, pattern):
+                yield name, os.path.join(folder, name)
+
+    def _subfolders(self, folder: str, pattern: str, ancestors: frozenset[tuple[int, int]]) -> Iterator[tuple[str, str]]:
+        mine = ancestors | {self._key(folder)}
+        for name, path in self._entries(folder, pattern):
+            if os.path.isdir(path) and self._key(path) not in mine:
+                yield name, path
+
+    @staticmethod
+    def _key(path: str) -> tuple[int, int]:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return (-1, -1)
+        return (info.st_dev, info.st_ino)
+
+
+def _magic(part: str) -> bool:
+    return any(ch in part for ch in "*?[")

@@ -1,0 +1,142 @@
+"""Bounded resources against a hostile model (issue 9, finding 6; issue 15 item 1): Bash output
+held in bounded memory and returned the moment the command ends, a ceiling on the timeout; Read
+never blocks on a FIFO, never reads a device, and reads only what it returns; Glob survives symlink
+loops and says when it stopped."""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from frogtui.protocol import ToolCall
+from frogtui.tools import ToolRunner
+from frogtui.tools.bash import MAX_TIMEOUT, effective_timeout, run_bash
+from frogtui.tools.globwalk import GlobSearch
+from frogtui.tools.workspace import Workspace
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Workspace:
+    root = tmp_path / "repo"
+    root.mkdir()
+    return Workspace(root, tmp_dir=tmp_path / "tmp")
+
+
+def run(ws: Workspace, tool: str, **args: object) -> str:
+    return ToolRunner(ws).run(ToolCall("c", tool, args)).observation
+
+
+def test_huge_bash_output_costs_bounded_memory(ws: Workspace) -> None:
+    tracemalloc.start()
+    try:
+        result = run_bash("head -c 200000000 /dev/zero | tr '\\0' y; echo END", str(ws.root))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 8_000_000, peak
+    assert result.exit_code == 0 and "yyyyEND\n" in result.observation and "[truncated " in result.observation
+    assert len(result.observation) < 31_000
+
+
+def test_endless_output_times_out_with_head_and_tail(ws: Workspace) -> None:
+    result = run_bash("yes", str(ws.root), timeout=2)
+    assert result.timed_out and result.observation.startswith("Timed out after 2.0s\nSTDOUT:\ny\ny\n")
+    assert result.observation.endswith("y\n\nSTDERR:\n") and len(result.observation) < 31_000
+
+
+def test_the_models_timeout_has_a_ceiling() -> None:
+    assert effective_timeout(10**12) == MAX_TIMEOUT == 600.0
+    assert effective_timeout(3600) == 3.6 and effective_timeout(900) == 600.0
+
+
+def test_bash_returns_when_the_command_ends(ws: Workspace) -> None:
+    """No poll loop: ``true`` costs about what ``subprocess.run`` of it costs (the old 50 ms poll
+    made every call at least 50 ms)."""
+    tool, bare = [], []
+    for _ in range(7):
+        started = time.perf_counter()
+        subprocess.run(["bash", "-c", "true"], check=True)
+        bare.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        assert run_bash("true", str(ws.root)).exit_code == 0
+        tool.append(time.perf_counter() - started)
+    assert min(tool) < min(bare) + 0.03, (tool, bare)
+
+
+def test_a_background_child_does_not_hold_the_call(ws: Workspace) -> None:
+    started = time.monotonic()
+    result = run_bash("sleep 30 & echo started", str(ws.root))
+    assert time.monotonic() - started < 5 and result.observation == "Exit code: 0\nSTDOUT:\nstarted\n\nSTDERR:\n"
+
+
+def test_read_refuses_a_fifo_without_blocking(ws: Workspace) -> None:
+    os.mkfifo(ws.root / "pipe")
+    started = time.monotonic()
+    out = run(ws, "Read", file_path="pipe")
+    assert time.monotonic() - started < 2
+    assert out == "NotRegularFileError: pipe is not a regular file (a FIFO); only regular files can be read"
+
+
+def test_read_refuses_a_symlink_to_a_device(ws: Workspace) -> None:
+    (ws.root / "zero").symlink_to("/dev/zero")
+    assert run(ws, "Read", file_path="zero") == "NotRegularFileError: zero is not a regular file (a character device); only regular files can be read"
+
+
+def test_read_of_a_big_file_reads_only_what_it_returns(ws: Workspace) -> None:
+    big = ws.root / "big.txt"
+    line = "z" * 99 + "\n"
+    with big.open("w") as handle:
+        for _ in range(40):
+            handle.write(line * 10_000)  # 40 MB
+    tracemalloc.start()
+    try:
+        started = time.monotonic()
+        out = run(ws, "Read", file_path="big.txt")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4_000_000, peak
+    assert time.monotonic() - started < 10
+    assert out.startswith("big.txt\n1. zzz") and out.endswith("more bytes]")
+    assert out.splitlines()[-1].startswith("[truncated: the file goes on for about ")
+
+
+def test_read_counts_what_it_cuts_exactly_in_a_medium_file(ws: Workspace) -> None:
+    (ws.root / "m.txt").write_text("".join(f"é{i}\r\n" for i in range(20_000)))
+    out = run(ws, "Read", file_path="m.txt", offset=3)
+    full = "m.txt\n" + "\n".join(f"{i + 1}. é{i}" for i in range(2, 20_000))
+    assert out == f"{full[:20_000]}\n[truncated {len(full) - 20_000} chars]"
+
+
+def test_read_keeps_splitlines_semantics_across_chunks(ws: Workspace) -> None:
+    text = "p\n" * 32767 + "q\r\n" + "b\x0cc\u2028d\re\n" + "p\n" * 40000 + "q\r\nlast"  # a CR ends the first 64 KiB chunk
+    (ws.root / "s.txt").write_text(text, newline="")
+    lines = text.splitlines()
+    out = run(ws, "Read", file_path="s.txt", offset=32767, limit=8)
+    assert out == "s.txt\n" + "\n".join(f"{n}. {lines[n - 1]}" for n in range(32767, 32775))
+    assert run(ws, "Read", file_path="s.txt", offset=72770).splitlines()[-2:] == ["72773. q", "72774. last"]
+
+
+def test_glob_survives_symlink_loops(ws: Workspace) -> None:
+    (ws.root / "pkg").mkdir()
+    (ws.root / "pkg" / "m.py").write_text("")
+    (ws.root / "pkg" / "loop").symlink_to(".")
+    (ws.root / "pkg" / "up").symlink_to("..")
+    (ws.root / "self").symlink_to(ws.root)
+    started = time.monotonic()
+    out = run(ws, "Glob", pattern="**/*.py")
+    assert time.monotonic() - started < 5
+    assert out.splitlines()[0] == "pkg/m.py" and "stopped" not in out
+
+
+def test_glob_says_when_it_stopped(ws: Workspace) -> None:
+    for i in range(30):
+        (ws.root / f"f{i}.txt").write_text("")
+    search = GlobSearch(max_results=10)
+    assert len(search.files(str(ws.root / "*.txt"))) == 10 and search.stopped == "stopped at 10 matches"
+    slow = GlobSearch(time_s=0.0)
+    assert slow.files(str(ws.root / "**" / "*.txt")) == [] and slow.stopped == "stopped after 0 s"
