@@ -329,3 +329,19 @@ def test_red_team_bypasses_stop_at_the_floor_under_approve_all(py_repo: Path, tm
     assert (py_repo / ".git" / "config").read_text() == config
     assert (home / ".bashrc").read_text() == "# rc\n"
     assert not (py_repo / "h").exists() and not (py_repo / "PWNED").exists()
+
+
+def test_a_git_failure_mid_run_is_one_line_a_named_end_and_a_trajectory(py_repo: Path, tmp_path: Path) -> None:
+    """Issue 9 finding 7: the repository's git folder disappears during the run (no sandbox here):
+    the next checkpoint fails, the run ends with ``tool_error``, one line, and the trajectory is saved."""
+    (config_dir() / "rules.toml").parent.mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text('[sandbox]\nbash = "none"\n')
+    kill_git = "python3 -c \"import shutil; shutil.rmtree('.git')\""
+    turns = [turn("", xml_call("Bash", command=kill_git)), turn("", xml_call("Bash", command="true")), turn("", answer="done")]
+    out = tmp_path / "traj.json"
+    proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{write_replay(tmp_path / 'r.jsonl', turns)}",
+                   "--approve", "all", "--trajectory", str(out))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "exit_reason=tool_error" in proc.stderr and "vanished or was replaced" in proc.stderr
+    data = json.loads(out.read_text())
+    assert data["exit_reason"] == "tool_error" and "checkpoint failed" in data["error"]

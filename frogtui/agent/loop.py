@@ -18,7 +18,7 @@ from frogtui.agent.events import EventSink, ExitReason
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory
 from frogtui.config import Limits
-from frogtui.errors import ContextOverflowError, ModelError
+from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
 from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
 from frogtui.tools import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, convert_arguments, error_observation
 
@@ -292,7 +292,11 @@ class Agent:
             if self.cancel.is_set():
                 return self._not_run(step, call, "Interrupted by the user before it ran")
             if call.name in MUTATING_TOOLS and self.before_action is not None:
-                self.before_action(step, call)
+                try:
+                    self.before_action(step, call)
+                except (FrogtuiError, OSError) as err:  # git or the disk failed: one line, a named end
+                    self._not_run(step, call, f"not run: the checkpoint before it failed: {err}")
+                    raise _Stop("tool_error", f"checkpoint failed: {err}") from None
             self.sink.emit(ev.ToolStarted(step=step, call=call))
             started = self.clock()
             outcome = self.runner.run(call, preview=preview, cancel=self.cancel)

@@ -7,7 +7,7 @@ from pathlib import Path
 from frogtui.protocol import Preview
 from frogtui.tools.globwalk import GlobSearch
 from frogtui.tools.textfile import TextFile, atomic_write, decode_text, encode_text, file_sha256, numbered_lines
-from frogtui.tools.workspace import Workspace
+from frogtui.tools.workspace import OutsideRootError, Workspace
 
 READ_LIMIT = 20_000
 READ_COUNT_BYTES = 16 * 1024 * 1024
@@ -88,10 +88,16 @@ def preview_edit(ws: Workspace, file_path: str, old_string: str, new_string: str
 def apply_preview(ws: Workspace, preview: Preview) -> None:
     """Write a previewed change, only if the file still has the content it had when previewed.
 
+    The path is resolved again first: a folder swapped for a symlink since the preview is refused.
+
     Raises:
         StaleFileError: the file changed since the preview (the change must be approved again).
+        OutsideRootError: the path now leads somewhere else (outside the repository).
     """
     path = Path(preview.abs_path)
+    now = ws.resolve_for_write(preview.abs_path)  # a parent swapped for a symlink since the preview
+    if now.real != path:
+        raise OutsideRootError(f"refusing to write {preview.path}: it now resolves to {now.real}, not to the file that was shown")
     if file_sha256(path) != preview.before_hash:
         raise StaleFileError(f"{preview.path} changed since the change was shown; it was not written")
     newline, bom = "\n", False

@@ -180,10 +180,17 @@ def read_git_state(root: str | os.PathLike[str]) -> GitState | None:
 def session_patch(state: RepoState | None) -> Callable[[], str]:
     """A function giving the trajectory's ``output_patch``: the binary-safe diff from the session's
     starting working tree to the working tree now (the person's earlier changes excluded); always
-    '' outside a repository."""
+    '' outside a repository or when git cannot say (the run ended on that failure)."""
     if state is None:
         return lambda: ""
-    return lambda: diff_trees(state.repo, state.start_tree, snapshot_tree(state.repo))
+
+    def patch() -> str:
+        try:
+            return diff_trees(state.repo, state.start_tree, snapshot_tree(state.repo))
+        except FrogtuiError:  # git failed or the repository vanished: the run's error says why
+            return ""
+
+    return patch
 
 
 def not_a_repo_message(path: str | os.PathLike[str]) -> str:

@@ -140,3 +140,19 @@ def test_glob_says_when_it_stopped(ws: Workspace) -> None:
     assert len(search.files(str(ws.root / "*.txt"))) == 10 and search.stopped == "stopped at 10 matches"
     slow = GlobSearch(time_s=0.0)
     assert slow.files(str(ws.root / "**" / "*.txt")) == [] and slow.stopped == "stopped after 0 s"
+
+
+def test_write_resolves_its_path_again_when_applied(ws: Workspace, tmp_path: Path) -> None:
+    """Issue 9 finding 7: a folder swapped for a symlink between the preview and the write."""
+    from frogtui.tools.files import apply_preview
+
+    (ws.root / "sub").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    runner = ToolRunner(ws)
+    preview = runner.preview(ToolCall("c", "Write", {"file_path": "sub/f.txt", "content": "x\n"}))
+    (ws.root / "sub").rmdir()
+    (ws.root / "sub").symlink_to(outside)
+    with pytest.raises(PermissionError, match="refusing to write sub/f.txt"):
+        apply_preview(ws, preview)
+    assert list(outside.iterdir()) == []
