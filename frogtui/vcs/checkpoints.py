@@ -16,6 +16,7 @@ from frogtui.protocol import ToolCall
 from frogtui.vcs.hunks import decode, encode
 from frogtui.vcs.repository import GitFailed, RepoState, run_git, temporary_index, unused_ref
 from frogtui.vcs.snapshot import snapshot_tree
+from frogtui.vcs.verify import check_objects, check_ref
 
 
 class NoCheckpoint(FrogtuiError):
@@ -94,6 +95,7 @@ class Checkpoints:
             tree = run_git(self.repo, "rev-parse", "--verify", "-q", ref).decode().strip()
         except GitFailed:
             raise NoCheckpoint(f"no checkpoint for step {step}: it changed no files") from None
+        check_ref(ref, tree)
         return Checkpoint(step, action, "", ref, tree)
 
     def rewind(self, step: int, action: int = 1) -> RewindResult:
@@ -120,6 +122,8 @@ class Checkpoints:
                 removed.append(name)
             else:
                 restored.append(name)
+        if restored:
+            check_objects(self.repo, checkpoint.tree, restored)  # before anything is touched
         for name in list(removed):
             if not self._remove(name):
                 removed.remove(name)

@@ -18,6 +18,7 @@ import git
 
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot_tree
+from frogtui.vcs.verify import check_ref, record_update
 
 LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}
 """Environment that makes git read every pathspec as a plain path (no globs, no magic)."""
@@ -68,6 +69,8 @@ def run_git(
     if status != 0:
         text = _text(out) + _text(err)
         raise GitFailed(args[0] if args else "", status, text)
+    if args[:1] == ("update-ref",):
+        record_update(args)  # frogtui's own refs, also in the session folder (vcs/verify.py)
     return out
 
 
@@ -222,6 +225,7 @@ def resume(path: str | os.PathLike[str], session: str | None = None) -> RepoStat
         return discover(path, session or time.strftime("%Y%m%d-%H%M%S"))
     name = starts[0][len("refs/frogtui/") : -len("/start")]
     tree = run_git(repo, "rev-parse", starts[0]).decode().strip()
+    check_ref(starts[0], tree)
     return RepoState(repo, Path(repo.working_tree_dir), name, head_commit(repo), tree)
 
 

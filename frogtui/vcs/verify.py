@@ -1,0 +1,116 @@
+"""Checkpoints the model cannot forge: what rewind and review trust is checked before use.
+
+* Every ``refs/frogtui/<session>/...`` ref frogtui writes is also written to
+  ``checkpoints.txt`` in the session's folder (outside the repository, read-only in the sandbox).
+  A checkpoint read back from git (after a restart) must match that record.
+* Objects are rehashed before rewind writes them: a loose object overwritten with other bytes
+  under the same name (git does not check on read) is refused.
+
+A session without a record (older frogtui, or no session folder) is not checked against one.
+"""
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from pathlib import Path
+
+import git
+
+from frogtui.config import sessions_dir
+from frogtui.errors import FrogtuiError
+
+RECORD = "checkpoints.txt"
+PREFIX = "refs/frogtui/"
+
+
+class CheckpointForged(FrogtuiError):
+    """A checkpoint ref or object is not what frogtui wrote."""
+
+
+def record_path(ref: str) -> Path | None:
+    """The record file for a frogtui ref (None for other refs or when the session has no folder)."""
+    if not ref.startswith(PREFIX):
+        return None
+    session = ref[len(PREFIX):].split("/", 1)[0]
+    folder = sessions_dir() / session
+    return folder / RECORD if session and "." not in session[:1] and folder.is_dir() else None
+
+
+def record_update(args: tuple[str, ...]) -> None:
+    """Record what a successful ``git update-ref`` (``args`` as given to it) did to a frogtui ref."""
+    words = list(args[1:])
+    while words[:1] == ["-m"]:
+        words = words[2:]
+    delete = words[:1] == ["-d"]
+    words = words[1:] if delete else words
+    if not words:
+        return
+    path = record_path(words[0])
+    if path is None:
+        return
+    value = "-" if delete else (words[1] if len(words) > 1 else "-")
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(f"{words[0]} {value}\n")
+
+
+def recorded(ref: str) -> str | None:
+    """The value frogtui last wrote to ``ref`` ('-' when it deleted it); None when there is no
+    record to check against."""
+    path = record_path(ref)
+    if path is None or not path.is_file():
+        return None
+    value = "-"
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, _, sha = line.partition(" ")
+        if name == ref:
+            value = sha
+    return value
+
+
+def check_ref(ref: str, sha: str) -> None:
+    """Raise ``CheckpointForged`` when ``ref`` holds ``sha`` but frogtui recorded something else.
+
+    Raises:
+        CheckpointForged: one line naming the ref.
+    """
+    expected = recorded(ref)
+    if expected is not None and expected != sha:
+        raise CheckpointForged(f"{ref} is not what frogtui recorded in its session folder (it was changed outside frogtui); not using it")
+
+
+def check_objects(repo: git.Repo, tree: str, paths: list[str]) -> None:
+    """Rehash ``tree``, its subtrees and the blobs of ``paths`` in it; raise when one's content does
+    not match its name.
+
+    Raises:
+        CheckpointForged: one line naming the object.
+    """
+    listing = repo.git.ls_tree("-r", "-t", "-z", "--full-tree", tree, stdout_as_string=False, strip_newline_in_stdout=False)
+    wanted, shas = set(paths), [tree]
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        kind, sha = meta.split()[1].decode(), meta.split()[2].decode()
+        if kind == "tree" or (kind == "blob" and name.decode("utf-8", "surrogateescape") in wanted):
+            shas.append(sha)
+    _rehash(repo, shas)
+
+
+def _rehash(repo: git.Repo, shas: list[str]) -> None:
+    algorithm = hashlib.sha256 if len(shas[0]) == 64 else hashlib.sha1
+    with tempfile.TemporaryFile(prefix="frogtui-stdin-") as handle:
+        handle.write("".join(f"{sha}\n" for sha in shas).encode())
+        handle.seek(0)
+        data = repo.git.execute(["git", "cat-file", "--batch"], istream=handle, stdout_as_string=False, strip_newline_in_stdout=False)
+    at = 0
+    for sha in shas:
+        end = data.index(b"\n", at)
+        header = data[at:end].split()
+        if len(header) != 3:
+            raise CheckpointForged(f"checkpoint object {sha} is missing from the repository; not rewinding")
+        kind, size = header[1], int(header[2])
+        content = data[end + 1 : end + 1 + size]
+        at = end + 2 + size
+        if algorithm(kind + b" " + str(size).encode() + b"\0" + content).hexdigest() != sha:
+            raise CheckpointForged(f"checkpoint object {sha} does not match its content (it was rewritten outside frogtui); not rewinding")

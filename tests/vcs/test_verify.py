@@ -1,0 +1,70 @@
+"""Checkpoints the model cannot forge (issue 9, finding 5): a loose object rewritten under the same
+name, or a checkpoint ref moved outside frogtui, is refused with one line before rewind touches a
+file. Real git; the forgeries are done as a command without the sandbox could do them."""
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import pytest
+
+from frogtui.config import sessions_dir
+from frogtui.protocol import ToolCall
+from frogtui.vcs.checkpoints import Checkpoints
+from frogtui.vcs.repository import discover, resume
+from frogtui.vcs.verify import RECORD, CheckpointForged
+from tests.vcs.cases import git
+
+BASH = ToolCall(id="c1", name="Bash", arguments={"command": "…"})
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "f.txt").write_text("original\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def session(name: str) -> str:
+    (sessions_dir() / name).mkdir(parents=True)
+    return name
+
+
+def test_frogtuis_refs_are_recorded_in_the_session_folder(repo: Path) -> None:
+    state = discover(repo, session("s1"))
+    Checkpoints(state).before_action(1, BASH)
+    lines = (sessions_dir() / "s1" / RECORD).read_text().splitlines()
+    assert [line.split()[0] for line in lines] == ["refs/frogtui/s1/start", "refs/frogtui/s1/1"]
+
+
+def test_a_rewritten_loose_object_is_refused_before_anything_is_touched(repo: Path) -> None:
+    state = discover(repo, session("s2"))
+    checkpoints = Checkpoints(state)
+    checkpoints.before_action(1, BASH)
+    (repo / "f.txt").write_text("the model's change\n")
+    (repo / "new.txt").write_text("made by the step\n")
+    blob = git(repo, "rev-parse", "refs/frogtui/s2/1:f.txt").strip()
+    loose = repo / ".git" / "objects" / blob[:2] / blob[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(zlib.compress(b"blob 9\0attacker\n"))
+    with pytest.raises(CheckpointForged, match=f"checkpoint object {blob} does not match its content"):
+        checkpoints.rewind(1)
+    assert (repo / "f.txt").read_text() == "the model's change\n" and (repo / "new.txt").exists()
+
+
+def test_a_moved_checkpoint_ref_is_refused_after_a_restart(repo: Path) -> None:
+    state = discover(repo, session("s3"))
+    Checkpoints(state).before_action(1, BASH)
+    (repo / "evil.txt").write_text("planted\n")
+    git(repo, "add", "evil.txt")
+    forged = git(repo, "write-tree").strip()
+    git(repo, "update-ref", "refs/frogtui/s3/1", forged)
+    with pytest.raises(CheckpointForged, match="refs/frogtui/s3/1 is not what frogtui recorded"):
+        Checkpoints(state).rewind(1)  # a new process: the checkpoint is read back from git
+    git(repo, "update-ref", "refs/frogtui/s3/start", forged)
+    with pytest.raises(CheckpointForged, match="refs/frogtui/s3/start is not what frogtui recorded"):
+        resume(repo, "s3")
