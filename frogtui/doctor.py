@@ -1,7 +1,8 @@
 """``frogtui doctor``: what a person needs to know before the first run.
 
 Reports the llama-cpp-python version and whether it can offload to a GPU, the model spec and
-whether it is on disk, bubblewrap, the git identity, the rules files in force and the session
+whether it is on disk, what the sandbox confines (user namespace, capabilities, hidden paths,
+network) or why there is none, the git identity, the rules files in force and the session
 folder. Exit 0 when a run can start (model on disk or a server spec), 1 otherwise.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ import importlib.metadata
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TextIO
 
@@ -49,6 +51,24 @@ def _model_line(spec: str) -> tuple[str, bool]:
     return f"model: {spec} ({where})", False
 
 
+def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
+    """What the sandbox confines for Bash in ``repo`` under the rules in force, and what is missing."""
+    from frogtui.approval import PolicyEngine, make_sandbox
+    from frogtui.tools.workspace import Workspace
+
+    with tempfile.TemporaryDirectory(prefix="frogtui-doctor-") as tmp:
+        try:
+            workspace = Workspace(repo if repo.is_dir() else Path.cwd(), tmp_dir=tmp)
+            sandbox = make_sandbox(workspace, PolicyEngine.load(workspace, rules_file).rules.sandbox)
+        except FrogtuiError as err:
+            return [f"sandbox: unknown ({err})"]
+    bwrap = shutil.which("bwrap")
+    lines = [f"bubblewrap: {bwrap if bwrap else 'not found (Bash commands run without a sandbox; install bubblewrap)'}", f"sandbox: {sandbox.describe()}"]
+    if sandbox.warning:
+        lines.append(f"sandbox: WARNING {sandbox.warning}")
+    return lines
+
+
 def _git_identity() -> str:
     if shutil.which("git") is None:
         return "git: not found"
@@ -72,8 +92,8 @@ def report(repo: Path, out: TextIO) -> int:
     print(_llama_line(), file=out)
     model_line, model_ok = _model_line(config.model_spec)
     print(model_line, file=out)
-    bwrap = shutil.which("bwrap")
-    print(f"bubblewrap: {bwrap if bwrap else 'not found (Bash commands run without a sandbox; install bubblewrap)'}", file=out)
+    for line in _sandbox_lines(repo, config.rules_file):
+        print(line, file=out)
     print(_git_identity(), file=out)
     user_rules = config.rules_file or config_dir() / "rules.toml"
     repo_rules = repo / ".frogtui.toml"
