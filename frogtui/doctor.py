@@ -63,7 +63,8 @@ def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
         except FrogtuiError as err:
             return [f"sandbox: unknown ({err})"]
     bwrap = shutil.which("bwrap")
-    lines = [f"bubblewrap: {bwrap if bwrap else 'not found (Bash commands run without a sandbox; install bubblewrap)'}", f"sandbox: {sandbox.describe()}"]
+    found = bwrap if bwrap else "not found (Bash commands run without a sandbox; install bubblewrap)"
+    lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}"]
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
     return lines

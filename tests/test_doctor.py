@@ -12,7 +12,10 @@ from frogtui.approval.sandbox import probe_bwrap
 from frogtui.config import config_dir
 
 
-@pytest.mark.skipif(shutil.which("bwrap") is None or probe_bwrap(shutil.which("bwrap") or "") is not None, reason="bubblewrap is not usable here")
+BWRAP = shutil.which("bwrap")
+
+
+@pytest.mark.skipif(BWRAP is None or probe_bwrap(BWRAP) is not None, reason="bubblewrap is not usable here")
 def test_doctor_lists_what_the_sandbox_confines(py_repo: Path) -> None:
     lines = doctor._sandbox_lines(py_repo, None)
     assert lines[0].startswith("bubblewrap: /")

@@ -73,7 +73,8 @@ class BwrapWrapper:
         home = os.path.expanduser("~")
         masked = mounts.secret_paths(home, self.hide, self.expose)
         return [
-            "user namespace, no capabilities" if self.user_namespace else "no capabilities (no user namespace here: root keeps its file access)",
+            "user namespace, no capabilities" if self.user_namespace
+            else "no capabilities (no user namespace here: root keeps its file access)",
             "system and .git read-only",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
@@ -101,7 +102,8 @@ class Sandbox:
     def describe(self) -> str:
         if not isinstance(self.wrap, BwrapWrapper):
             return "Bash runs without a sandbox"
-        return f"Bash runs under bubblewrap: {', '.join(self.wrap.confines())}; writable: the repository (not .git) and the session's temp folder"
+        confines = ", ".join(self.wrap.confines())
+        return f"Bash runs under bubblewrap: {confines}; writable: the repository (not .git) and the session's temp folder"
 
 
 def probe_bwrap(bwrap: str, network: bool = False, user_namespace: bool = True) -> str | None:
@@ -129,7 +131,8 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
         return Sandbox(None, "none", True, 'Bash runs without a sandbox: [sandbox] bash = "none" in the rules')
     path = bwrap or shutil.which("bwrap")
     if path is None:
-        return Sandbox(None, "none", True, "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository")
+        missing = "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository"
+        return Sandbox(None, "none", True, missing)
     problem = probe_bwrap(path, settings.network)
     warning = None
     user_namespace = problem is None
@@ -137,5 +140,7 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
         warning = f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files"
     elif problem is not None:
         return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}")
-    wrap = BwrapWrapper(path, workspace.root, workspace.tmp_dir, settings.network, user_namespace, settings.hide, settings.expose, settings.env)
+    wrap = BwrapWrapper(
+        path, workspace.root, workspace.tmp_dir, settings.network, user_namespace, settings.hide, settings.expose, settings.env
+    )
     return Sandbox(wrap, "bwrap", settings.network, warning)

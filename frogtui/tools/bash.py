@@ -114,7 +114,8 @@ def run_bash(
     )
     out, err = CappedOutput(), CappedOutput()
     try:
-        timed_out, cancelled = _pump(proc, {proc.stdout.fileno(): out, proc.stderr.fileno(): err}, limit, cancel)  # type: ignore[union-attr]
+        sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}  # type: ignore[union-attr]
+        timed_out, cancelled = _pump(proc, sinks, limit, cancel)
     finally:
         # Kill the group in every case (also on KeyboardInterrupt): a finished shell may leave
         # background children holding the pipes.

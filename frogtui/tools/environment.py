@@ -44,8 +44,6 @@ def sandbox_environment(environ: Mapping[str, str], named: Iterable[str] = ()) -
     named = set(named)
     env = {}
     for name, value in environ.items():
-        if name in named:
-            env[name] = value
-        elif any(fnmatch.fnmatchcase(name, pattern) for pattern in ALLOWED) and not CREDENTIAL_NAME.search(name):
+        if name in named or (any(fnmatch.fnmatchcase(name, pattern) for pattern in ALLOWED) and not CREDENTIAL_NAME.search(name)):
             env[name] = value
     return env

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from frogtui.approval import SandboxSettings, make_sandbox
-from frogtui.approval import facts, secrets
+from frogtui.approval import SandboxSettings, facts, make_sandbox, secrets
 from frogtui.approval.sandbox import BwrapWrapper, probe_bwrap
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner
@@ -33,15 +32,9 @@ pytestmark = needs_bwrap
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Workspace:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    (root / "a.txt").write_text("a\n")
-    git(root, "add", "a.txt")
-    git(root, "commit", "-qm", "one")
+def workspace(py_repo: Path, tmp_path: Path) -> Workspace:
     (tmp_path / "session-tmp").mkdir()
-    return Workspace(root, tmp_dir=tmp_path / "session-tmp")
+    return Workspace(py_repo, tmp_dir=tmp_path / "session-tmp")
 
 
 @pytest.fixture
@@ -76,7 +69,8 @@ def tree_state(folder: Path) -> dict[str, str]:
 
 # .git (finding 1, 4, 5) -------------------------------------------------------------------------
 GIT_ATTACKS = [
-    "mkdir -p /tmp/evil/hooks && printf '#!/bin/sh\\ntouch PWNED\\n' > /tmp/evil/hooks/reference-transaction; echo /tmp/evil > .git/commondir",
+    "mkdir -p /tmp/evil/hooks && printf '#!/bin/sh\\ntouch PWNED\\n' > /tmp/evil/hooks/reference-transaction; "
+    "echo /tmp/evil > .git/commondir",
     "echo '[core] hooksPath = /tmp' > .git/config.worktree",
     "echo '* filter=evil' > .git/info/attributes",
     "rm -rf .git/objects .git/refs .git/HEAD",
@@ -118,7 +112,8 @@ def test_git_in_the_sandbox_reads_but_cannot_write(workspace: Workspace) -> None
 
 
 # capabilities (finding 2) ---------------------------------------------------------------------
-REMOUNT = "grep CapEff /proc/self/status; mount -o remount,bind,rw / ; mount -o remount,rw {git}; echo x > /etc/frogtui-remount-probe; echo x > {git}/probe"
+REMOUNT = ("grep CapEff /proc/self/status; mount -o remount,bind,rw / ; mount -o remount,rw {git}; "
+           "echo x > /etc/frogtui-remount-probe; echo x > {git}/probe")
 
 
 def test_root_inside_cannot_remount(workspace: Workspace) -> None:
@@ -166,7 +161,8 @@ def test_daemon_sockets_and_run_are_hidden(workspace: Workspace, on_disk: Path, 
         server.listen()
         servers.append(server)
     try:
-        probe = "import socket, sys\nfor p in sys.argv[1:]:\n    s = socket.socket(socket.AF_UNIX)\n    try: s.connect(p); print('CONNECTED', p)\n    except OSError as e: print('refused', p, e)\n"
+        probe = ("import socket, sys\nfor p in sys.argv[1:]:\n    s = socket.socket(socket.AF_UNIX)\n"
+                 "    try: s.connect(p); print('CONNECTED', p)\n    except OSError as e: print('refused', p, e)\n")
         (workspace.tmp_dir / "probe.py").write_text(probe)
         observation = run(workspace, f"python3 $TMPDIR/probe.py {agent} {runtime}/bus; ls -A /run | wc -l; ls -A {runtime} | wc -l")
     finally:
@@ -225,6 +221,7 @@ def test_bash_runs_the_virtualenv_of_the_shell_that_started_frogtui(workspace: W
     monkeypatch.setenv("VIRTUAL_ENV", str(venv))
     sandbox = make_sandbox(workspace, SandboxSettings(bash=bash))
     runner = ToolRunner(workspace, wrap=sandbox.wrap)
-    observation = runner.run(ToolCall("t", "Bash", {"command": "python -c 'import only_in_venv, sys; print(only_in_venv.WHERE, sys.prefix)'"})).observation
+    command = "python -c 'import only_in_venv, sys; print(only_in_venv.WHERE, sys.prefix)'"
+    observation = runner.run(ToolCall("t", "Bash", {"command": command})).observation
     assert observation.startswith(f"Exit code: 0\nSTDOUT:\nvenv {venv}\n"), observation
     assert "pyenv" not in observation

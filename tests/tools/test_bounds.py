@@ -19,13 +19,6 @@ from frogtui.tools.globwalk import GlobSearch
 from frogtui.tools.workspace import Workspace
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    root = tmp_path / "repo"
-    root.mkdir()
-    return Workspace(root, tmp_dir=tmp_path / "tmp")
-
-
 def run(ws: Workspace, tool: str, **args: object) -> str:
     return ToolRunner(ws).run(ToolCall("c", tool, args)).observation
 
@@ -83,7 +76,8 @@ def test_read_refuses_a_fifo_without_blocking(ws: Workspace) -> None:
 
 def test_read_refuses_a_symlink_to_a_device(ws: Workspace) -> None:
     (ws.root / "zero").symlink_to("/dev/zero")
-    assert run(ws, "Read", file_path="zero") == "NotRegularFileError: zero is not a regular file (a character device); only regular files can be read"
+    expected = "NotRegularFileError: zero is not a regular file (a character device); only regular files can be read"
+    assert run(ws, "Read", file_path="zero") == expected
 
 
 def test_read_of_a_big_file_reads_only_what_it_returns(ws: Workspace) -> None:

@@ -15,13 +15,6 @@ from frogtui.tools.bash import effective_timeout, run_bash
 from frogtui.tools.files import StaleFileError, apply_preview
 
 
-@pytest.fixture
-def ws(tmp_path: Path) -> Workspace:
-    root = tmp_path / "root"
-    root.mkdir()
-    return Workspace(root, tmp_dir=tmp_path / "private-tmp")
-
-
 def run(ws: Workspace, name: str, **arguments: object) -> str:
     converted, invalid = convert_arguments(name, dict(arguments))
     if invalid:
@@ -241,7 +234,7 @@ def test_bash_cancel_stops_at_once(ws: Workspace) -> None:
 
 def test_bash_output_is_truncated_keeping_head_and_tail(ws: Workspace) -> None:
     out = run(ws, "Bash", command="printf HEAD; head -c 40000 /dev/zero | tr '\\0' x; printf TAIL")
-    head, marker, tail = out.partition("\n[truncated ")
+    head, _marker, tail = out.partition("\n[truncated ")
     assert head.startswith("Exit code: 0\nSTDOUT:\nHEADxxx") and tail.endswith("xxxTAIL\nSTDERR:\n")
     dropped = int(tail.split(" bytes]\n")[0])
     assert len(head) + len(tail.split(" bytes]\n")[1]) < 30_000

@@ -19,14 +19,8 @@ BASH = ToolCall(id="c1", name="Bash", arguments={"command": "…"})
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "f.txt").write_text("original\n")
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
-    return root
+def repo(py_repo: Path) -> Path:
+    return py_repo
 
 
 def session(name: str) -> str:
@@ -45,15 +39,15 @@ def test_a_rewritten_loose_object_is_refused_before_anything_is_touched(repo: Pa
     state = discover(repo, session("s2"))
     checkpoints = Checkpoints(state)
     checkpoints.before_action(1, BASH)
-    (repo / "f.txt").write_text("the model's change\n")
+    (repo / "calc.py").write_text("the model's change\n")
     (repo / "new.txt").write_text("made by the step\n")
-    blob = git(repo, "rev-parse", "refs/frogtui/s2/1:f.txt").strip()
+    blob = git(repo, "rev-parse", "refs/frogtui/s2/1:calc.py").strip()
     loose = repo / ".git" / "objects" / blob[:2] / blob[2:]
     loose.chmod(0o644)
     loose.write_bytes(zlib.compress(b"blob 9\0attacker\n"))
     with pytest.raises(CheckpointForged, match=f"checkpoint object {blob} does not match its content"):
         checkpoints.rewind(1)
-    assert (repo / "f.txt").read_text() == "the model's change\n" and (repo / "new.txt").exists()
+    assert (repo / "calc.py").read_text() == "the model's change\n" and (repo / "new.txt").exists()
 
 
 def test_a_moved_checkpoint_ref_is_refused_after_a_restart(repo: Path) -> None:
