@@ -168,7 +168,7 @@ def read_git_state(root: str | os.PathLike[str]) -> GitState | None:
         return None
     try:
         out = run_git(repo, "status", "--porcelain=v1", "--branch", "--untracked-files=normal")
-    except GitFailed:
+    except FrogtuiError:  # git failed, or the git folder changed under it (gitguard)
         return None
     lines = out.decode("utf-8", "replace").splitlines()
     branch = "?"
