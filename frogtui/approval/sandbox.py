@@ -22,7 +22,7 @@ from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.workspace import Workspace
 
-_PROBES: dict[tuple[str, bool, bool], str | None] = {}
+_PROBES: dict[tuple[str, bool, str], str | None] = {}
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,8 @@ class BwrapWrapper:
     """A ``CommandWrapper``: turns the shell's argv into the same command under bubblewrap.
 
     Attributes:
-        user_namespace: False when bwrap could not create a user namespace here (capabilities are
-            still dropped, but a root sandbox keeps root's file access).
+        privileges: how privileges are taken away (``sandbox_mounts.PRIVILEGES``: ``userns``,
+            ``userns-nested`` with bwrap before 0.8, ``caps`` where no user namespace can be made).
         hide: More paths to mask; expose: built-in secret stores left visible; env_names: more
             environment variables to pass (``[sandbox]``).
     """
@@ -40,7 +40,7 @@ class BwrapWrapper:
     root: Path
     tmp_dir: Path
     network: bool = False
-    user_namespace: bool = True
+    privileges: str = "userns"
     hide: tuple[str, ...] = ()
     expose: tuple[str, ...] = ()
     env_names: tuple[str, ...] = ()
@@ -52,16 +52,16 @@ class BwrapWrapper:
     def options(self, environ: Mapping[str, str]) -> list[str]:
         """bwrap's argv up to (not including) ``--``, built from the disk as it is now."""
         if not self._system:
-            self._system.extend(mounts.system_options(self.network, self.user_namespace))
+            self._system.extend(mounts.system_options(self.network, self.privileges))
         writable = [self.root, self.tmp_dir]
         options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network)]
-        for folder in mounts.toolchain_folders(environ, writable):
-            options += ["--ro-bind", folder, folder]
+        options += mounts.toolchain_options(environ, writable)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
         for path in mounts.git_paths(self.root):
             if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
                 options += ["--ro-bind", path, path]
-        options += mounts.mask_options(mounts.secret_paths(environ.get("HOME") or os.path.expanduser("~"), self.hide, self.expose))
+        home = environ.get("HOME") or os.path.expanduser("~")
+        options += mounts.mask_options(mounts.secret_paths(home, self.hide, self.expose), writable)
         return [*options, "--chdir", str(self.root)]
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
@@ -73,14 +73,20 @@ class BwrapWrapper:
         home = os.path.expanduser("~")
         masked = mounts.secret_paths(home, self.hide, self.expose)
         return [
-            "user namespace, no capabilities" if self.user_namespace
-            else "no capabilities (no user namespace here: root keeps its file access)",
+            CONFINES_PRIVILEGES[self.privileges],
             "system and .git read-only",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
             "allowlisted environment",
             f"network {'on' if self.network else 'off'}",
         ]
+
+
+CONFINES_PRIVILEGES = {
+    "userns": "user namespace, no capabilities",
+    "userns-nested": "user namespace, no capabilities (bwrap before 0.8: nested user namespaces allowed)",
+    "caps": "no capabilities (no user namespace here: root keeps its file access)",
+}
 
 
 @dataclass(frozen=True)
@@ -106,12 +112,12 @@ class Sandbox:
         return f"Bash runs under bubblewrap: {confines}; writable: the repository (not .git) and the session's temp folder"
 
 
-def probe_bwrap(bwrap: str, network: bool = False, user_namespace: bool = True) -> str | None:
+def probe_bwrap(bwrap: str, network: bool = False, privileges: str = "userns") -> str | None:
     """Why bwrap cannot sandbox here (None when it works). Runs bwrap once per process."""
-    key = (bwrap, network, user_namespace)
+    key = (bwrap, network, privileges)
     if key not in _PROBES:
         with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
-            argv = [bwrap, *mounts.system_options(network, user_namespace), "--bind", folder, folder, "--", "true"]
+            argv = [bwrap, *mounts.system_options(network, privileges), "--bind", folder, folder, "--", "true"]
             _PROBES[key] = _run_probe(argv)
     return _PROBES[key]
 
@@ -134,13 +140,13 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
         missing = "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository"
         return Sandbox(None, "none", True, missing)
     problem = probe_bwrap(path, settings.network)
-    warning = None
-    user_namespace = problem is None
-    if problem is not None and probe_bwrap(path, settings.network, user_namespace=False) is None:
-        warning = f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files"
-    elif problem is not None:
+    privileges = next((level for level in mounts.PRIVILEGES if probe_bwrap(path, settings.network, level) is None), None)
+    if privileges is None:
         return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}")
+    warning = None
+    if privileges == "caps":
+        warning = f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files"
     wrap = BwrapWrapper(
-        path, workspace.root, workspace.tmp_dir, settings.network, user_namespace, settings.hide, settings.expose, settings.env
+        path, workspace.root, workspace.tmp_dir, settings.network, privileges, settings.hide, settings.expose, settings.env
     )
     return Sandbox(wrap, "bwrap", settings.network, warning)

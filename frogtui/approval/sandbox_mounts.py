@@ -20,15 +20,22 @@ from frogtui.approval.secrets import RUNTIME_FOLDERS, SECRET_STORES, SYSTEM_SECR
 
 ISOLATION = ("--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 """Namespaces and process options every sandbox gets (``--new-session`` also stops TIOCSTI)."""
-USER_NAMESPACE = ("--unshare-user", "--disable-userns", "--cap-drop", "ALL")
-"""No capabilities, even as root, and no nested user namespace to get them back in."""
+PRIVILEGES = {
+    "userns": ("--unshare-user", "--disable-userns", "--cap-drop", "ALL"),
+    "userns-nested": ("--unshare-user", "--cap-drop", "ALL"),
+    "caps": ("--cap-drop", "ALL"),
+}
+"""How privileges are taken away, best first: a user namespace with no capabilities, even as root,
+and no nested user namespace to get them back in (bwrap 0.8+); the same without
+``--disable-userns`` (older bwrap: a nested namespace's mounts are still locked read-only); only
+``--cap-drop ALL`` where no user namespace can be made (root keeps root's file access)."""
 TOOLCHAIN_VARIABLES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "ASDF_DIR", "ASDF_DATA_DIR", "CARGO_HOME", "RUSTUP_HOME")
 """Variables naming folders the person's toolchain runs from (bound read-only when hidden)."""
 
 
-def system_options(network: bool, user_namespace: bool = True) -> list[str]:
+def system_options(network: bool, privileges: str = "userns") -> list[str]:
     """Steps 1 and 2 without the per-command parts: isolation, the read-only system, fresh temp."""
-    options = [*ISOLATION, *(USER_NAMESPACE if user_namespace else ("--cap-drop", "ALL"))]
+    options = [*ISOLATION, *PRIVILEGES[privileges]]
     if not network:
         options.append("--unshare-net")
     return [*options, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
@@ -69,17 +76,22 @@ def runtime_options(environ: Mapping[str, str], writable: Sequence[Path], networ
     return options
 
 
-def toolchain_folders(environ: Mapping[str, str], writable: Sequence[Path]) -> list[str]:
-    """Folders the person's toolchain needs that the system mounts hid (a virtualenv in /tmp):
-    bound back read-only. Folders inside the writable ones are already there."""
+def toolchain_options(environ: Mapping[str, str], writable: Sequence[Path]) -> list[str]:
+    """Folders the person's toolchain needs that the system mounts hid (a virtualenv in /tmp,
+    NixOS's ``/run/current-system/sw/bin``): bound back read-only, at the path the environment
+    names and at the real one. Folders inside the writable ones are already there."""
     hidden = ["/tmp", "/var/tmp", *hidden_folders(environ)]
+    inside = [str(w) for w in writable]
     wanted = [environ.get(name, "") for name in TOOLCHAIN_VARIABLES] + environ.get("PATH", "").split(os.pathsep)
-    folders = []
+    binds: dict[str, str] = {}
     for folder in wanted:
-        real = os.path.realpath(folder) if folder and os.path.isabs(folder) else ""
-        if real and os.path.isdir(real) and _under_any(real, hidden) and not _under_any(real, map(str, writable)):
-            folders.append(real)
-    return list(dict.fromkeys(folders))
+        if not folder or not os.path.isabs(folder) or not os.path.isdir(folder):
+            continue
+        real = os.path.realpath(folder)
+        for path in dict.fromkeys((os.path.normpath(folder), real)):
+            if _under_any(path, hidden) and not _under_any(path, inside):
+                binds[path] = real
+    return [word for path, real in binds.items() for word in ("--ro-bind", real, path)]
 
 
 def git_paths(root: Path) -> list[str]:
@@ -118,10 +130,13 @@ def secret_paths(home: str, hide: Iterable[str] = (), expose: Iterable[str] = ()
     return list(dict.fromkeys(found))
 
 
-def mask_options(paths: Iterable[str]) -> list[str]:
-    """Masks: an empty tmpfs over a folder, ``/dev/null`` over a file."""
+def mask_options(paths: Iterable[str], writable: Sequence[Path] = ()) -> list[str]:
+    """Masks: an empty tmpfs over a folder, ``/dev/null`` over a file; never over a folder that
+    holds a writable one (the repository itself inside ``~/.config/gh`` stays usable)."""
     options: list[str] = []
     for path in paths:
+        if any(_under_any(str(w), [path]) for w in writable):
+            continue
         options += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     return options
 

@@ -225,3 +225,45 @@ def test_bash_runs_the_virtualenv_of_the_shell_that_started_frogtui(workspace: W
     observation = runner.run(ToolCall("t", "Bash", {"command": command})).observation
     assert observation.startswith(f"Exit code: 0\nSTDOUT:\nvenv {venv}\n"), observation
     assert "pyenv" not in observation
+
+
+# fallbacks and edges ---------------------------------------------------------------------------
+FALLBACKS = [("--disable-userns", "userns-nested", False), ("--unshare-user", "caps", True)]
+
+
+@pytest.mark.parametrize(("refused", "privileges", "warned"), FALLBACKS)
+def test_an_older_or_restricted_bwrap_keeps_what_it_can(workspace: Workspace, tmp_path: Path, refused: str, privileges: str,
+                                                        warned: bool) -> None:
+    """bwrap before 0.8 has no --disable-userns; some hosts forbid user namespaces: the next best
+    sandbox is used (still no capabilities), with a warning when root keeps its file access."""
+    fake = tmp_path / "bwrap"
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do [ "$a" = "{refused}" ] && {{ echo "bwrap: Unknown option {refused}" >&2; exit 1; }}; '
+                    f'[ "$a" = "--" ] && break; done\nexec {BWRAP} "$@"\n')
+    fake.chmod(0o755)
+    sandbox = make_sandbox(workspace, SandboxSettings(), bwrap=str(fake))
+    assert isinstance(sandbox.wrap, BwrapWrapper) and sandbox.wrap.privileges == privileges
+    assert (sandbox.warning is not None) == warned
+    remount = ToolCall("t", "Bash", {"command": REMOUNT.format(git=workspace.root / ".git")})
+    observation = ToolRunner(workspace, wrap=sandbox.wrap).run(remount).observation
+    assert "CapEff:\t0000000000000000" in observation and not (workspace.root / ".git" / "probe").exists()
+
+
+def test_a_repository_inside_a_secret_store_stays_usable(workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(workspace.root.parent))
+    store = workspace.root.parent / ".config" / "gh"
+    store.mkdir(parents=True)
+    from frogtui.approval.sandbox_mounts import mask_options
+
+    assert mask_options([str(store), str(workspace.root.parent)], [workspace.root]) == ["--tmpfs", str(store)]
+
+
+def test_a_toolchain_folder_under_a_hidden_one_is_bound_back_where_path_names_it(on_disk: Path, workspace: Workspace) -> None:
+    from frogtui.approval.sandbox_mounts import toolchain_options
+
+    (on_disk / "runtime" / "sw" / "bin").mkdir(parents=True)
+    (on_disk / "store").mkdir()
+    (on_disk / "runtime" / "current").symlink_to(on_disk / "store")
+    environ = {"XDG_RUNTIME_DIR": str(on_disk / "runtime"), "PATH": f"{on_disk}/runtime/sw/bin:{on_disk}/runtime/current:/usr/bin"}
+    options = toolchain_options(environ, [workspace.root])
+    assert options == ["--ro-bind", f"{on_disk}/runtime/sw/bin", f"{on_disk}/runtime/sw/bin",
+                       "--ro-bind", f"{on_disk}/store", f"{on_disk}/runtime/current"]
