@@ -18,7 +18,7 @@ import git
 
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot_tree
-from frogtui.vcs.verify import check_ref, record_update
+from frogtui.vcs.verify import check_ref, record_path, record_update
 
 LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}
 """Environment that makes git read every pathspec as a plain path (no globs, no magic)."""
@@ -214,13 +214,19 @@ def init_repo(path: str | os.PathLike[str]) -> git.Repo:
 
 
 def resume(path: str | os.PathLike[str], session: str | None = None) -> RepoState | None:
-    """The state recorded for ``session`` (default: the newest session recorded in this
-    repository) from its ``start`` ref; when there is none, start recording now (``discover``)."""
+    """The state recorded for ``session`` (default: the newest session frogtui recorded in this
+    repository: one with a session folder, so a planted ``refs/frogtui/<x>/start`` is never picked)
+    from its ``start`` ref, checked against the session's record; when there is none, start
+    recording now (``discover``).
+
+    Raises:
+        CheckpointForged: the start ref is not what frogtui recorded.
+    """
     repo = open_repo(path)
     if repo is None or repo.bare or repo.working_tree_dir is None:
         return None
     refs = decode_refs(run_git(repo, "for-each-ref", "--sort=-refname", "--format=%(refname)", "refs/frogtui/"))
-    starts = [r for r in refs if r.endswith("/start") and (session is None or r == f"refs/frogtui/{session}/start")]
+    starts = [r for r in refs if r.endswith("/start") and (r == f"refs/frogtui/{session}/start" or session is None and record_path(r))]
     if not starts:
         return discover(path, session or time.strftime("%Y%m%d-%H%M%S"))
     name = starts[0][len("refs/frogtui/") : -len("/start")]

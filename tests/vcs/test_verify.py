@@ -62,3 +62,11 @@ def test_a_moved_checkpoint_ref_is_refused_after_a_restart(repo: Path) -> None:
     git(repo, "update-ref", "refs/frogtui/s3/start", forged)
     with pytest.raises(CheckpointForged, match="refs/frogtui/s3/start is not what frogtui recorded"):
         resume(repo, "s3")
+
+
+def test_resume_never_picks_a_planted_session(repo: Path) -> None:
+    real = discover(repo, session("20260101-000000-real"))
+    planted = git(repo, "write-tree").strip()
+    git(repo, "update-ref", "refs/frogtui/zzzz-planted/start", planted)  # sorts after the real one
+    state = resume(repo)
+    assert state is not None and state.session == real.session and state.start_tree == real.start_tree
