@@ -4,6 +4,7 @@ the gate (the floor holds under ``--approve all``, ``policy`` denies what it wou
 from __future__ import annotations
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -345,3 +346,38 @@ def test_a_git_failure_mid_run_is_one_line_a_named_end_and_a_trajectory(py_repo:
     assert "exit_reason=tool_error" in proc.stderr and "vanished or was replaced" in proc.stderr
     data = json.loads(out.read_text())
     assert data["exit_reason"] == "tool_error" and "checkpoint failed" in data["error"]
+
+
+def test_a_sandboxed_command_cannot_plant_code_for_frogtuis_git(py_repo: Path, tmp_path: Path) -> None:
+    """Issue 9 finding 1, end to end under --approve all: a command the floor cannot see through
+    (python) plants a commondir with hooks and an in-tree hooks path; no hook runs at the next
+    checkpoints, the run ends normally, and .git is as it was."""
+    from frogtui.approval.sandbox import probe_bwrap
+
+    if shutil.which("bwrap") is None or probe_bwrap(shutil.which("bwrap") or "") is not None:
+        pytest.skip("bubblewrap is not usable here")
+    marker = tmp_path / "PWNED"
+    plant = (
+        "import os, pathlib\n"
+        "for folder in ('evil/hooks', '.husky/_'):\n"
+        "    for name in ('reference-transaction', 'post-index-change'):\n"
+        "        p = pathlib.Path(folder, name); p.parent.mkdir(parents=True, exist_ok=True)\n"
+        f"        p.write_text('#!/bin/sh\\ntouch {marker}\\n')\n"
+        "        p.chmod(0o755)\n"
+        "plants = (('.git/commondir', os.path.abspath('evil')), ('.git/config', '[core]\\n\\thooksPath = .husky/_\\n'))\n"
+        "for path, text in plants:\n"
+        "    try: pathlib.Path(path).write_text(text)\n"
+        "    except OSError as err: print(err)\n"
+    )
+    (tmp_path / "plant.py").write_text(plant)
+    shutil.copy(tmp_path / "plant.py", py_repo / "plant.py")
+    turns = [turn("", xml_call("Bash", command="python3 plant.py")), turn("", xml_call("Bash", command="true")),
+             turn("", answer="done")]
+    before = git(py_repo, "config", "--list", "--local")
+    out = tmp_path / "traj.json"
+    proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{write_replay(tmp_path / 'r.jsonl', turns)}",
+                   "--approve", "all", "--trajectory", str(out))
+    assert proc.returncode == 0, proc.stderr
+    observations = [m["content"] for m in json.loads(out.read_text())["messages"] if m["role"] == "tool"]
+    assert observations[0].count("Read-only file system") == 2 and not marker.exists(), observations[0]
+    assert not (py_repo / ".git" / "commondir").exists() and git(py_repo, "config", "--list", "--local") == before
