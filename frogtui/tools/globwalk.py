@@ -28,8 +28,10 @@ class GlobSearch:
         parts = pattern.split("/")
         base = "/" if pattern.startswith("/") else "."
         found: list[str] = []
+        seen: set[str] = set()
         for path in self._match(base, [p for p in parts if p], frozenset()):
-            if os.path.isfile(path):
+            if path not in seen and os.path.isfile(path):
+                seen.add(path)
                 found.append(path)
                 if len(found) >= self.max_results:
                     self.stopped = f"stopped at {self.max_results} matches"
@@ -48,6 +50,8 @@ class GlobSearch:
         head, rest = parts[0], parts[1:]
         if head == "**":
             yield from self._match(folder, rest, ancestors)
+            if not rest:  # a final ``**`` matches every name below, files included
+                yield from (path for _, path in self._entries(folder, "*") if not os.path.isdir(path))
             for name, path in self._subfolders(folder, "*", ancestors):
                 yield from self._match(path, parts, ancestors | {self._key(path)})
             return

@@ -150,3 +150,19 @@ def test_write_resolves_its_path_again_when_applied(ws: Workspace, tmp_path: Pat
     with pytest.raises(PermissionError, match="refusing to write sub/f.txt"):
         apply_preview(ws, preview)
     assert list(outside.iterdir()) == []
+
+
+GLOB_PATTERNS = ["**", "**/*", "src/**", "**/*.py", "*.py", ".*", "src/*/*", "**/.f", "src/**/c.txt", "s?c/**/*.txt", "**/sub",
+                 "[as]*", "src/../*.py", "./src/*.py", "**/**/*.py"]
+
+
+@pytest.mark.parametrize("pattern", GLOB_PATTERNS)
+def test_the_bounded_glob_finds_what_pythons_glob_finds(ws: Workspace, pattern: str) -> None:
+    import glob as globlib
+
+    for name in ["a.py", "src/b.py", "src/sub/c.txt", "src/.hid/d.py", ".e.py", "src/sub/.f"]:
+        (ws.root / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws.root / name).write_text("")
+    full = str(ws.root / pattern)
+    want = sorted({os.path.normpath(p) for p in globlib.glob(full, recursive=True) if os.path.isfile(p)})
+    assert sorted(os.path.normpath(p) for p in GlobSearch().files(full)) == want
