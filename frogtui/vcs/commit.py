@@ -15,7 +15,6 @@ from pathlib import Path
 import git
 
 from frogtui.errors import FrogtuiError
-from frogtui.vcs.gitguard import PERSON_COMMIT_ENV
 from frogtui.vcs.hunks import decode, section_path, split_sections, encode
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, head_commit, run_git, temporary_index, tree_of
 
@@ -129,11 +128,11 @@ def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "
         built = run_git(repo, "write-tree", env=env).decode().strip()
         if built == base:
             raise CommitFailed("the selected changes make no difference to HEAD: nothing to commit")
-        commit_env = {"GIT_INDEX_FILE": env["GIT_INDEX_FILE"], **PERSON_COMMIT_ENV}  # the person's hooks run
+        commit_env = {"GIT_INDEX_FILE": env["GIT_INDEX_FILE"]}
         with tempfile.NamedTemporaryFile("wb", prefix="frogtui-msg-", delete=False) as handle:
             handle.write(encode(with_trailer(message, trailer)))
         try:
-            run_git(repo, "commit", "--quiet", "--no-edit", "-F", handle.name, env=commit_env)
+            run_git(repo, "commit", "--quiet", "--no-edit", "-F", handle.name, env=commit_env, as_person=True)  # their hooks run
         except GitFailed as err:
             if any(marker in err.output for marker in _IDENTITY_MARKERS):
                 raise NoIdentity(IDENTITY_HELP, err.output) from None

@@ -9,7 +9,8 @@ and before each command the git dir is checked to be the one opened (same folder
 (``.git/config`` is read-only in the sandbox, ``~/.gitconfig`` is outside it), and turning them
 off would make every LFS file look changed.
 
-The person's own commit from the review screen runs with ``PERSON_COMMIT_ENV``: their hooks run.
+The person's own commit from the review screen runs through ``person_git``: a plain ``git`` in the
+work tree, after the same check, so their hooks and settings apply as with ``git commit``.
 """
 from __future__ import annotations
 
@@ -27,8 +28,7 @@ HARDENING = (
     ("diff.external", ""),
     ("core.hooksPath", "/dev/null"),
 )
-"""Configuration forced on every git command frogtui runs (the hooks path last: see
-``PERSON_COMMIT_ENV``)."""
+"""Configuration forced on every git command frogtui runs for itself."""
 
 GIT_CONTROL_FILES = (".gitattributes", ".gitmodules", ".husky/", ".pre-commit-config.yaml", ".githooks/", ".lefthook.yml", "lefthook.yml")
 """Files in the working tree that decide what git or the person's hook tools run at their next
@@ -42,11 +42,6 @@ def hardening_env(pairs: tuple[tuple[str, str], ...] = HARDENING) -> dict[str, s
         env[f"GIT_CONFIG_KEY_{n}"] = key
         env[f"GIT_CONFIG_VALUE_{n}"] = value
     return env
-
-
-PERSON_COMMIT_ENV = {"GIT_CONFIG_COUNT": str(len(HARDENING) - 1)}
-"""Per-command environment for the person's own commit: everything hardened but the hooks path,
-so their hooks (pre-commit, commit-msg…) run as with a plain ``git commit``."""
 
 
 class RepositoryChanged(FrogtuiError):
@@ -135,6 +130,20 @@ class PinnedRepo(git.Repo):
             GIT_NO_REPLACE_OBJECTS="1", **hardening_env(),
         )
         return self
+
+
+def person_git(repo: git.Repo) -> git.Git:
+    """A plain ``git`` in ``repo``'s work tree, as the person would run it (their hooks, their
+    settings, no pinned environment for the hooks' own git calls to inherit), for their commit;
+    the git dir is checked first.
+
+    Raises:
+        RepositoryChanged: the git folder is not the one the session started with.
+    """
+    identity = getattr(repo.git, "identity", None)
+    if identity is not None:
+        identity.check()
+    return git.Git(repo.working_tree_dir)
 
 
 def open_pinned(root: str | os.PathLike[str]) -> PinnedRepo | None:

@@ -17,6 +17,7 @@ from typing import Callable, Iterator, Mapping
 import git
 
 from frogtui.errors import FrogtuiError
+from frogtui.vcs.gitguard import person_git
 from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot_tree
 from frogtui.vcs.verify import check_ref, record_path, record_update
 
@@ -44,11 +45,14 @@ def run_git(
     *args: str,
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
+    as_person: bool = False,
 ) -> bytes:
-    """Run ``git args`` in the repository's working tree and return its stdout as bytes.
+    """Run ``git args`` in the repository's working tree and return its stdout as bytes: hardened
+    (``gitguard``), or with ``as_person`` as a plain ``git`` the person runs (their hooks run).
 
     Raises:
         GitFailed: the command exited with a non-zero status.
+        RepositoryChanged: the git folder is not the one the session started with.
     """
     with contextlib.ExitStack() as stack:
         istream = None
@@ -57,7 +61,8 @@ def run_git(
             handle.write(stdin)
             handle.seek(0)
             istream = handle
-        status, out, err = repo.git.execute(
+        runner = person_git(repo) if as_person else repo.git
+        status, out, err = runner.execute(
             ["git", "-c", "core.quotePath=false", *args],
             istream=istream,
             env=dict(env or {}),

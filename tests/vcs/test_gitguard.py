@@ -90,3 +90,16 @@ def test_the_persons_commit_still_runs_their_hooks(repo: Path, tmp_path: Path) -
 def test_git_controlling_files_are_named() -> None:
     paths = ["src/a.py", ".gitattributes", "sub/.gitattributes", ".husky/pre-commit", ".pre-commit-config.yaml", "hooks/x", ".gitmodules"]
     assert control_files_changed(paths, hooks_path="hooks") == paths[1:]
+
+
+def test_the_persons_hooks_see_a_plain_git_environment(repo: Path, tmp_path: Path) -> None:
+    """Their hooks' own git calls must not inherit frogtui's pinned GIT_DIR or hardening."""
+    marker = tmp_path / "env.txt"
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\nenv | grep -E '^GIT_(DIR|WORK_TREE|CONFIG_COUNT|CEILING)' > {marker}; true\n")
+    hook.chmod(0o755)
+    state = discover(repo, "env")
+    (repo / "f.txt").write_text("c\n")
+    review = ReviewSession(state)
+    review.commit(review.load(), "Change f")
+    assert marker.read_text() == ""
