@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from frogtui.approval import sandbox_mounts as mounts
+from frogtui.approval import seccomp
 from frogtui.approval.rules import SandboxSettings
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
@@ -34,6 +35,8 @@ class BwrapWrapper:
             ``userns-nested`` with bwrap before 0.8, ``caps`` where no user namespace can be made).
         hide: More paths to mask; expose: built-in secret stores left visible; env_names: more
             environment variables to pass (``[sandbox]``).
+        seccomp: The seccomp filter file, None where there is none (another machine, or bwrap
+            refused it).
     """
 
     bwrap: str
@@ -44,10 +47,13 @@ class BwrapWrapper:
     hide: tuple[str, ...] = ()
     expose: tuple[str, ...] = ()
     env_names: tuple[str, ...] = ()
+    seccomp: str | None = None
+    """The seccomp filter file (``approval.seccomp``), None without one."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
-        return [*self.options(os.environ), "--", *argv]
+        wrapped = [*self.options(os.environ), "--", *argv]
+        return seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
 
     def options(self, environ: Mapping[str, str]) -> list[str]:
         """bwrap's argv up to (not including) ``--``, built from the disk as it is now."""
@@ -74,6 +80,7 @@ class BwrapWrapper:
         masked = mounts.secret_paths(home, self.hide, self.expose)
         return [
             CONFINES_PRIVILEGES[self.privileges],
+            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
@@ -122,6 +129,20 @@ def probe_bwrap(bwrap: str, network: bool = False, privileges: str = "userns") -
     return _PROBES[key]
 
 
+def _usable_filter(bwrap: str, network: bool, privileges: str, writable: Sequence[Path]) -> str | None:
+    """The seccomp filter file when this machine has one, the sandbox cannot write it, and bwrap
+    accepts it (probed once per process)."""
+    path = seccomp.filter_file()
+    if path is None or any(path.startswith(f"{w}/") for w in writable):
+        return None
+    key = (f"{bwrap}+seccomp", network, privileges)
+    if key not in _PROBES:
+        with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
+            argv = [bwrap, *mounts.system_options(network, privileges), "--bind", folder, folder, "--", "true"]
+            _PROBES[key] = _run_probe(seccomp.with_filter(argv, path))
+    return path if _PROBES[key] is None else None
+
+
 def _run_probe(argv: list[str]) -> str | None:
     try:
         done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
@@ -147,6 +168,7 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
     if privileges == "caps":
         warning = f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files"
     wrap = BwrapWrapper(
-        path, workspace.root, workspace.tmp_dir, settings.network, privileges, settings.hide, settings.expose, settings.env
+        path, workspace.root, workspace.tmp_dir, settings.network, privileges, settings.hide, settings.expose, settings.env,
+        seccomp=_usable_filter(path, settings.network, privileges, [workspace.root, workspace.tmp_dir]),
     )
     return Sandbox(wrap, "bwrap", settings.network, warning)

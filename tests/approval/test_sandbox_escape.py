@@ -267,3 +267,36 @@ def test_a_toolchain_folder_under_a_hidden_one_is_bound_back_where_path_names_it
     options = toolchain_options(environ, [workspace.root])
     assert options == ["--ro-bind", f"{on_disk}/runtime/sw/bin", f"{on_disk}/runtime/sw/bin",
                        "--ro-bind", f"{on_disk}/store", f"{on_disk}/runtime/current"]
+
+
+SYSCALLS = """
+import ctypes, errno, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+child = os.fork()
+if child == 0:
+    time.sleep(5); os._exit(0)
+def outcome(result):
+    return "ok" if result == 0 else errno.errorcode[ctypes.get_errno()]
+print("ptrace", outcome(libc.ptrace(16, child, None, None)))  # PTRACE_ATTACH to our own child
+ctypes.set_errno(0)
+print("tiocsti", outcome(libc.ioctl(0, 0x5412, ctypes.c_char_p(b"x"))))
+os.kill(child, 9)
+"""
+
+
+def test_the_seccomp_filter_refuses_ptrace_and_tiocsti(workspace: Workspace) -> None:
+    import platform
+
+    from frogtui.approval.seccomp import ARCHES
+
+    if platform.machine() not in ARCHES:
+        pytest.skip(f"LOUD SKIP: no seccomp filter for {platform.machine()}")
+    (workspace.tmp_dir / "calls.py").write_text(SYSCALLS)
+    sandbox = make_sandbox(workspace, SandboxSettings())
+    assert isinstance(sandbox.wrap, BwrapWrapper) and sandbox.wrap.seccomp is not None, sandbox.warning
+    calls = ToolCall("t", "Bash", {"command": "python3 $TMPDIR/calls.py"})
+    observation = ToolRunner(workspace, wrap=sandbox.wrap).run(calls).observation
+    assert "ptrace EPERM" in observation and "tiocsti EPERM" in observation, observation
+    plain = subprocess.run([sys.executable, str(workspace.tmp_dir / "calls.py")], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, check=False)
+    assert "ptrace ok" in plain.stdout and "tiocsti ENOTTY" in plain.stdout, plain.stdout + plain.stderr

@@ -259,5 +259,5 @@ async def test_the_status_bar_says_what_the_sandbox_confines(make_app, home: Pat
         await wait_for(pilot, lambda: app.state.wired, what="the session to be wired")
         await pilot.pause()
         tip = str(app.status.tooltip)
-    assert tip.startswith("Bash runs under bubblewrap: user namespace, no capabilities, system and .git read-only")
-    assert "network off" in tip
+    assert tip.startswith("Bash runs under bubblewrap: user namespace, no capabilities, ")
+    assert "system and .git read-only" in tip and "secret store(s) hidden" in tip and "network off" in tip
