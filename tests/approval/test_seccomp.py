@@ -1,0 +1,51 @@
+"""The sandbox's seccomp program, run through a small classic-BPF interpreter for every machine it
+supports: each denied call and the terminal ioctls are refused, everything else (and other ioctls)
+is allowed, another ABI is refused."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from frogtui.approval.seccomp import ARCHES, DENIED, filter_program
+
+ALLOW, EPERM = 0x7FFF0000, 0x00050001
+
+
+def run_filter(program: bytes, arch: int, nr: int, arg1: int = 0) -> int:
+    data = struct.pack("<iIQ6Q", nr, arch, 0, 0, arg1, 0, 0, 0, 0)
+    ops = [struct.unpack("<HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = ops[pc]
+        if code == 0x20:
+            acc = struct.unpack_from("<I", data, k)[0]
+        elif code in (0x15, 0x35):
+            hit = acc == k if code == 0x15 else acc >= k
+            pc += jt if hit else jf
+        elif code == 0x06:
+            return k
+        else:
+            raise AssertionError(f"unexpected BPF op {code:#x}")
+        pc += 1
+
+
+@pytest.mark.parametrize("machine", sorted(ARCHES))
+def test_the_program_refuses_exactly_what_it_lists(machine: str) -> None:
+    program = filter_program(machine)
+    assert program is not None and len(program) % 8 == 0
+    audit_arch, ioctl, numbers = ARCHES[machine]
+    for name in DENIED:
+        assert run_filter(program, audit_arch, numbers[name]) == EPERM, name
+    denied = {numbers[name] for name in DENIED} | {ioctl}
+    for nr in set(range(0, 460)) - denied:
+        assert run_filter(program, audit_arch, nr) == ALLOW, nr
+    assert run_filter(program, audit_arch, ioctl, 0x5412) == EPERM and run_filter(program, audit_arch, ioctl, 0x541C) == EPERM
+    assert run_filter(program, audit_arch, ioctl, 0x5401) == ALLOW  # TCGETS: isatty() keeps working
+    assert run_filter(program, 0x40000003, 1) == EPERM  # i386 ABI
+    if machine == "x86_64":
+        assert run_filter(program, audit_arch, 0x40000000 | 1) == EPERM  # x32 ABI
+
+
+def test_no_program_for_an_unknown_machine() -> None:
+    assert filter_program("riscv64") is None
