@@ -30,13 +30,20 @@ ALLOWED = (
 """Names (``fnmatch`` patterns) passed to sandboxed Bash."""
 
 CREDENTIAL_NAME = re.compile(
-    r"TOKEN|SECRET|PASSW(OR)?D|PASS$|PGPASS|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|COOKIE|SESSION|JWT|DSN"
-    r"|WEBHOOK|_SK$|_KEY$|DATABASE_URL|_URI$|^AWS_|^AZURE_|^GCP_|^GOOGLE_APPLICATION|^GH_|^GITHUB_|^GITLAB_|^HF_"
-    r"|^HUGGING_?FACE|^OPENAI_|^ANTHROPIC_|^NPM_|^PYPI_|^TWINE_|^DOCKER_|^SSH_AGENT|^SSH_AUTH|^GPG_AGENT|^KUBECONFIG$"
-    r"|^BW_|^OP_|^VAULT_|^CI_JOB",
+    r"TOKEN|SECRET|PASSW(OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|COOKIE|SESSION_KEY"
+    r"|^AWS_|^AZURE_|^GCP_|^GOOGLE_APPLICATION|^GH_|^GITHUB_|^GITLAB_|^HF_|^HUGGING_?FACE|^OPENAI_|^ANTHROPIC_"
+    r"|^NPM_|^PYPI_|^TWINE_|^DOCKER_|^SSH_AGENT|^GPG_AGENT|^KUBECONFIG$",
     re.IGNORECASE,
 )
-"""Names that look like credentials: dropped unless named in ``[sandbox] env``."""
+"""Names never passed to Bash without a sandbox (frogtui's own environment minus these, as before
+the allowlist; ``[sandbox] env`` does not apply there)."""
+
+SECRET_LOOKING = re.compile(
+    rf"{CREDENTIAL_NAME.pattern}|PASS$|PGPASS|SESSION|JWT|DSN|WEBHOOK|_SK$|_KEY$|DATABASE_URL|_URI$|^SSH_AUTH|^BW_|^OP_|^VAULT_|^CI_JOB",
+    re.IGNORECASE,
+)
+"""Names that look like credentials: dropped in the sandbox even when allowlisted, unless named in
+``[sandbox] env``."""
 
 
 def sandbox_environment(environ: Mapping[str, str], named: Iterable[str] = ()) -> dict[str, str]:
@@ -44,6 +51,6 @@ def sandbox_environment(environ: Mapping[str, str], named: Iterable[str] = ()) -
     named = set(named)
     env = {}
     for name, value in environ.items():
-        if name in named or (any(fnmatch.fnmatchcase(name, pattern) for pattern in ALLOWED) and not CREDENTIAL_NAME.search(name)):
+        if name in named or (any(fnmatch.fnmatchcase(name, pattern) for pattern in ALLOWED) and not SECRET_LOOKING.search(name)):
             env[name] = value
     return env
