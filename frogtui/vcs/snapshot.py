@@ -82,4 +82,6 @@ def diff_trees(repo: git.Repo, before: str, after: str) -> str:
     """The binary-safe unified diff from tree ``before`` to tree ``after``."""
     if before == after:
         return ""
-    return repo.git.diff("--binary", "--no-color", "--no-ext-diff", before, after, stdout_as_string=True, strip_newline_in_stdout=False)
+    return repo.git.diff(
+        "--binary", "--no-color", "--no-ext-diff", "--no-textconv", before, after, stdout_as_string=True, strip_newline_in_stdout=False
+    )

@@ -103,3 +103,14 @@ def test_the_persons_hooks_see_a_plain_git_environment(repo: Path, tmp_path: Pat
     review = ReviewSession(state)
     review.commit(review.load(), "Change f")
     assert marker.read_text() == ""
+
+
+def test_the_trajectory_patch_runs_no_textconv(repo: Path, tmp_path: Path) -> None:
+    from frogtui.vcs.repository import session_patch
+
+    marker = tmp_path / "textconv-ran"
+    git(repo, "config", "diff.shown.textconv", f"sh -c 'touch {marker}; cat \"$0\"'")
+    (repo / ".gitattributes").write_text("*.txt diff=shown\n")
+    state = discover(repo, "textconv")
+    (repo / "f.txt").write_text("b\n")
+    assert "+b" in session_patch(state)() and not marker.exists()
