@@ -182,8 +182,6 @@ class SessionApp(App[int]):
         self.approver.engine = self.core.engine
         self.approver.sandboxed = self.core.sandboxed
         self.status.sandbox = self.approver.sandboxed
-        sandbox = self.core.sandbox  # what it confines, on hover
-        self.status.tooltip = sandbox.describe() if sandbox is not None else "Bash runs without a sandbox"
         for note in message.notes:
             self.chat.add_notice(note, "warning")
 

@@ -2,13 +2,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 
-import pytest
-
-from frogtui.approval.sandbox import probe_bwrap
 from frogtui.config import Config
 from frogtui.session import Session
 from frogtui.ui.app import FrogApp
@@ -245,19 +241,3 @@ async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: 
         assert tool_messages(app)[0] == "PermissionError: Bash is not allowed under mode: none"
     assert "a - b" in (py_repo / "calc.py").read_text()
 
-
-async def test_the_status_bar_says_what_the_sandbox_confines(make_app, home: Path) -> None:
-    """Issue 9 build item 8: hovering the status bar names what the sandbox confines (or that
-    there is none)."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None or probe_bwrap(bwrap) is not None:
-        pytest.skip("bubblewrap is not usable here")
-    rules = home / "sandboxed.toml"
-    rules.write_text('[sandbox]\nbash = "bwrap"\n')
-    app = make_app([turn("", answer="hi")], rules_file=rules)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.state.wired, what="the session to be wired")
-        await pilot.pause()
-        tip = str(app.status.tooltip)
-    assert tip.startswith("Bash runs under bubblewrap: user namespace, no capabilities, ")
-    assert "system and .git read-only" in tip and "secret store(s) hidden" in tip and "network off" in tip
