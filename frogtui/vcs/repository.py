@@ -75,7 +75,7 @@ def run_git(
         text = _text(out) + _text(err)
         raise GitFailed(args[0] if args else "", status, text)
     if args[:1] == ("update-ref",):
-        record_update(args)  # frogtui's own refs, also in the session folder (vcs/verify.py)
+        record_update(args, stdin)  # frogtui's own refs, also in the session folder (vcs/verify.py)
     return out
 
 

@@ -36,21 +36,30 @@ def record_path(ref: str) -> Path | None:
     return folder / RECORD if session and "." not in session[:1] and folder.is_dir() else None
 
 
-def record_update(args: tuple[str, ...]) -> None:
-    """Record what a successful ``git update-ref`` (``args`` as given to it) did to a frogtui ref."""
-    words = list(args[1:])
-    while words[:1] == ["-m"]:
-        words = words[2:]
-    delete = words[:1] == ["-d"]
-    words = words[1:] if delete else words
-    if not words:
-        return
-    path = record_path(words[0])
-    if path is None:
-        return
-    value = "-" if delete else (words[1] if len(words) > 1 else "-")
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(f"{words[0]} {value}\n")
+def record_update(args: tuple[str, ...], stdin: bytes | None = None) -> None:
+    """Record what a successful ``git update-ref`` (``args`` as given to it, ``stdin`` for
+    ``--stdin``) did to frogtui's refs."""
+    words = [w for n, w in enumerate(args[1:]) if w != "-m" and (n == 0 or args[n] != "-m")]
+    if "--stdin" in words:
+        changes = [_stdin_change(line.split()) for line in (stdin or b"").decode("utf-8", "replace").splitlines()]
+    else:
+        delete = words[:1] == ["-d"]
+        words = words[1:] if delete else words
+        changes = [(words[0], "-" if delete or len(words) < 2 else words[1])] if words else []
+    for ref, value in changes:
+        path = record_path(ref) if ref else None
+        if path is not None:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(f"{ref} {value}\n")
+
+
+def _stdin_change(words: list[str]) -> tuple[str, str]:
+    """(ref, new value) of one ``update-ref --stdin`` command ('' for the ones that change nothing)."""
+    if len(words) >= 3 and words[0] in ("update", "create"):
+        return words[1], words[2]
+    if len(words) >= 2 and words[0] == "delete":
+        return words[1], "-"
+    return "", ""
 
 
 def recorded(ref: str) -> str | None:

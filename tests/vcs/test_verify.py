@@ -70,3 +70,14 @@ def test_resume_never_picks_a_planted_session(repo: Path) -> None:
     git(repo, "update-ref", "refs/frogtui/zzzz-planted/start", planted)  # sorts after the real one
     state = resume(repo)
     assert state is not None and state.session == real.session and state.start_tree == real.start_tree
+
+
+def test_refs_written_in_a_batch_are_recorded_too(repo: Path) -> None:
+    from frogtui.vcs.repository import run_git
+
+    state = discover(repo, session("s5"))
+    batch = f"update refs/frogtui/s5/1 {state.start_tree}\ncreate refs/frogtui/s5/2 {state.start_tree}\n"
+    run_git(state.repo, "update-ref", "-m", "batch", "--stdin", stdin=batch.encode())
+    run_git(state.repo, "update-ref", "--stdin", stdin=b"delete refs/frogtui/s5/1\n")
+    lines = (sessions_dir() / "s5" / RECORD).read_text().splitlines()
+    assert lines[1:] == [f"refs/frogtui/s5/1 {state.start_tree}", f"refs/frogtui/s5/2 {state.start_tree}", "refs/frogtui/s5/1 -"]
