@@ -48,7 +48,6 @@ class BwrapWrapper:
     expose: tuple[str, ...] = ()
     env_names: tuple[str, ...] = ()
     seccomp: str | None = None
-    """The seccomp filter file (``approval.seccomp``), None without one."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
