@@ -148,7 +148,8 @@ async def test_footer_at_80_columns_shows_whole_keys_and_the_palette_has_every_a
         assert [key.description for key in shown] == ["Quit×2", "Stop", "New", "Review", "Undo", "Think", "JSON", "Mode"]
         # narrower: keys are hidden whole from the right, never drawn over each other
         await pilot.resize_terminal(60, 24)
-        await wait_for(pilot, lambda: len(shown_keys(app)) == 5, what="the footer laid out at 60 columns")
+        await wait_for(pilot, lambda: len(shown_keys(app)) == 5 and palette.region.width > 0 and palette.region.right <= 60,
+                       what="the footer laid out at 60 columns")
         shown = [key for key in footer.query("FooterKey") if key.display and not key.has_class("-command-palette")]
         assert [key.description for key in shown] == ["Quit×2", "Stop", "New", "Review", "Undo"]
         assert max(key.region.right for key in shown) <= palette.region.x
