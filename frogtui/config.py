@@ -113,7 +113,7 @@ class Config:
     """Override for the user's rules file (``policy check --rules``)."""
     commit_trailer: str = "Assisted-by: FrogNano-4B-2609 via frogtui"
 
-    def replace(self, **changes: Any) -> "Config":
+    def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)
 
 

@@ -8,8 +8,9 @@ does I/O.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal, Protocol, Union, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class TurnEnd:
     usage: Usage = field(default_factory=Usage)
 
 
-ModelItem = Union[str, ToolCall, TurnEnd]
+ModelItem = str | ToolCall | TurnEnd
 """What ``Model.stream_turn`` yields: raw text pieces (fed to the streaming parser), already
 structured tool calls (servers that return ``tool_calls``), and exactly one final ``TurnEnd``."""
 

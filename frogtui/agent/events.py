@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, Union, get_args, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from frogtui.protocol import Approval, ToolCall, Usage
 
@@ -111,20 +111,20 @@ class RunEnded:
     trajectory: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-AgentEvent = Union[
-    RunStarted,
-    UserMessageAdded,
-    StepStarted,
-    ReasoningDelta,
-    AnswerDelta,
-    ToolCallProposed,
-    ApprovalAnswered,
-    ToolStarted,
-    ToolFinished,
-    StepUsage,
-    AssistantTurnEnded,
-    RunEnded,
-]
+AgentEvent = (
+    RunStarted
+    | UserMessageAdded
+    | StepStarted
+    | ReasoningDelta
+    | AnswerDelta
+    | ToolCallProposed
+    | ApprovalAnswered
+    | ToolStarted
+    | ToolFinished
+    | StepUsage
+    | AssistantTurnEnded
+    | RunEnded
+)
 """Everything the loop emits."""
 
 

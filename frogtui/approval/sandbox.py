@@ -132,7 +132,12 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
         return Sandbox(None, "none", True, 'Bash runs without a sandbox: [sandbox] bash = "none" in the rules')
     path = bwrap or shutil.which("bwrap")
     if path is None:
-        return Sandbox(None, "none", True, "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository")
+        return Sandbox(
+            None,
+            "none",
+            True,
+            "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository",
+        )
     problem = probe_bwrap(path, settings.network)
     if problem is not None:
         return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}")

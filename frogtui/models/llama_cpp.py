@@ -16,9 +16,10 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import llama_cpp
 
@@ -107,7 +108,7 @@ class LlamaCppModel:
 
     # loading ------------------------------------------------------------------------
     @classmethod
-    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> "LlamaCppModel":
+    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> LlamaCppModel:
         """Resolve the spec (download ``hf:`` specs), load the model and say what was chosen.
 
         Args:
@@ -138,9 +139,17 @@ class LlamaCppModel:
         n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if gpu else 0)
         try:
             llm = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
-                flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],
-                n_threads=s.n_threads, n_threads_batch=s.n_threads, seed=llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed,
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_batch=s.n_batch,
+                n_ubatch=s.n_batch,
+                n_gpu_layers=n_gpu_layers,
+                flash_attn=s.flash_attn,
+                type_k=KV_CACHE_TYPES[s.cache_type_k],
+                type_v=KV_CACHE_TYPES[s.cache_type_v],
+                n_threads=s.n_threads,
+                n_threads_batch=s.n_threads,
+                seed=llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed,
                 verbose=False,
             )
         except (ValueError, RuntimeError) as err:
@@ -151,8 +160,10 @@ class LlamaCppModel:
         layers = header.get(f"{arch}.block_count", "?")
         offload = "all" if n_gpu_layers < 0 else str(n_gpu_layers)
         summary = (
-            f"{path.name}: {arch}, n_ctx {n_ctx}" + (f" (model trained for {trained}; {s.n_ctx} asked)" if n_ctx < s.n_ctx else "")
-            + f", GPU layers {offload} of {layers}" + ("" if gpu else " (CPU-only build)")
+            f"{path.name}: {arch}, n_ctx {n_ctx}"
+            + (f" (model trained for {trained}; {s.n_ctx} asked)" if n_ctx < s.n_ctx else "")
+            + f", GPU layers {offload} of {layers}"
+            + ("" if gpu else " (CPU-only build)")
             + f", flash attention {'on' if s.flash_attn else 'off'}, KV cache {s.cache_type_k}/{s.cache_type_v}"
             + f", threads {llm.n_threads}/{llm.n_threads_batch}, prompt mode {s.prompt_mode}"
         )
@@ -284,7 +295,8 @@ class LlamaCppModel:
         """Texts of the vocabulary's control tokens (``<|im_end|>``...), longest first."""
         n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
         texts = {
-            self._token_text(t) for t in range(n_vocab)
+            self._token_text(t)
+            for t in range(n_vocab)
             if llama_cpp.llama_vocab_get_attr(self.vocab, t) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
         }
         return tuple(sorted((t for t in texts if t), key=len, reverse=True))
@@ -317,7 +329,7 @@ class LlamaCppModel:
             if upcoming:
                 stop = upcoming[0]
             try:
-                self.llm.eval(t.tokens[t.evaluated:stop])
+                self.llm.eval(t.tokens[t.evaluated : stop])
             except RuntimeError as err:
                 raise ModelError(f"llama.cpp failed to evaluate the prompt: {err}") from None
             t.evaluated = self.llm.n_tokens
@@ -332,7 +344,7 @@ class LlamaCppModel:
         if llama_cpp.llama_state_seq_get_data_ext(ctx, data, size, 0, PARTIAL_STATE) != size:
             return
         self.checkpoints = [c for c in self.checkpoints if c.position != position] + [Checkpoint(position, data)]
-        self.checkpoints = self.checkpoints[-self.settings.checkpoints:]
+        self.checkpoints = self.checkpoints[-self.settings.checkpoints :]
 
     def _rewind(self, position: int) -> None:
         """Cut the cache back to ``position`` tokens (or the nearest checkpoint before it)."""

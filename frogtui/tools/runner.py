@@ -12,7 +12,6 @@ from frogtui.tools.bash import CommandWrapper, run_bash
 from frogtui.tools.files import StaleFileError
 from frogtui.tools.workspace import Workspace
 
-
 CREDENTIAL_NAME = re.compile(
     r"TOKEN|SECRET|PASSW(OR)?D|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|COOKIE|SESSION_KEY"
     r"|^AWS_|^AZURE_|^GCP_|^GOOGLE_APPLICATION|^GH_|^GITHUB_|^GITLAB_|^HF_|^HUGGING_?FACE|^OPENAI_|^ANTHROPIC_"

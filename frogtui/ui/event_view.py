@@ -25,13 +25,26 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
     elif isinstance(event, ev.ApprovalAnswered):
         a = event.approval
         edited = a.arguments is not None and a.arguments != event.call.arguments
-        trace.update(event.call, decision=a.decision, by=a.by, rule=a.rule, status="allowed" if a.allowed else "denied", edited=edited, reason=a.reason)
+        trace.update(
+            event.call,
+            decision=a.decision,
+            by=a.by,
+            rule=a.rule,
+            status="allowed" if a.allowed else "denied",
+            edited=edited,
+            reason=a.reason,
+        )
     elif isinstance(event, ev.ToolStarted):
         trace.update(event.call, status="running")
         status.state = f"running {event.call.name}"
     elif isinstance(event, ev.ToolFinished):
-        trace.update(event.call, status=finished_state(event), duration_s=event.duration_s if event.ran else None,
-                     exit_code=event.exit_code, observation=event.observation)
+        trace.update(
+            event.call,
+            status=finished_state(event),
+            duration_s=event.duration_s if event.ran else None,
+            exit_code=event.exit_code,
+            observation=event.observation,
+        )
         status.state = "working"
     elif isinstance(event, ev.StepUsage):
         status.context_used = event.context_tokens
