@@ -50,12 +50,15 @@ def sessions_dir() -> Path:
 class Sampling:
     """Sampling settings; defaults are the FrogNano evaluation configs (LEAF.md)."""
 
+    seed: int | None = None
+    """None: a random seed for each load (set one for reproducible runs)."""
     temperature: float = 0.6
     top_p: float = 0.95
     top_k: int = 20
     min_p: float = 0.0
+    """0 turns min-p sampling off."""
     repeat_penalty: float = 1.0
-    seed: int | None = None
+    """1.0 turns the repetition penalty off (over the last 64 tokens otherwise)."""
 
 
 @dataclass(frozen=True)

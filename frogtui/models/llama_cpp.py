@@ -137,20 +137,12 @@ class LlamaCppModel:
         if report is not None:
             report(f"loading {path.name} ({path.stat().st_size / 1e9:.2f} GB)…")
         n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if gpu else 0)
+        seed = llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed
         try:
             llm = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_batch=s.n_batch,
-                n_ubatch=s.n_batch,
-                n_gpu_layers=n_gpu_layers,
-                flash_attn=s.flash_attn,
-                type_k=KV_CACHE_TYPES[s.cache_type_k],
-                type_v=KV_CACHE_TYPES[s.cache_type_v],
-                n_threads=s.n_threads,
-                n_threads_batch=s.n_threads,
-                seed=llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed,
-                verbose=False,
+                model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
+                flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],
+                n_threads=s.n_threads, n_threads_batch=s.n_threads, seed=seed, verbose=False,
             )
         except (ValueError, RuntimeError) as err:
             raise ModelLoadError(
@@ -160,10 +152,8 @@ class LlamaCppModel:
         layers = header.get(f"{arch}.block_count", "?")
         offload = "all" if n_gpu_layers < 0 else str(n_gpu_layers)
         summary = (
-            f"{path.name}: {arch}, n_ctx {n_ctx}"
-            + (f" (model trained for {trained}; {s.n_ctx} asked)" if n_ctx < s.n_ctx else "")
-            + f", GPU layers {offload} of {layers}"
-            + ("" if gpu else " (CPU-only build)")
+            f"{path.name}: {arch}, n_ctx {n_ctx}" + (f" (model trained for {trained}; {s.n_ctx} asked)" if n_ctx < s.n_ctx else "")
+            + f", GPU layers {offload} of {layers}" + ("" if gpu else " (CPU-only build)")
             + f", flash attention {'on' if s.flash_attn else 'off'}, KV cache {s.cache_type_k}/{s.cache_type_v}"
             + f", threads {llm.n_threads}/{llm.n_threads_batch}, prompt mode {s.prompt_mode}"
         )
@@ -295,8 +285,7 @@ class LlamaCppModel:
         """Texts of the vocabulary's control tokens (``<|im_end|>``...), longest first."""
         n_vocab = llama_cpp.llama_vocab_n_tokens(self.vocab)
         texts = {
-            self._token_text(t)
-            for t in range(n_vocab)
+            self._token_text(t) for t in range(n_vocab)
             if llama_cpp.llama_vocab_get_attr(self.vocab, t) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL
         }
         return tuple(sorted((t for t in texts if t), key=len, reverse=True))
@@ -329,7 +318,7 @@ class LlamaCppModel:
             if upcoming:
                 stop = upcoming[0]
             try:
-                self.llm.eval(t.tokens[t.evaluated : stop])
+                self.llm.eval(t.tokens[t.evaluated:stop])
             except RuntimeError as err:
                 raise ModelError(f"llama.cpp failed to evaluate the prompt: {err}") from None
             t.evaluated = self.llm.n_tokens
@@ -344,7 +333,7 @@ class LlamaCppModel:
         if llama_cpp.llama_state_seq_get_data_ext(ctx, data, size, 0, PARTIAL_STATE) != size:
             return
         self.checkpoints = [c for c in self.checkpoints if c.position != position] + [Checkpoint(position, data)]
-        self.checkpoints = self.checkpoints[-self.settings.checkpoints :]
+        self.checkpoints = self.checkpoints[-self.settings.checkpoints:]
 
     def _rewind(self, position: int) -> None:
         """Cut the cache back to ``position`` tokens (or the nearest checkpoint before it)."""

@@ -7,9 +7,6 @@ from frogtui.ui.chat import ChatPane
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane, finished_state
 
-CALL_EVENTS = (ev.ToolCallProposed, ev.ApprovalAnswered, ev.ToolStarted, ev.ToolFinished)
-"""The events that change a call's line in the chat."""
-
 
 async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, status: StatusBar) -> None:
     """Show ``event`` (``RunEnded`` is the app's: it ends the run)."""
@@ -52,5 +49,5 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
             status.tok_s = event.usage.gen_tok_s
     elif isinstance(event, ev.AssistantTurnEnded):
         await chat.end_turn()
-    if isinstance(event, CALL_EVENTS):
+    if isinstance(event, ev.CallEvent):  # the call's line in the chat
         await chat.show_call(trace.entries[event.call.id])

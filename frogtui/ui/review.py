@@ -45,9 +45,9 @@ class HunkTree(Tree[Any]):
     BINDINGS = [
         Binding("space", "screen.toggle", "Accept/reject"),
         Binding("a", "screen.toggle_file", "Whole file"),
-        Binding("s", "screen.split", "Split hunk"),
+        Binding("s", "screen.split", "Split hunk", tooltip="Split the hunk under the cursor into smaller ones"),
         Binding("c", "screen.commit", "Commit"),
-        Binding("d", "screen.discard", "Discard rejected"),
+        Binding("d", "screen.discard", "Discard rejected", tooltip="Put back the old text of this session's rejected changes"),
         Binding("u", "screen.undo", "Undo commit"),
         Binding("m", "screen.redraft", "Redraft"),
     ]

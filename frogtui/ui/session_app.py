@@ -70,14 +70,9 @@ class SessionApp(App[int]):
     CSS_PATH = "app.tcss"
 
     def __init__(
-        self,
-        config: Config,
-        *,
-        resume: Session | None = None,
-        themes: ThemeCatalog | None = None,
-        model_loader: ModelLoader | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+        self, config: Config, *, resume: Session | None = None, themes: ThemeCatalog | None = None,
+        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # resume, model_loader and clock go to the SessionCore
         super().__init__()
         self.config = config
         self.clock = clock
