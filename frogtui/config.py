@@ -9,7 +9,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import platformdirs
 
@@ -92,6 +92,8 @@ class Limits:
 
 ApprovalMode = Literal["policy", "all", "none"]
 """How approvals are answered (``Config.approve``)."""
+APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+"""In the order the app's F2 cycles them."""
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,7 @@ class CallPreviewed(Message):
 
 
 class UiSink:
-    """Implements ``protocol.EventSink``: every loop event becomes an ``AgentEventPosted`` message.
+    """Implements ``agent.events.EventSink``: every loop event becomes an ``AgentEventPosted`` message.
 
     Args:
         post: the app's thread-safe ``post_message``.
