@@ -90,7 +90,7 @@ def main() -> None:
         results: dict[str, list[float]] = {"frogtui": [], "stash_create": [], "fresh_index": []}
         for run in range(args.runs):
             change(root, args.files, args.changed, run)
-            results["frogtui"].append(timed(lambda: checkpoints.before_action(run + 1, call)))
+            results["frogtui"].append(timed(lambda step=run + 1: checkpoints.before_action(step, call)))
             results["stash_create"].append(timed(lambda: git(root, "stash", "create")))
             results["fresh_index"].append(timed(lambda: fresh_index_snapshot(root)))
             print(f"run {run + 1}: " + "   ".join(f"{k} {v[-1]:7.1f} ms" for k, v in results.items()))

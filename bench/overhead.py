@@ -73,8 +73,8 @@ def main() -> None:
         speeds["raw"].append(generation_speed(raw, counts["raw"][-1], time.perf_counter() - started))
         print(f"run {run}: frogtui {speeds['frogtui'][-1]:8.1f} tok/s ({counts['frogtui'][-1]} tokens)   "
               f"raw {speeds['raw'][-1]:8.1f} tok/s ({counts['raw'][-1]} tokens)")
-    frog = sum(c for c in counts["frogtui"]) / sum(c / s for c, s in zip(counts["frogtui"], speeds["frogtui"]) if s)
-    rawv = sum(c for c in counts["raw"]) / sum(c / s for c, s in zip(counts["raw"], speeds["raw"]) if s)
+    frog = sum(c for c in counts["frogtui"]) / sum(c / s for c, s in zip(counts["frogtui"], speeds["frogtui"], strict=True) if s)
+    rawv = sum(c for c in counts["raw"]) / sum(c / s for c, s in zip(counts["raw"], speeds["raw"], strict=True) if s)
     print(json.dumps({"frogtui_tok_s": round(frog, 2), "raw_tok_s": round(rawv, 2), "ratio": round(frog / rawv, 3) if rawv else None}))
     model.close()
     raw.close()

@@ -32,18 +32,29 @@ def observation(step: int, lines: int) -> str:
 
 
 def assistant(step: int) -> dict[str, Any]:
-    args = {"file_path": f"src/service/module_{step}.py"} if step % 3 else {"command": f"python -m pytest -q tests/test_{step}.py", "description": "run the tests"}
+    args = (
+        {"file_path": f"src/service/module_{step}.py"}
+        if step % 3
+        else {"command": f"python -m pytest -q tests/test_{step}.py", "description": "run the tests"}
+    )
     return {
-        "role": "assistant", "content": "",
+        "role": "assistant",
+        "content": "",
         "reasoning_content": f"Step {step}: the failure points at module {step}; I will inspect it before editing anything.",
-        "tool_calls": [{"id": f"call_{step}_1", "type": "function", "function": {"name": "Read" if step % 3 else "Bash", "arguments": json.dumps(args)}}],
+        "tool_calls": [
+            {
+                "id": f"call_{step}_1",
+                "type": "function",
+                "function": {"name": "Read" if step % 3 else "Bash", "arguments": json.dumps(args)},
+            }
+        ],
     }
 
 
 def as_generated(model: LlamaCppModel, messages: list[dict[str, Any]], message: dict[str, Any]) -> str:
     before = model.template.render(messages, TOOL_SCHEMAS, add_generation_prompt=True)
     after = model.template.render(messages + [message], TOOL_SCHEMAS, add_generation_prompt=False)
-    return after[len(before):].rstrip("\n")
+    return after[len(before) :].rstrip("\n")
 
 
 def naive_evaluated(llm: llama_cpp.Llama, messages: list[dict[str, Any]]) -> int:
@@ -63,7 +74,10 @@ def main() -> None:
     config = Config(llama=LlamaSettings(n_ctx=args.n_ctx), sampling=Sampling(seed=1))
     model = LlamaCppModel.from_spec(args.model, config, report=lambda line: print(line, file=sys.stderr))
     naive = llama_cpp.Llama(args.model, n_ctx=model.llm.n_ctx(), n_batch=config.llama.n_batch, flash_attn=True, verbose=False)
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "The test suite fails in src/service; find the bug and fix it."}]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": "The test suite fails in src/service; find the bug and fix it."},
+    ]
     totals = {"steps": 0, "added_tokens": 0, "evaluated_tokens": 0, "naive_evaluated_tokens": 0}
     end = 0
     print(f"{'step':>5} {'added':>7} {'evaluated':>10} {'naive':>7}")

@@ -9,7 +9,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import platformdirs
 
@@ -50,12 +50,15 @@ def sessions_dir() -> Path:
 class Sampling:
     """Sampling settings; defaults are the FrogNano evaluation configs (LEAF.md)."""
 
+    seed: int | None = None
+    """None: a random seed for each load (set one for reproducible runs)."""
     temperature: float = 0.6
     top_p: float = 0.95
     top_k: int = 20
     min_p: float = 0.0
+    """0 turns min-p sampling off."""
     repeat_penalty: float = 1.0
-    seed: int | None = None
+    """1.0 turns the repetition penalty off (over the last 64 tokens otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,8 @@ class Limits:
 
 ApprovalMode = Literal["policy", "all", "none"]
 """How approvals are answered (``Config.approve``)."""
+APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+"""In the order the app's F2 cycles them."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ class Config:
     """Override for the user's rules file (``policy check --rules``)."""
     commit_trailer: str = "Assisted-by: FrogNano-4B-2609 via frogtui"
 
-    def replace(self, **changes: Any) -> "Config":
+    def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)
 
 

@@ -37,7 +37,9 @@ class TraceSink:
         if isinstance(event, ev.ToolFinished):
             first = event.observation.splitlines()[0] if event.observation else ""
             extra = f" exit={event.exit_code}" if event.exit_code is not None else ""
-            self._line(f"[{event.step}] {event.call.name} {short_arguments(event.call, 60)} ({event.duration_s:.2f}s{extra}) -> {first[:100]}")
+            self._line(
+                f"[{event.step}] {event.call.name} {short_arguments(event.call, 60)} ({event.duration_s:.2f}s{extra}) -> {first[:100]}"
+            )
         elif isinstance(event, ev.ApprovalAnswered):
             a = event.approval
             self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}")
@@ -49,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="frogtui run", description="Run one task headless (no UI).", epilog=SETTINGS_HELP)
     parser.add_argument("task", help="the task, as you would type it")
     parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
-    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")
+    parser.add_argument(
+        "--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)"
+    )
     parser.add_argument("--approve", choices=APPROVAL_MODES, default="policy", help="approval mode (default: policy)")
     parser.add_argument("--trajectory", type=Path, help="also write the trajectory JSON here")
     parser.add_argument("--max-steps", type=int, help="step limit (default 100; config key: limits.max_steps)")
@@ -103,7 +107,8 @@ def build_agent(core: SessionCore, stderr: TextIO) -> Agent:
     unsupervised = (
         "--approve all: every action the floor and your deny rules allow runs without asking; "
         "FrogNano has no safety alignment, so use it only in a throwaway checkout"
-        if config.approve == "all" else ""
+        if config.approve == "all"
+        else ""
     )
     for line in (unsupervised, *notes):
         if line:
@@ -112,7 +117,16 @@ def build_agent(core: SessionCore, stderr: TextIO) -> Agent:
     return core.start(PolicyApprover(core.engine, config.approve, log=session.log), TraceSink(stderr, session))
 
 
-def run_task(task: str, config: Config, model: Model, *, trajectory_path: Path | None = None, stderr: TextIO | None = None, stdout: TextIO | None = None, commit: bool = False) -> int:
+def run_task(
+    task: str,
+    config: Config,
+    model: Model,
+    *,
+    trajectory_path: Path | None = None,
+    stderr: TextIO | None = None,
+    stdout: TextIO | None = None,
+    commit: bool = False,
+) -> int:
     """Run ``task`` with ``model`` (closed at the end) and return the exit status."""
     stderr = stderr or sys.stderr
     stdout = stdout or sys.stdout
@@ -130,7 +144,9 @@ def run_task(task: str, config: Config, model: Model, *, trajectory_path: Path |
         if commit:  # before the model closes: it drafts the message
             from frogtui.vcs.review import commit_run
 
-            commit_failed = not commit_run(core.repo_state, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, out=stderr)
+            commit_failed = not commit_run(
+                core.repo_state, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, out=stderr
+            )
     except KeyboardInterrupt:
         print("frogtui: stopped", file=stderr)
         return 1

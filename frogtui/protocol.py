@@ -7,9 +7,11 @@ does I/O.
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal, Protocol, Union, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -50,14 +52,8 @@ class Usage:
     """Generation speed of this turn in tokens per second."""
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "prompt_tokens": self.prompt_tokens,
-            "evaluated_tokens": self.evaluated_tokens,
-            "cached_tokens": self.cached_tokens,
-            "generated_tokens": self.generated_tokens,
-            "ttft_s": round(self.ttft_s, 4),
-            "gen_tok_s": round(self.gen_tok_s, 2),
-        }
+        """The fields as the trajectory's ``usage`` holds them (seconds and speed rounded)."""
+        return {**dataclasses.asdict(self), "ttft_s": round(self.ttft_s, 4), "gen_tok_s": round(self.gen_tok_s, 2)}
 
 
 @dataclass(frozen=True)
@@ -68,7 +64,7 @@ class TurnEnd:
     usage: Usage = field(default_factory=Usage)
 
 
-ModelItem = Union[str, ToolCall, TurnEnd]
+ModelItem = str | ToolCall | TurnEnd
 """What ``Model.stream_turn`` yields: raw text pieces (fed to the streaming parser), already
 structured tool calls (servers that return ``tool_calls``), and exactly one final ``TurnEnd``."""
 

@@ -36,7 +36,7 @@ class Session:
         return path
 
     @classmethod
-    def create(cls, repo: Path) -> "Session":
+    def create(cls, repo: Path) -> Session:
         session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         folder = sessions_dir() / session_id
         folder.mkdir(parents=True, exist_ok=True)
@@ -44,7 +44,7 @@ class Session:
         return cls(id=session_id, folder=folder, repo=repo)
 
     @classmethod
-    def latest(cls, repo: Path | None = None) -> "Session | None":
+    def latest(cls, repo: Path | None = None) -> Session | None:
         """The newest session (for ``repo`` when given), or None."""
         root = sessions_dir()
         if not root.is_dir():

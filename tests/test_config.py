@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from frogtui.config import SETTINGS_HELP, LlamaSettings, Limits, Sampling, load_config
+from frogtui.config import SETTINGS_HELP, Limits, LlamaSettings, Sampling, load_config
 from frogtui.errors import ConfigError
 
 

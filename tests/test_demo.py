@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support import git
 
 
+@pytest.mark.slow
 def test_headless_demo_fixes_the_bug(tmp_path: Path) -> None:
     folder = tmp_path / "demo"
     proc = subprocess.run(
@@ -25,7 +28,9 @@ def test_headless_demo_fixes_the_bug(tmp_path: Path) -> None:
 
 def test_demo_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:
     (tmp_path / "keep.txt").write_text("mine\n")
-    proc = subprocess.run([sys.executable, "-m", "frogtui", "demo", str(tmp_path), "--headless"], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "frogtui", "demo", str(tmp_path), "--headless"], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2
     assert "is not empty" in proc.stderr and "Traceback" not in proc.stderr
     assert (tmp_path / "keep.txt").read_text() == "mine\n"

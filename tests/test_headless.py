@@ -28,7 +28,9 @@ def frogtui(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 def test_run_fixes_repo_writes_trajectory_and_exits_0(py_repo: Path, tmp_path: Path) -> None:
     replay = write_replay(tmp_path / "fix.jsonl", FIX_TURNS)
     out = tmp_path / "traj.json"
-    proc = frogtui("run", "Fix the failing test", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out))
+    proc = frogtui(
+        "run", "Fix the failing test", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out)
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "Fixed add(): it now returns a + b.\n"
     assert "[2] Edit calc.py" in proc.stderr and "exit_reason=agent" in proc.stderr
@@ -46,7 +48,14 @@ def test_run_fixes_repo_writes_trajectory_and_exits_0(py_repo: Path, tmp_path: P
     (approval,) = data["steps"][1]["approvals"]
     assert (approval["tool"], approval["decision"], approval["by"], approval["rule"]) == ("Edit", "allow", "mode", "--approve all")
     assert approval["reason"].startswith("--approve all")
-    assert set(data["steps"][0]["usage"]) == {"prompt_tokens", "evaluated_tokens", "cached_tokens", "generated_tokens", "ttft_s", "gen_tok_s"}
+    assert set(data["steps"][0]["usage"]) == {
+        "prompt_tokens",
+        "evaluated_tokens",
+        "cached_tokens",
+        "generated_tokens",
+        "ttft_s",
+        "gen_tok_s",
+    }
     for key in ("trajectory_id", "messages", "tools", "n_steps", "final_message", "context_tokens", "elapsed_sec"):
         assert key in data
     # the session folder keeps a copy, in the XDG state folder, outside the repository
@@ -60,7 +69,10 @@ def test_output_patch_excludes_the_persons_earlier_changes(py_repo: Path, tmp_pa
     (py_repo / "notes.txt").write_text("my own work\n")
     replay = write_replay(tmp_path / "r.jsonl", [turn("", xml_call("Write", file_path="new.py", content="x = 1\n")), turn("", answer="ok")])
     out = tmp_path / "t.json"
-    assert frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out)).returncode == 0
+    assert (
+        frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out)).returncode
+        == 0
+    )
     patch = json.loads(out.read_text())["output_patch"]
     assert "new.py" in patch and "notes.txt" not in patch
 
@@ -123,8 +135,24 @@ def test_ctrl_c_interrupts_a_running_command_cleanly(py_repo: Path, tmp_path: Pa
     replay = write_replay(tmp_path / "s.jsonl", [turn("", xml_call("Bash", command="sleep 60")), turn("", answer="x")])
     out = tmp_path / "t.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "frogtui", "run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "frogtui",
+            "run",
+            "t",
+            "--repo",
+            str(py_repo),
+            "--model",
+            f"replay:{replay}",
+            "--approve",
+            "all",
+            "--trajectory",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and "allow Bash" not in _session_log():
@@ -144,6 +172,7 @@ def _session_log() -> str:
     return "".join(p.read_text() for p in root.glob("*/session.log")) if root.is_dir() else ""
 
 
+@pytest.mark.slow
 def test_run_takes_a_checkpoint_before_each_mutating_action(py_repo: Path, tmp_path: Path) -> None:
     replay = write_replay(tmp_path / "fix.jsonl", FIX_TURNS)
     assert frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all").returncode == 0
@@ -167,16 +196,27 @@ def test_a_repository_git_cannot_snapshot_is_one_line_exit_2(py_repo: Path, tmp_
     assert len(proc.stderr.strip().splitlines()) <= 3
 
 
+@pytest.mark.slow
 def test_every_session_leaves_a_replay_that_reproduces_it(py_repo: Path, tmp_path: Path) -> None:
     replay = write_replay(tmp_path / "fix.jsonl", FIX_TURNS)
     first = tmp_path / "first.json"
-    assert frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(first)).returncode == 0
+    assert (
+        frogtui(
+            "run", "fix", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(first)
+        ).returncode
+        == 0
+    )
     (session,) = (Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions").iterdir()
     recorded = session / "replay.jsonl"
     assert [json.loads(line)["content"] for line in recorded.read_text().splitlines()] == FIX_TURNS
     git(py_repo, "checkout", "--", ".")
     second = tmp_path / "second.json"
-    assert frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{recorded}", "--approve", "all", "--trajectory", str(second)).returncode == 0
+    assert (
+        frogtui(
+            "run", "fix", "--repo", str(py_repo), "--model", f"replay:{recorded}", "--approve", "all", "--trajectory", str(second)
+        ).returncode
+        == 0
+    )
     a, b = json.loads(first.read_text()), json.loads(second.read_text())
     assistant = lambda data: [m for m in data["messages"] if m["role"] == "assistant"]  # noqa: E731
     assert assistant(a) == assistant(b) and len(a["messages"]) == len(b["messages"])
@@ -185,7 +225,9 @@ def test_every_session_leaves_a_replay_that_reproduces_it(py_repo: Path, tmp_pat
 
 def run(repo: Path, replay: Path, mode: str, *extra: str) -> tuple[int, dict]:
     trajectory = repo.parent / "trajectory.json"
-    code = main(["run", "go", "--repo", str(repo), "--model", f"replay:{replay}", "--approve", mode, "--trajectory", str(trajectory), *extra])
+    code = main(
+        ["run", "go", "--repo", str(repo), "--model", f"replay:{replay}", "--approve", mode, "--trajectory", str(trajectory), *extra]
+    )
     return code, json.loads(trajectory.read_text()) if trajectory.exists() else {}
 
 
@@ -254,7 +296,9 @@ def test_policy_denies_what_it_would_ask_and_names_the_rule(py_repo: Path, tmp_p
 
 
 def test_approve_none_denies_changes(py_repo: Path, tmp_path: Path) -> None:
-    replay = write_replay(tmp_path / "replay.jsonl", [turn("w", xml_call("Write", file_path="new.txt", content="x")), turn("done", answer="ok")])
+    replay = write_replay(
+        tmp_path / "replay.jsonl", [turn("w", xml_call("Write", file_path="new.txt", content="x")), turn("done", answer="ok")]
+    )
     code, trajectory = run(py_repo, replay, "none")
     assert code == 0
     assert [(a["decision"], a["by"]) for a in approvals(trajectory)] == [("deny", "mode")]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, Union, get_args, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
 from frogtui.protocol import Approval, ToolCall, Usage
 
@@ -34,47 +34,53 @@ class UserMessageAdded:
 
 
 @dataclass(frozen=True)
-class StepStarted:
+class StepEvent:
+    """Something that happened in one step."""
+
     step: int
     """1-based step number."""
+
+
+@dataclass(frozen=True)
+class StepStarted(StepEvent):
     max_steps: int
 
 
 @dataclass(frozen=True)
-class ReasoningDelta:
-    step: int
+class TextDelta(StepEvent):
     text: str
 
 
-@dataclass(frozen=True)
-class AnswerDelta:
-    step: int
-    text: str
+class ReasoningDelta(TextDelta):
+    """A piece of the model's reasoning, as it streams."""
+
+
+class AnswerDelta(TextDelta):
+    """A piece of the model's answer, as it streams."""
 
 
 @dataclass(frozen=True)
-class ToolCallProposed:
-    step: int
+class CallEvent(StepEvent):
+    """Something that happened to one tool call."""
+
     call: ToolCall
 
 
+class ToolCallProposed(CallEvent):
+    """The parser read a whole call (converted; not yet approved)."""
+
+
 @dataclass(frozen=True)
-class ApprovalAnswered:
-    step: int
-    call: ToolCall
+class ApprovalAnswered(CallEvent):
     approval: Approval
 
 
-@dataclass(frozen=True)
-class ToolStarted:
-    step: int
-    call: ToolCall
+class ToolStarted(CallEvent):
+    """An allowed call starts running."""
 
 
 @dataclass(frozen=True)
-class ToolFinished:
-    step: int
-    call: ToolCall
+class ToolFinished(CallEvent):
     observation: str
     duration_s: float
     exit_code: int | None = None
@@ -86,16 +92,14 @@ class ToolFinished:
 
 
 @dataclass(frozen=True)
-class StepUsage:
-    step: int
+class StepUsage(StepEvent):
     usage: Usage
     context_tokens: int
     """Prompt plus generated tokens of this step: the context now in use."""
 
 
 @dataclass(frozen=True)
-class AssistantTurnEnded:
-    step: int
+class AssistantTurnEnded(StepEvent):
     answer: str
     reasoning: str
     calls: tuple[ToolCall, ...]
@@ -111,20 +115,20 @@ class RunEnded:
     trajectory: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-AgentEvent = Union[
-    RunStarted,
-    UserMessageAdded,
-    StepStarted,
-    ReasoningDelta,
-    AnswerDelta,
-    ToolCallProposed,
-    ApprovalAnswered,
-    ToolStarted,
-    ToolFinished,
-    StepUsage,
-    AssistantTurnEnded,
-    RunEnded,
-]
+AgentEvent = (
+    RunStarted
+    | UserMessageAdded
+    | StepStarted
+    | ReasoningDelta
+    | AnswerDelta
+    | ToolCallProposed
+    | ApprovalAnswered
+    | ToolStarted
+    | ToolFinished
+    | StepUsage
+    | AssistantTurnEnded
+    | RunEnded
+)
 """Everything the loop emits."""
 
 

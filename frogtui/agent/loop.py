@@ -10,8 +10,9 @@ import dataclasses
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
@@ -187,7 +188,8 @@ class Agent:
         if end.finish_reason == "cancelled" or self.cancel.is_set():
             self._step_end()
             raise _Stop("cancelled")
-        if end.finish_reason == "length" and end.usage.generated_tokens < self.limits.max_tokens_per_turn and self.context_tokens >= self.context_budget:
+        cut_short = end.usage.generated_tokens < self.limits.max_tokens_per_turn
+        if end.finish_reason == "length" and cut_short and self.context_tokens >= self.context_budget:
             self._step_end()
             raise _Stop("max_context_len", f"the context filled up ({self.context_tokens} of {self.context_budget} tokens) during the turn")
         if end.finish_reason == "length":
@@ -223,9 +225,7 @@ class Agent:
                     self.sink.emit(ev.ToolCallProposed(step=step, call=item))
 
         try:
-            stream = self.model.stream_turn(
-                self.messages, TOOL_SCHEMAS, max_tokens=self.limits.max_tokens_per_turn, cancel=self.cancel
-            )
+            stream = self.model.stream_turn(self.messages, TOOL_SCHEMAS, max_tokens=self.limits.max_tokens_per_turn, cancel=self.cancel)
             for item in stream:
                 if isinstance(item, str):
                     raw.append(item)

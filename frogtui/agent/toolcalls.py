@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 from frogtui.protocol import ToolCall
 from frogtui.tools.schemas import convert_arguments
@@ -35,7 +35,7 @@ class TextPiece:
     text: str
 
 
-Parsed = Union[TextPiece, ToolCall]
+Parsed = TextPiece | ToolCall
 
 _TAGS = {
     "reasoning": (THINK_CLOSE, CALL_OPEN),

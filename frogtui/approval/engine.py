@@ -63,7 +63,9 @@ class PolicyEngine:
             and decision.kind == "allow"
             and os.path.realpath(preview.abs_path) != action.target.real
         ):
-            return Decision("ask", f"{call.name}: preview mismatch", f"the change shown is for {preview.abs_path}, not {action.target.real}")
+            return Decision(
+                "ask", f"{call.name}: preview mismatch", f"the change shown is for {preview.abs_path}, not {action.target.real}"
+            )
         return decision
 
     def session_rules_for(self, call: ToolCall) -> list[Rule]:

@@ -11,15 +11,12 @@ agent), so a mode means the same thing everywhere:
 """
 from __future__ import annotations
 
-from typing import get_args
-
 from frogtui.approval.decision import Decision
-from frogtui.config import ApprovalMode
+from frogtui.config import APPROVAL_MODES, ApprovalMode
 from frogtui.protocol import Approval
 from frogtui.tools import MUTATING_TOOLS
 
-APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
-"""In the order the app's F2 cycles them."""
+__all__ = ["APPROVAL_MODES", "ApprovalMode", "apply_mode"]
 
 
 def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str = "") -> Approval | None:

@@ -21,7 +21,10 @@ from frogtui.approval.shell import SimpleCommand
 from frogtui.approval.shell_words import Word, display
 from frogtui.approval.shell_wrappers import AS_ANOTHER_USER
 
-RISKY_VARIABLES = ("PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*", "PYTHON*", "PERL5*", "RUBYOPT", "NODE_OPTIONS", "PAGER", "*_PAGER", "EDITOR", "VISUAL", "CDPATH")
+RISKY_VARIABLES = (
+    "PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*",
+    "PYTHON*", "PERL5*", "RUBYOPT", "NODE_OPTIONS", "PAGER", "*_PAGER", "EDITOR", "VISUAL", "CDPATH",
+)  # fmt: skip
 """Setting these changes what a later program runs, so a command that sets them is asked."""
 MAX_RULES_NAMED = 4
 
@@ -122,9 +125,15 @@ def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> D
         if floor is not None:
             return floor
         if not fact.known:
-            checks.append(Decision("ask", "Bash: unknown write target", f"{target.how} writes {fact.written}, which is only known at run time"))
+            checks.append(
+                Decision("ask", "Bash: unknown write target", f"{target.how} writes {fact.written}, which is only known at run time")
+            )
         elif fact.under and fact.real == _root_of(fact):
-            checks.append(Decision("ask", "Bash: may touch .git", f"{target.how} changes files under {fact.written}, which may include .git internals"))
+            checks.append(
+                Decision(
+                    "ask", "Bash: may touch .git", f"{target.how} changes files under {fact.written}, which may include .git internals"
+                )
+            )
     if command.opaque:
         checks.append(Decision("ask", "Bash: opaque command", f"{shown}: {command.opaque}"))
     risky = [name for name in command.assigns if any(fnmatch.fnmatchcase(name, pattern) for pattern in RISKY_VARIABLES)]
@@ -143,7 +152,13 @@ def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> D
         checks.append(_from_rules(matched, display(" ".join(words))))
     else:
         kind = rules.tools.get("Bash", "ask")
-        checks.append(Decision(kind, f"Bash: {kind} (default)", f"{display(words[0])} is {_word(kind)} by default (no rule matches {display(' '.join(words))!r})"))
+        checks.append(
+            Decision(
+                kind,
+                f"Bash: {kind} (default)",
+                f"{display(words[0])} is {_word(kind)} by default (no rule matches {display(' '.join(words))!r})",
+            )
+        )
     worst = strictest(checks)
     assert worst is not None
     return worst

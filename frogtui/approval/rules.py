@@ -258,7 +258,7 @@ def command_matches(pattern: str, words: Sequence[str], dynamic: Sequence[bool] 
     if len(words) < len(fixed) or (not rest and len(words) != len(fixed)):
         return False
     flags = tuple(dynamic) + (False,) * (len(words) - len(dynamic))
-    for want, word, is_dynamic in zip(fixed, words, flags):
+    for want, word, is_dynamic in zip(fixed, words, flags, strict=False):
         if is_dynamic or not fnmatch.fnmatchcase(word, want):
             return False
     return True

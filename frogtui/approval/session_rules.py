@@ -24,7 +24,9 @@ SUBCOMMAND_PROGRAMS = frozenset(
 )
 PACKAGE_RUNNERS = frozenset({"npx", "pnpx", "bunx", "uvx", "pipx"})
 """Run a package by name (and may download it): the package is part of the rule (``npx prettier *``)."""
-EXACT_PROGRAMS = ALL_OPERANDS | LAST_OPERAND | AFTER_FIRST_OPERAND | frozenset({"dd", "find", "tar", "unzip", "ln", "sed", "chmod", "git-clean"})
+EXACT_PROGRAMS = (
+    ALL_OPERANDS | LAST_OPERAND | AFTER_FIRST_OPERAND | frozenset({"dd", "find", "tar", "unzip", "ln", "sed", "chmod", "git-clean"})
+)
 """Programs that change files: "always allow" is for exactly the command approved (``rm -rf build``)."""
 _SUBCOMMAND = re.compile(r"^[a-z][a-z0-9:_-]*$")
 _PACKAGE = re.compile(r"^@?[A-Za-z0-9][A-Za-z0-9._/@-]*$")

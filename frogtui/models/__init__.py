@@ -1,7 +1,7 @@
 """Model backends behind ``frogtui.protocol.Model``: replay files, local GGUFs, OpenAI-compatible servers."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from frogtui.config import Config
 from frogtui.errors import ModelLoadError

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -43,7 +44,9 @@ def parse_hf_spec(spec: str) -> HfSpec:
     body = spec[len("hf:"):] if spec.startswith("hf:") else spec
     repo, _, quant = body.partition(":")
     if repo.count("/") != 1 or not all(repo.split("/")):
-        raise ModelLoadError(f"bad model spec {spec!r}: expected hf:OWNER/REPO[:QUANT], e.g. hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:IQ2_M")
+        raise ModelLoadError(
+            f"bad model spec {spec!r}: expected hf:OWNER/REPO[:QUANT], e.g. hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:IQ2_M"
+        )
     return HfSpec(repo=repo, quant=quant or DEFAULT_QUANT)
 
 
@@ -64,8 +67,15 @@ def pick_gguf(files: list[str], quant: str) -> list[str]:
     pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(quant)}(?![A-Za-z0-9_])", re.IGNORECASE)
     candidates = [f for f in files if f.lower().endswith(".gguf") and not is_vision_projector(f) and pattern.search(Path(f).name)]
     if not candidates:
-        available = sorted({m.group(0).upper() for f in files if f.lower().endswith(".gguf") and not is_vision_projector(f)
-                            for m in [re.search(r"(?:I?Q\d\w*|BF16|F16|F32)(?=\.gguf|-\d{5}-of)", Path(f).name, re.IGNORECASE)] if m})
+        available = sorted(
+            {
+                m.group(0).upper()
+                for f in files
+                if f.lower().endswith(".gguf") and not is_vision_projector(f)
+                for m in [re.search(r"(?:I?Q\d\w*|BF16|F16|F32)(?=\.gguf|-\d{5}-of)", Path(f).name, re.IGNORECASE)]
+                if m
+            }
+        )
         hint = f" (available: {', '.join(available)})" if available else ""
         raise ModelLoadError(f"no {quant} GGUF in this repository{hint}")
     groups: dict[str, list[str]] = {}
@@ -142,11 +152,16 @@ def resolve_spec(spec: str, report: Callable[[str], None] | None = None) -> Path
     except ModelLoadError as err:
         raise ModelLoadError(f"{spec}: {err}") from None
     except hf_errors.OfflineModeIsEnabled:
-        raise ModelLoadError(f"{spec} is not in the Hugging Face cache and HF_HUB_OFFLINE is set: download it once online, or give a path to a .gguf") from None
+        raise ModelLoadError(
+            f"{spec} is not in the Hugging Face cache and HF_HUB_OFFLINE is set: download it once online, or give a path to a .gguf"
+        ) from None
     except (hf_errors.RepositoryNotFoundError, hf_errors.GatedRepoError) as err:
         raise ModelLoadError(f"{spec}: repository {hf.repo} not found or not accessible ({type(err).__name__})") from None
     except (hf_errors.LocalEntryNotFoundError, httpx.TransportError) as err:
-        raise ModelLoadError(f"cannot download {spec}: no connection to the Hugging Face Hub ({_first_line(err)}); give a path to a .gguf, or try again online") from None
+        raise ModelLoadError(
+            f"cannot download {spec}: no connection to the Hugging Face Hub ({_first_line(err)}); "
+            "give a path to a .gguf, or try again online"
+        ) from None
     except hf_errors.HfHubHTTPError as err:
         raise ModelLoadError(f"cannot download {spec}: {_first_line(err)}") from None
     except OSError as err:
@@ -215,6 +230,7 @@ def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, ob
     found: dict[str, object] = {}
     try:
         with path.open("rb") as handle:
+
             def read(fmt: str) -> object:
                 size = struct.calcsize(fmt)
                 data = handle.read(size)

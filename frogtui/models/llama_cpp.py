@@ -16,9 +16,10 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import llama_cpp
 
@@ -107,7 +108,7 @@ class LlamaCppModel:
 
     # loading ------------------------------------------------------------------------
     @classmethod
-    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> "LlamaCppModel":
+    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> LlamaCppModel:
         """Resolve the spec (download ``hf:`` specs), load the model and say what was chosen.
 
         Args:
@@ -136,12 +137,12 @@ class LlamaCppModel:
         if report is not None:
             report(f"loading {path.name} ({path.stat().st_size / 1e9:.2f} GB)…")
         n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if gpu else 0)
+        seed = llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed
         try:
             llm = llama_cpp.Llama(
                 model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
                 flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],
-                n_threads=s.n_threads, n_threads_batch=s.n_threads, seed=llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed,
-                verbose=False,
+                n_threads=s.n_threads, n_threads_batch=s.n_threads, seed=seed, verbose=False,
             )
         except (ValueError, RuntimeError) as err:
             raise ModelLoadError(

@@ -22,7 +22,8 @@ import queue
 import socket
 import threading
 import time
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -57,7 +58,7 @@ class OpenAICompatModel:
         self.last_total_tokens = 0
 
     @classmethod
-    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> "OpenAICompatModel":
+    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> OpenAICompatModel:
         """Connect, pick the model (``#MODEL`` or the server's first) and read the context size.
 
         ``report`` receives a progress line while connecting.
@@ -318,7 +319,8 @@ class _TurnState:
                 error = None if isinstance(arguments, dict) else "ValueError: tool-call arguments must be a JSON object"
             except json.JSONDecodeError as err:
                 arguments, error = {}, f"ValueError: tool-call arguments are not valid JSON ({err.msg})"
-            yield ToolCall(id=slot["id"], name=slot["name"], arguments=arguments if isinstance(arguments, dict) else {}, raw=slot["arguments"], error=error)
+            arguments = arguments if isinstance(arguments, dict) else {}
+            yield ToolCall(id=slot["id"], name=slot["name"], arguments=arguments, raw=slot["arguments"], error=error)
 
     def usage(self, started: float) -> Usage:
         u, t = self.server_usage, self.timings
@@ -329,8 +331,14 @@ class _TurnState:
         speed = float(t.get("predicted_per_second") or 0.0)
         if not speed and self.first is not None and generated > 1 and end > self.first:
             speed = (generated - 1) / (end - self.first)
-        return Usage(prompt_tokens=prompt, evaluated_tokens=max(prompt - cached, 0), cached_tokens=cached,
-                     generated_tokens=generated, ttft_s=(self.first - started) if self.first else 0.0, gen_tok_s=speed)
+        return Usage(
+            prompt_tokens=prompt,
+            evaluated_tokens=max(prompt - cached, 0),
+            cached_tokens=cached,
+            generated_tokens=generated,
+            ttft_s=(self.first - started) if self.first else 0.0,
+            gen_tok_s=speed,
+        )
 
 
 def _shut_down(response: httpx.Response) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import Callable
+from collections.abc import Callable
 
 Tokenize = Callable[[str, bool], list[int]]
 """``tokenize(text, special)``: the model's tokenizer; ``special`` parses control-token text."""

@@ -63,7 +63,7 @@ class Transcript:
             return None
         if len(messages) <= self.consumed + 1 or messages[self.consumed].get("role") != "assistant":
             return None
-        if any(message_digest(m) != d for m, d in zip(messages, self.digests)):
+        if any(message_digest(m) != d for m, d in zip(messages, self.digests, strict=False)):
             return None
         new = messages[self.consumed + 1:]
         if any(m.get("role") not in ("tool", "user") for m in new):

@@ -17,8 +17,8 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 BASH_LIMIT = 30_000
 DEFAULT_TIMEOUT = 120.0

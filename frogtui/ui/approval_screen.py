@@ -96,7 +96,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
                     yield Static(Text(f"the model says: {description}"), id="approval-description")
                 yield Static(Text(str(self.call.arguments.get("command", ""))), id="approval-command")
                 timeout = self.call.arguments.get("timeout")
-                facts = f"folder  {display_path(request.root)}\nsandbox {'on' if self.asked.sandboxed else 'OFF: the command runs with your permissions'}"
+                sandbox = "on" if self.asked.sandboxed else "OFF: the command runs with your permissions"
+                facts = f"folder  {display_path(request.root)}\nsandbox {sandbox}"
                 if timeout:
                     facts += f"\ntimeout {timeout}s"
                 yield Static(Text(facts), id="approval-facts")

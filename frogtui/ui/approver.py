@@ -62,7 +62,9 @@ class UiApprover:
             if answer.choice == "always":
                 rule = self.engine.allow_for_session(call)
                 if not rule:  # no narrow rule is safe for this call: it is allowed this once
-                    return Approval("allow", reason="allowed once (no safe rule to store)", by="person", rule=decision.rule, arguments=edited)
+                    return Approval(
+                        "allow", reason="allowed once (no safe rule to store)", by="person", rule=decision.rule, arguments=edited
+                    )
                 return Approval("allow", reason="always allowed for this session", by="person", rule=rule, arguments=edited)
             if answer.choice == "deny" or answer.arguments is None:
                 return Approval("deny", reason=answer.reason, by="person", rule=decision.rule)

@@ -44,4 +44,7 @@ def undo_notice(tool: str, result: Any) -> str:
         f" (`git restore --source={result.saved_ref} -- FILE` brings one back)."
         if done else ""
     )
-    return f"Undid step {result.step} ({tool}): {what}.{keep} The model is told with your next message; ctrl+z again goes one action further back."
+    return (
+        f"Undid step {result.step} ({tool}): {what}.{keep} "
+        "The model is told with your next message; ctrl+z again goes one action further back."
+    )

@@ -115,7 +115,10 @@ class DiffView(ScrollView, can_focus=True):
 
     # rendering ---------------------------------------------------------------------------
     def _line_styles(self) -> dict[str, Style]:
-        return {name: self.get_component_rich_style(f"diff-view--{name}") for name in ("header", "hunk", "added", "removed", "context", "lineno")}
+        return {
+            name: self.get_component_rich_style(f"diff-view--{name}")
+            for name in ("header", "hunk", "added", "removed", "context", "lineno")
+        }
 
     def _syntax(self) -> dict[_TokenType, Style]:
         return token_styles(pygments_style_for(self.app.current_theme))

@@ -7,9 +7,6 @@ from frogtui.ui.chat import ChatPane
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane, finished_state
 
-CALL_EVENTS = (ev.ToolCallProposed, ev.ApprovalAnswered, ev.ToolStarted, ev.ToolFinished)
-"""The events that change a call's line in the chat."""
-
 
 async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, status: StatusBar) -> None:
     """Show ``event`` (``RunEnded`` is the app's: it ends the run)."""
@@ -25,13 +22,26 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
     elif isinstance(event, ev.ApprovalAnswered):
         a = event.approval
         edited = a.arguments is not None and a.arguments != event.call.arguments
-        trace.update(event.call, decision=a.decision, by=a.by, rule=a.rule, status="allowed" if a.allowed else "denied", edited=edited, reason=a.reason)
+        trace.update(
+            event.call,
+            decision=a.decision,
+            by=a.by,
+            rule=a.rule,
+            status="allowed" if a.allowed else "denied",
+            edited=edited,
+            reason=a.reason,
+        )
     elif isinstance(event, ev.ToolStarted):
         trace.update(event.call, status="running")
         status.state = f"running {event.call.name}"
     elif isinstance(event, ev.ToolFinished):
-        trace.update(event.call, status=finished_state(event), duration_s=event.duration_s if event.ran else None,
-                     exit_code=event.exit_code, observation=event.observation)
+        trace.update(
+            event.call,
+            status=finished_state(event),
+            duration_s=event.duration_s if event.ran else None,
+            exit_code=event.exit_code,
+            observation=event.observation,
+        )
         status.state = "working"
     elif isinstance(event, ev.StepUsage):
         status.context_used = event.context_tokens
@@ -39,5 +49,5 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
             status.tok_s = event.usage.gen_tok_s
     elif isinstance(event, ev.AssistantTurnEnded):
         await chat.end_turn()
-    if isinstance(event, CALL_EVENTS):
+    if isinstance(event, ev.CallEvent):  # the call's line in the chat
         await chat.show_call(trace.entries[event.call.id])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from frogtui.config import SETTINGS_HELP, load_config, repo_folder
+from frogtui.config import APPROVAL_MODES, SETTINGS_HELP, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 
@@ -17,10 +17,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=SETTINGS_HELP,
     )
     parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
-    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")
+    parser.add_argument(
+        "--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)"
+    )
     parser.add_argument("--theme", help="theme name, e.g. frog-dark or frog-light (config key: theme)")
     parser.add_argument("--resume", action="store_true", help="reopen the latest session of this repository")
-    parser.add_argument("--approve", choices=("policy", "all", "none"), help="starting approval mode (default: policy; F2 cycles)")
+    parser.add_argument("--approve", choices=APPROVAL_MODES, help="starting approval mode (default: policy; F2 cycles)")
     return parser
 
 

@@ -13,17 +13,16 @@ from textual.message import Message
 
 from frogtui.agent.events import AgentEvent, ApprovalAnswered
 from frogtui.approval import Decision, audit_line
-from frogtui.protocol import ApprovalRequest, ToolCall
+from frogtui.protocol import ApprovalRequest, Model, ToolCall
 from frogtui.ui.diffmodel import FileDiff
 
 
+@dataclass
 class AgentEventPosted(Message):
     """Something happened in the agent loop (an event from ``frogtui.agent.events``)."""
 
-    def __init__(self, event: AgentEvent) -> None:
-        super().__init__()
-        self.event = event
-        """The loop's event, unchanged."""
+    event: AgentEvent
+    """The loop's event, unchanged."""
 
 
 @dataclass(frozen=True)
@@ -37,77 +36,63 @@ class PersonAnswer:
     """Edit: the call's new arguments."""
 
 
+@dataclass
 class ApprovalRequested(Message):
     """The worker is blocked until ``future`` gets the person's ``PersonAnswer``."""
 
-    def __init__(
-        self,
-        request: ApprovalRequest,
-        decision: Decision,
-        session_rule: str,
-        sandboxed: bool,
-        future: Future[PersonAnswer],
-        diff: FileDiff | None = None,
-    ) -> None:
-        super().__init__()
-        self.request = request
-        """The call, its step, the working folder and (Write/Edit) the preview."""
-        self.decision = decision
-        """Why the policy asks (its rule and reason)."""
-        self.session_rule = session_rule
-        """The narrow rule that "always allow" would store."""
-        self.sandboxed = sandboxed
-        """Whether Bash runs inside the sandbox."""
-        self.future = future
-        self.diff = diff
-        """The Write/Edit change, computed on the worker thread (a big diff costs no UI time)."""
+    request: ApprovalRequest
+    """The call, its step, the working folder and (Write/Edit) the preview."""
+    decision: Decision
+    """Why the policy asks (its rule and reason)."""
+    session_rule: str
+    """The narrow rule that "always allow" would store."""
+    sandboxed: bool
+    """Whether Bash runs inside the sandbox."""
+    future: Future[PersonAnswer]
+    diff: FileDiff | None = None
+    """The Write/Edit change, computed on the worker thread (a big diff costs no UI time)."""
 
 
+@dataclass
 class ModelLoaded(Message):
     """The model finished loading in its worker."""
 
-    def __init__(self, model: Any, seconds: float) -> None:
-        super().__init__()
-        self.model = model
-        self.seconds = seconds
+    model: Model
+    seconds: float
 
 
+@dataclass
 class ModelLoadProgress(Message):
     """A progress line from the model loader (download bytes, loading, the settings chosen)."""
 
-    def __init__(self, line: str) -> None:
-        super().__init__()
-        self.line = line
+    line: str
 
 
+@dataclass
 class ModelLoadFailed(Message):
     """The model could not be loaded; ``error`` is one line for the person."""
 
-    def __init__(self, spec: str, error: str) -> None:
-        super().__init__()
-        self.spec = spec
-        self.error = error
+    spec: str
+    error: str
 
 
+@dataclass
 class TaskSubmitted(Message):
     """The person sent a message from the prompt."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    text: str
 
 
+@dataclass
 class CallPreviewed(Message):
     """A Write/Edit call's change was computed (whether or not the person is asked about it)."""
 
-    def __init__(self, call: ToolCall, diff: FileDiff) -> None:
-        super().__init__()
-        self.call = call
-        self.diff = diff
+    call: ToolCall
+    diff: FileDiff
 
 
 class UiSink:
-    """Implements ``protocol.EventSink``: every loop event becomes an ``AgentEventPosted`` message.
+    """Implements ``agent.events.EventSink``: every loop event becomes an ``AgentEventPosted`` message.
 
     Args:
         post: the app's thread-safe ``post_message``.
@@ -124,18 +109,16 @@ class UiSink:
         self.post(AgentEventPosted(event))
 
 
+@dataclass
 class SessionWired(Message):
     """The session's policy, sandbox and checkpoints are ready (``SessionCore.prepare``)."""
 
-    def __init__(self, notes: list[str]) -> None:
-        super().__init__()
-        self.notes = notes
-        """Lines to show the person (no sandbox, not a repository, ignored project rules)."""
+    notes: list[str]
+    """Lines to show the person (no sandbox, not a repository, ignored project rules)."""
 
 
+@dataclass
 class SetupFailed(Message):
     """The session could not be prepared (e.g. a rules file is not valid); nothing may run."""
 
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
+    error: str

@@ -47,9 +47,9 @@ class HunkTree(Tree[Any]):
     BINDINGS = [
         Binding("space", "screen.toggle", "Accept/reject"),
         Binding("a", "screen.toggle_file", "Whole file"),
-        Binding("s", "screen.split", "Split hunk"),
+        Binding("s", "screen.split", "Split hunk", tooltip="Split the hunk under the cursor into smaller ones"),
         Binding("c", "screen.commit", "Commit"),
-        Binding("d", "screen.discard", "Discard rejected"),
+        Binding("d", "screen.discard", "Discard rejected", tooltip="Put back the old text of this session's rejected changes"),
         Binding("u", "screen.undo", "Undo commit"),
         Binding("m", "screen.redraft", "Redraft"),
     ]
@@ -233,7 +233,8 @@ class ReviewScreen(Screen[None]):
         elif isinstance(data, FileChange):
             diff.show(data, data.review_hunks)
         else:
-            diff.show(self.selection.files[0] if self.selection.files else None, self.selection.files[0].review_hunks if self.selection.files else [])
+            first = self.selection.files[0] if self.selection.files else None
+            diff.show(first, first.review_hunks if first is not None else [])
 
     @on(Tree.NodeHighlighted)
     def _highlighted(self, event: Tree.NodeHighlighted[Any]) -> None:
@@ -327,7 +328,9 @@ class ReviewScreen(Screen[None]):
             self.notify("Nothing is accepted: accept hunks with space first.", severity="warning")
             return
         if not self._message_touched and self._draft_diff != self.review.staged_diff(self.selection):
-            self.notify("The drafted message describes other changes than the accepted ones: press m to redraft it, or edit it.", severity="warning")
+            self.notify(
+                "The drafted message describes other changes than the accepted ones: press m to redraft it, or edit it.", severity="warning"
+            )
             return
         self._status("Committing…")
         self._commit_worker(message)

@@ -70,14 +70,9 @@ class SessionApp(App[int]):
     CSS_PATH = "app.tcss"
 
     def __init__(
-        self,
-        config: Config,
-        *,
-        resume: Session | None = None,
-        themes: ThemeCatalog | None = None,
-        model_loader: ModelLoader | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+        self, config: Config, *, resume: Session | None = None, themes: ThemeCatalog | None = None,
+        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # resume, model_loader and clock go to the SessionCore
         super().__init__()
         self.config = config
         self.clock = clock
@@ -139,7 +134,8 @@ class SessionApp(App[int]):
         else:
             fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
             self.theme = fallback
-            self.notify(f"No theme named {wanted!r}; using {fallback}. Themes: {', '.join(sorted(self.catalog.themes))}", severity="warning")
+            names = ", ".join(sorted(self.catalog.themes))
+            self.notify(f"No theme named {wanted!r}; using {fallback}. Themes: {names}", severity="warning")
         for problem in self.catalog.problems:
             self.notify(problem, severity="warning")
         status = self.status
@@ -200,7 +196,11 @@ class SessionApp(App[int]):
         if message.model.context_size:
             self.status.context_size = message.model.context_size
         self.status.state = "ready"
-        summary = f"\n{self.load_log[-1]}" if self.load_log and not self.load_log[-1].startswith(("loading ", "downloading ", "connecting ")) else ""
+        summary = (
+            f"\n{self.load_log[-1]}"
+            if self.load_log and not self.load_log[-1].startswith(("loading ", "downloading ", "connecting "))
+            else ""
+        )
         self.loading_notice.update(f"Model ready: {message.model.name}{summary}")
         self.loading_notice.set_classes("notice-info")
         if self.state.pending_task is not None:

@@ -42,7 +42,13 @@ how a saved value is read back (the file may be hand-edited or truncated)."""
 def save_trace(session: Session, trace: TracePane) -> None:
     """Write the trace rows (decision, who, duration, exit code, observation) to the session."""
     rows = [
-        {"step": e.step, "id": e.call.id, "tool": e.call.name, "arguments": e.call.arguments, **{name: getattr(e, name) for name in ROW_FIELDS}}
+        {
+            "step": e.step,
+            "id": e.call.id,
+            "tool": e.call.name,
+            "arguments": e.call.arguments,
+            **{name: getattr(e, name) for name in ROW_FIELDS},
+        }
         for e in trace.entries.values()
     ]
     write_json_atomic(session.folder / TRACE_FILE, {"calls": rows})

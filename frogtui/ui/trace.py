@@ -215,7 +215,7 @@ class TracePane(Vertical):
 
     def _render_row(self, entry: TraceEntry) -> None:
         table = self.query_one(TraceTable)
-        for column, cell in zip(self.columns, self._cells(entry)):
+        for column, cell in zip(self.columns, self._cells(entry), strict=False):
             table.update_cell(entry.call.id, column, cell, update_width=column in ("decision", "time", "exit"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

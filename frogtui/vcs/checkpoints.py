@@ -113,7 +113,7 @@ class Checkpoints:
         removed, restored, kept = [], [], []
         out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", now, checkpoint.tree)
         fields = out.split(b"\0")
-        for meta, path in zip(fields[0::2], fields[1::2]):
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
             if not meta:
                 continue
             status = meta.split()[-1]
@@ -176,7 +176,10 @@ class Checkpoints:
 def rewind_message(result: RewindResult, checkpoint: Checkpoint) -> str:
     """What the model is told after a rewind."""
     what = f" ({checkpoint.tool})" if checkpoint.tool else ""
-    parts = [f"The user rewound the files to the checkpoint taken before step {result.step}{what}. Every change made to the files since then is undone."]
+    parts = [
+        f"The user rewound the files to the checkpoint taken before step {result.step}{what}. "
+        "Every change made to the files since then is undone."
+    ]
     if result.restored:
         parts.append(f"Restored to their earlier content: {', '.join(result.restored)}.")
     if result.removed:
@@ -187,5 +190,3 @@ def rewind_message(result: RewindResult, checkpoint: Checkpoint) -> str:
         parts.append("No file had changed since then.")
     parts.append("Read files again before editing them.")
     return " ".join(parts)
-
-

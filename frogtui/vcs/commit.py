@@ -15,7 +15,7 @@ from pathlib import Path
 import git
 
 from frogtui.errors import FrogtuiError
-from frogtui.vcs.hunks import decode, section_path, split_sections, encode
+from frogtui.vcs.hunks import decode, encode, section_path, split_sections
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, head_commit, run_git, temporary_index, tree_of
 
 LAST_COMMIT_REF = "refs/worktree/frogtui/last-commit"
@@ -159,7 +159,7 @@ def operation_in_progress(repo: git.Repo) -> str | None:
     names = list(_IN_PROGRESS)
     args = [arg for name in names for arg in ("--git-path", name)]
     out = run_git(repo, "rev-parse", *args).decode().splitlines()
-    for name, path in zip(names, out):
+    for name, path in zip(names, out, strict=False):
         if (Path(repo.working_tree_dir or ".") / path).exists():
             return _IN_PROGRESS[name]
     return None

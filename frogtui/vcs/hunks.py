@@ -12,8 +12,9 @@ as UTF-8 with ``surrogateescape``, so any bytes (CRLF, Latin-1, no final newline
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Literal
 
 import unidiff
 
@@ -78,7 +79,7 @@ class GroupSelection:
 class ReviewHunk(GroupSelection):
     """Consecutive change groups of one unidiff hunk, shown and toggled together."""
 
-    file: "FileChange"
+    file: FileChange
     hunk_index: int
     """Index into ``file.hunks`` (-1 for a whole-file or mode pseudo-hunk)."""
     group_ids: list[int]
@@ -162,7 +163,7 @@ class FileChange(GroupSelection):
             if not line.startswith(_HEADER_DROPPED_WHEN_PARTIAL) and (mode_taken or not line.startswith(_MODE_LINES))
         ]
         body, delta_old, delta_new = [], 0, 0
-        for hunk, owners in zip(self.hunks, self.line_groups):
+        for hunk, owners in zip(self.hunks, self.line_groups, strict=False):
             lines, shift = _rewrite_hunk(hunk, owners, lambda gid: selected(self.groups[gid]), others_applied)
             old_len = sum(1 for t, _ in lines if t in " -")
             new_len = sum(1 for t, _ in lines if t in " +")
@@ -192,7 +193,7 @@ def _rewrite_hunk(
     out: list[tuple[str, str]] = []
     shift = 0
     keep_marker = True
-    for line, owner in zip(hunk, owners):
+    for line, owner in zip(hunk, owners, strict=False):
         kind, value = line.line_type, line.value
         if kind == "\\":
             if keep_marker:
@@ -310,8 +311,8 @@ def parse_section(section: str) -> FileChange:
         change.review_hunks = [ReviewHunk(change, -1, [0], _whole_label(change))]
         return change
     if any(line.startswith("old mode ") for line in header):
-        old = next(l for l in header if l.startswith("old mode "))[9:].strip()
-        new = next(l for l in header if l.startswith("new mode "))[9:].strip()
+        old = next(h for h in header if h.startswith("old mode "))[9:].strip()
+        new = next(h for h in header if h.startswith("new mode "))[9:].strip()
         change.mode_group = len(change.groups)
         change.groups.append(ChangeGroup(change.mode_group))
         change.review_hunks.append(ReviewHunk(change, -1, [change.mode_group], f"mode {old} → {new}"))

@@ -8,7 +8,7 @@ import threading
 from typing import Any
 
 from frogtui.errors import ModelError
-from frogtui.vcs.hunks import parse_diff, encode
+from frogtui.vcs.hunks import encode, parse_diff
 
 SUBJECT_MAX = 72
 DIFF_CHARS_MAX = 12_000

@@ -10,9 +10,9 @@ import contextlib
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
 
 import git
 

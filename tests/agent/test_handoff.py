@@ -40,7 +40,9 @@ def test_follow_ups_denials_and_a_handoff_of_a_handoff_keep_the_original_task(py
     from tests.agent.test_loop import ScriptedPerson
 
     person = ScriptedPerson(Approval("deny", by="person", reason="not now"))
-    agent, _ = make_agent(py_repo, tmp_path, [turn("Try.", xml_call("Bash", command="rm -r build")), turn("ok", answer="")], approver=person)
+    agent, _ = make_agent(
+        py_repo, tmp_path, [turn("Try.", xml_call("Bash", command="rm -r build")), turn("ok", answer="")], approver=person
+    )
     agent.run("first hand-off text")
     messages = [*agent.messages, {"role": "user", "content": "also update the docs\nplease"}]
     text = draft_handoff(messages, ended="requested", task="The real task")
@@ -66,8 +68,10 @@ def test_outcomes_follow_leafs_observation_strings() -> None:
 
 
 def test_changed_files_counts_lines_per_file_and_ignores_headers() -> None:
-    patch = ("diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1,2 @@\n-x\n+y\n+z\n"
-             "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n")
+    patch = (
+        "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1,2 @@\n-x\n+y\n+z\n"
+        "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hi\n"
+    )
     assert changed_files(patch) == [("a.py", 2, 1), ("new.txt", 1, 0)]
     assert changed_files("") == []
 
@@ -87,8 +91,13 @@ def test_malformed_transcript_entries_are_skipped_not_fatal() -> None:
 def test_only_the_last_calls_are_listed_in_a_long_conversation() -> None:
     messages: list[dict] = [{"role": "system", "content": "s"}, {"role": "user", "content": "t"}]
     for i in range(100):
-        messages.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": f"c{i}", "function": {"name": "Read", "arguments": f'{{"file_path": "f{i}.py"}}'}}]})
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": f"c{i}", "function": {"name": "Read", "arguments": f'{{"file_path": "f{i}.py"}}'}}],
+            }
+        )
         messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"f{i}.py\n1. x"})
     text = draft_handoff(messages)
     assert "## Calls made (last 40 of 100)\n- step 61: Read f60.py -> ok\n" in text

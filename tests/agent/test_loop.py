@@ -6,6 +6,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from frogtui.agent import events as ev
 from frogtui.agent.loop import Agent
 from frogtui.config import Limits
@@ -54,6 +56,7 @@ FIX_TURNS = [
 ]
 
 
+@pytest.mark.slow
 def test_full_run_fixes_the_bug(py_repo: Path, tmp_path: Path) -> None:
     agent, sink = make_agent(py_repo, tmp_path, FIX_TURNS)
     result = agent.run("Fix the failing test.")
@@ -115,7 +118,9 @@ def test_edited_command_runs_and_model_is_told(py_repo: Path, tmp_path: Path) ->
     agent, sink = make_agent(py_repo, tmp_path, [turn("", xml_call("Bash", command="echo original"))], person)
     agent.run("x")
     obs = sink.of(ev.ToolFinished)[0].observation
-    assert obs.startswith('Note: the user edited this call before it ran; it ran with {"command": "echo edited"}\nExit code: 0\nSTDOUT:\nedited\n')
+    assert obs.startswith(
+        'Note: the user edited this call before it ran; it ran with {"command": "echo edited"}\nExit code: 0\nSTDOUT:\nedited\n'
+    )
 
 
 def test_invalid_calls_are_observations_and_loop_goes_on(py_repo: Path, tmp_path: Path) -> None:
@@ -174,7 +179,13 @@ class ScriptedModel:
 
 
 def test_context_budget_and_model_errors(py_repo: Path, tmp_path: Path) -> None:
-    agent = Agent(ScriptedModel(prompt_tokens=990), ToolRunner(Workspace(py_repo)), ScriptedPerson(), Recorder(), limits=Limits(max_context_tokens=1000))
+    agent = Agent(
+        ScriptedModel(prompt_tokens=990),
+        ToolRunner(Workspace(py_repo)),
+        ScriptedPerson(),
+        Recorder(),
+        limits=Limits(max_context_tokens=1000),
+    )
     result = agent.run("x")
     assert result.exit_reason == "max_context_len" and result.trajectory["n_steps"] == 1
     agent = Agent(ScriptedModel(fail=True), ToolRunner(Workspace(py_repo)), ScriptedPerson(), Recorder())
@@ -210,6 +221,7 @@ def test_file_changed_after_preview_is_asked_again(py_repo: Path, tmp_path: Path
     assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a + b  # touched\n"
 
 
+@pytest.mark.slow
 def test_before_action_hook_runs_for_mutating_tools_only(py_repo: Path, tmp_path: Path) -> None:
     seen: list[tuple[int, str]] = []
     agent, _ = make_agent(py_repo, tmp_path, FIX_TURNS, before_action=lambda step, call: seen.append((step, call.name)))

@@ -60,7 +60,13 @@ def test_unclosed_reasoning_becomes_the_final_answer() -> None:
 
 
 def test_wrong_argument_types_are_errors_not_crashes() -> None:
-    p = parse_text(turn("", xml_call("Read", file_path="a", offset="ten"), xml_call("Edit", file_path="a", old_string="x", new_string="y", replace_all="maybe")))
+    p = parse_text(
+        turn(
+            "",
+            xml_call("Read", file_path="a", offset="ten"),
+            xml_call("Edit", file_path="a", old_string="x", new_string="y", replace_all="maybe"),
+        )
+    )
     assert p.calls[0].error == "ValueError: parameter 'offset' of Read expects an integer, got 'ten'"
     assert p.calls[1].error == "ValueError: parameter 'replace_all' of Edit expects a boolean, got 'maybe'"
 
@@ -72,7 +78,7 @@ def test_unknown_tool_and_missing_argument() -> None:
 
 
 def test_malformed_calls() -> None:
-    bad_json = "<tool_call>\n{\"name\": \"Bash\", \"arguments\": {\"command\": }\n</tool_call>"
+    bad_json = '<tool_call>\n{"name": "Bash", "arguments": {"command": }\n</tool_call>'
     garbage = "<tool_call>\nplease run ls\n</tool_call>"
     unclosed_param = "<tool_call>\n<function=Bash>\n<parameter=command>\nls\n</function>\n</tool_call>"
     p = parse_text(turn("", bad_json, garbage, unclosed_param))

@@ -98,7 +98,12 @@ def make_repo(tmp_path: Path, home: Path) -> Path:
     (outside / "secret.txt").write_text("s\n")
     os.symlink(outside, root / "link_out")
     os.symlink(home / ".ssh" / "id_rsa", root / "sshlink")
-    subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True, env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"})
+    subprocess.run(
+        ["git", "init", "-q", str(root)],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"},
+    )
     return root
 
 

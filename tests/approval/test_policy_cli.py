@@ -27,7 +27,9 @@ def check(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str
         (["--glob", "**/*.py"], "allow", "Glob: allow (default)"),
     ],
 )
-def test_check_prints_decision_rule_reason(py_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], first: str, rule: str) -> None:
+def test_check_prints_decision_rule_reason(
+    py_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], first: str, rule: str
+) -> None:
     code, fields, _ = check(capsys, "--repo", str(py_repo), *argv)
     assert code == 0
     assert fields[0] == first and fields[1] == rule and len(fields) == 3 and fields[2]

@@ -93,7 +93,15 @@ def test_the_floor_holds_for_any_path_under_approve_all(parts: list[str]) -> Non
 
 @settings(max_examples=300, deadline=None)
 @example(command="!;")
-@given(command=st.lists(st.sampled_from(list("ab $`'\"\\;|&<>(){}\n~/.*-=c#!") + ["rm", "curl", "sh", "bash -c ", "eval ", "sudo ", "xargs ", "find . -exec ", "\uff53", "\u200b"]), max_size=30).map("".join))
+@given(
+    command=st.lists(
+        st.sampled_from(
+            list("ab $`'\"\\;|&<>(){}\n~/.*-=c#!")
+            + ["rm", "curl", "sh", "bash -c ", "eval ", "sudo ", "xargs ", "find . -exec ", "\uff53", "\u200b"]
+        ),
+        max_size=30,
+    ).map("".join)
+)
 def test_any_command_gets_a_decision(command: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         places = Places.of(Path(folder), Path(folder))

@@ -70,7 +70,10 @@ def test_cannot_write_outside_the_repository(workspace: Workspace, tmp_path: Pat
     victim = outside / "keep.txt"
     victim.write_text("original\n")
     home_file = Path(os.path.expanduser("~")) / "frogtui-sandbox-probe.txt"
-    observation = run(workspace, f"echo x > {outside}/new.txt; echo x > {victim}; rm -f {victim}; echo x > {home_file}; touch /etc/frogtui-probe; echo done")
+    observation = run(
+        workspace,
+        f"echo x > {outside}/new.txt; echo x > {victim}; rm -f {victim}; echo x > {home_file}; touch /etc/frogtui-probe; echo done",
+    )
     assert "Read-only file system" in observation
     assert victim.read_text() == "original\n"
     assert not (outside / "new.txt").exists()
@@ -106,7 +109,10 @@ def test_unusable_bwrap_falls_back_with_a_warning(workspace: Workspace, tmp_path
     fake.chmod(0o755)
     sandbox = make_sandbox(workspace, SandboxSettings(), bwrap=str(fake))
     assert sandbox.wrap is None
-    assert sandbox.warning == "Bash runs without a sandbox: bwrap cannot create its sandbox here (bwrap: No permissions to creating new namespace)"
+    assert (
+        sandbox.warning
+        == "Bash runs without a sandbox: bwrap cannot create its sandbox here (bwrap: No permissions to creating new namespace)"
+    )
 
 
 @needs_bwrap
@@ -123,8 +129,11 @@ def test_git_hooks_and_config_cannot_be_planted(workspace: Workspace) -> None:
         "git config core.pager 'touch PWNED'",
         "git config alias.st '!touch PWNED'",
         "echo '[core] fsmonitor = touch PWNED' >> .git/config",
-        "rm -f .git/config", "mv .git/hooks .git/hooks-old", "mv .git/config .git/config-old",
-        "mv .git .git-old", "rm -rf .git/hooks",
+        "rm -f .git/config",
+        "mv .git/hooks .git/hooks-old",
+        "mv .git/config .git/config-old",
+        "mv .git .git-old",
+        "rm -rf .git/hooks",
     ]
     for attempt in attempts:
         run(workspace, attempt)

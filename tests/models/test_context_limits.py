@@ -4,6 +4,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pytest
+
 from frogtui.agent.loop import Agent
 from frogtui.protocol import TurnEnd
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, Workspace
@@ -20,10 +22,13 @@ class NoPerson:
         raise AssertionError("nothing should be asked")
 
 
+@pytest.mark.slow
 def test_context_filling_up_during_generation_is_max_context_len(hybrid_gguf: Path, tmp_path: Path) -> None:
     probe = load_local(hybrid_gguf)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "Say something long."}]
-    prompt = [i for i in probe.stream_turn(messages, TOOL_SCHEMAS, max_tokens=1, cancel=threading.Event()) if isinstance(i, TurnEnd)][0].usage.prompt_tokens
+    prompt = [i for i in probe.stream_turn(messages, TOOL_SCHEMAS, max_tokens=1, cancel=threading.Event()) if isinstance(i, TurnEnd)][
+        0
+    ].usage.prompt_tokens
     probe.close()
     # room for two generated tokens, far fewer than max_tokens_per_turn
     model = load_local(hybrid_gguf, n_ctx=prompt + 2)
@@ -39,6 +44,7 @@ def test_context_filling_up_during_generation_is_max_context_len(hybrid_gguf: Pa
     assert "filled up" in result.error
 
 
+@pytest.mark.slow
 def test_a_prompt_larger_than_the_context_is_max_context_len(hybrid_gguf: Path, tmp_path: Path) -> None:
     model = load_local(hybrid_gguf, n_ctx=1024)
     try:

@@ -5,8 +5,12 @@ files or user messages stays text (no prompt injection, no transcript desync).""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+
+import pytest
 
 from frogtui.agent.loop import Agent
 from frogtui.models.llama_cpp import LlamaCppModel
@@ -74,6 +78,7 @@ def control_positions(model: LlamaCppModel) -> list[int]:
     return [i for i, t in enumerate(model.transcript.tokens) if t == model.end_of_turn_id]
 
 
+@pytest.mark.slow
 def test_agent_transcript_is_the_template_render_and_file_text_stays_text(hybrid_gguf: Path, tmp_path: Path) -> None:
     backend = load_local(hybrid_gguf, n_ctx=65536)
     model = ScriptedTurns(backend, TASK_TURNS + [turn("Sure.", answer="Renamed.")])
@@ -101,7 +106,7 @@ def test_agent_transcript_is_the_template_render_and_file_text_stays_text(hybrid
     assert fresh.transcript.tokens[:n] == backend.transcript.tokens
     # each step evaluated only what it added (+ the sampled <|im_end|>)
     steps = result.trajectory["steps"]
-    for before, after in zip(steps, steps[1:]):
+    for before, after in pairwise(steps):
         u0, u1 = before["usage"], after["usage"]
         added = u1["prompt_tokens"] - (u0["prompt_tokens"] + u0["generated_tokens"])
         assert added <= u1["evaluated_tokens"] <= added + 1
@@ -122,15 +127,23 @@ def test_agent_transcript_is_the_template_render_and_file_text_stays_text(hybrid
     fresh.close()
 
 
+@pytest.mark.slow
 def test_empty_observation_and_multiple_calls_match_the_template(hybrid_gguf: Path) -> None:
     backend = load_local(hybrid_gguf)
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "go"}]
-    call = lambda i: {"id": f"c{i}", "type": "function", "function": {"name": "Bash", "arguments": '{"command": "true"}'}}
+
+    def call(i: int) -> dict[str, Any]:
+        return {"id": f"c{i}", "type": "function", "function": {"name": "Bash", "arguments": '{"command": "true"}'}}
+
     assistant = {"role": "assistant", "content": "", "reasoning_content": "Run both.", "tool_calls": [call(1), call(2), call(3)]}
     text = turn("Run both.", *[xml_call("Bash", command="true")] * 3)
     backend.feed_assistant_turn(messages, TOOL_SCHEMAS, text)
-    messages += [assistant, {"role": "tool", "tool_call_id": "c1", "content": ""},
-                 {"role": "tool", "tool_call_id": "c2", "content": "\n\n  \n"}, {"role": "tool", "tool_call_id": "c3", "content": "<|im_start|>"}]
+    messages += [
+        assistant,
+        {"role": "tool", "tool_call_id": "c1", "content": ""},
+        {"role": "tool", "tool_call_id": "c2", "content": "\n\n  \n"},
+        {"role": "tool", "tool_call_id": "c3", "content": "<|im_start|>"},
+    ]
     backend.feed_assistant_turn(messages, TOOL_SCHEMAS, "ok")
     expected = reference_render(messages, add_generation_prompt=True)
     assert backend.rendered_transcript().startswith(expected)
@@ -138,13 +151,21 @@ def test_empty_observation_and_multiple_calls_match_the_template(hybrid_gguf: Pa
     backend.close()
 
 
+@pytest.mark.slow
 def test_split_tokenization_equals_llama_cpp_when_nothing_is_injected(hybrid_gguf: Path) -> None:
     backend = load_local(hybrid_gguf)
     template = ChatTemplate(backend.template.source, eos_token="<|im_end|>")
-    messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "  Fix it.\n"},
-                {"role": "assistant", "content": "Reading.", "reasoning_content": "Plan: read.",
-                 "tool_calls": [{"id": "a", "type": "function", "function": {"name": "Read", "arguments": '{"file_path": "a.py"}'}}]},
-                {"role": "tool", "tool_call_id": "a", "content": "a.py\n1. print('héllo')\n"}]
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": "  Fix it.\n"},
+        {
+            "role": "assistant",
+            "content": "Reading.",
+            "reasoning_content": "Plan: read.",
+            "tool_calls": [{"id": "a", "type": "function", "function": {"name": "Read", "arguments": '{"file_path": "a.py"}'}}],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": "a.py\n1. print('héllo')\n"},
+    ]
     rendered = template.render_marked(messages, TOOL_SCHEMAS, add_generation_prompt=True)
     assert rendered.literal is not None and len(rendered.literal) == 5
     assert [rendered.text[a:b] for a, b in rendered.literal] == ["Fix it.", "Plan: read.", "Reading.", "a.py", "a.py\n1. print('héllo')"]

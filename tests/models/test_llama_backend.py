@@ -60,7 +60,10 @@ def generated_text(messages: list[dict[str, Any]], message: dict[str, Any]) -> s
 
 def run_task(model: LlamaCppModel, steps: int) -> tuple[list[dict[str, Any]], list[tuple[int, Usage]]]:
     """Drive ``steps`` agent steps with assistant turns fed as if generated; returns (messages, [(added, usage)])."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "Fix the failing test in src/"}]
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": "Fix the failing test in src/"},
+    ]
     record: list[tuple[int, Usage]] = []
     previous_end = 0
     for step in range(1, steps + 1):
@@ -75,6 +78,7 @@ def run_task(model: LlamaCppModel, steps: int) -> tuple[list[dict[str, Any]], li
 
 
 @pytest.mark.parametrize("kind", ["hybrid", "dense"])
+@pytest.mark.slow
 def test_each_step_evaluates_only_what_was_added(kind: str, hybrid_gguf: Path, dense_gguf: Path) -> None:
     model = load_local(hybrid_gguf if kind == "hybrid" else dense_gguf)
     assert model.recurrent is (kind == "hybrid")
@@ -100,6 +104,7 @@ def test_each_step_evaluates_only_what_was_added(kind: str, hybrid_gguf: Path, d
     model.close()
 
 
+@pytest.mark.slow
 def test_transcript_text_equals_the_template_render(hybrid_gguf: Path) -> None:
     model = load_local(hybrid_gguf)
     messages, _ = run_task(model, steps=4)
@@ -115,6 +120,7 @@ def test_transcript_text_equals_the_template_render(hybrid_gguf: Path) -> None:
     model.close()
 
 
+@pytest.mark.slow
 def test_append_mode_keeps_reasoning_and_exact_mode_matches_the_template(hybrid_gguf: Path) -> None:
     greedy = Sampling(temperature=0.0, seed=1)
     append = load_local(hybrid_gguf, sampling=greedy)
@@ -145,6 +151,7 @@ def test_append_mode_keeps_reasoning_and_exact_mode_matches_the_template(hybrid_
         model.close()
 
 
+@pytest.mark.slow
 def test_generation_streams_with_telemetry_and_next_step_reuses_it(dense_gguf: Path) -> None:
     model = load_local(dense_gguf)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "List the files."}]
@@ -164,6 +171,7 @@ def test_generation_streams_with_telemetry_and_next_step_reuses_it(dense_gguf: P
     model.close()
 
 
+@pytest.mark.slow
 def test_max_tokens_and_context_overflow(dense_gguf: Path) -> None:
     from frogtui.errors import ContextOverflowError
 
@@ -174,10 +182,14 @@ def test_max_tokens_and_context_overflow(dense_gguf: Path) -> None:
     model.close()
 
 
+@pytest.mark.slow
 def test_cancel_stops_generation_within_100ms(smollm2_gguf: Path) -> None:
     model = load_local(smollm2_gguf, n_ctx=2048)
     assert model.opens_reasoning is False
-    messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "Write a long story about a frog."}]
+    messages = [
+        {"role": "system", "content": "You are a helpful assistant."},
+        {"role": "user", "content": "Write a long story about a frog."},
+    ]
     cancel = threading.Event()
     stream = model.stream_turn(messages, [], max_tokens=4000, cancel=cancel)
     first = next(stream)
@@ -207,6 +219,7 @@ def test_cancel_stops_generation_within_100ms(smollm2_gguf: Path) -> None:
     model.close()
 
 
+@pytest.mark.slow
 def test_utf8_split_across_tokens_comes_out_whole(hybrid_gguf: Path) -> None:
     model = load_local(hybrid_gguf)
     text = "héllo 🐸 日本語 <think>x</think>"

@@ -10,6 +10,7 @@ from frogtui.models.gguf_spec import progress_reporter
 from tests.models.conftest import make_config
 
 
+@pytest.mark.slow
 def test_load_model_reports_loading_and_the_settings_chosen(hybrid_gguf: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines: list[str] = []
     model = load_model(str(hybrid_gguf), make_config(n_ctx=2048), report=lines.append)
@@ -32,6 +33,7 @@ def test_download_progress_is_reported_in_megabytes() -> None:
     assert all(line.startswith("downloading model.gguf: ") for line in lines)
 
 
+@pytest.mark.slow
 def test_a_template_without_tools_is_reported(smollm2_gguf: Path, hybrid_gguf: Path) -> None:
     lines: list[str] = []
     load_model(str(smollm2_gguf), make_config(n_ctx=2048), report=lines.append).close()

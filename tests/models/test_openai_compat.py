@@ -20,6 +20,7 @@ from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS
 from tests.models.conftest import free_port, make_config
 
 
+@pytest.mark.slow
 def test_streams_a_turn_from_a_real_server(llama_server: str) -> None:
     model = load_model(llama_server, make_config())
     assert model.name.startswith("SmolLM2") and model.opens_reasoning is False
@@ -32,6 +33,7 @@ def test_streams_a_turn_from_a_real_server(llama_server: str) -> None:
     model.close()
 
 
+@pytest.mark.slow
 def test_cancel_closes_the_stream(llama_server: str) -> None:
     model = load_model(llama_server, make_config())
     cancel = threading.Event()
@@ -44,6 +46,7 @@ def test_cancel_closes_the_stream(llama_server: str) -> None:
     model.close()
 
 
+@pytest.mark.slow
 def test_frogtui_run_with_a_server_url(llama_server: str, py_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = headless.main(["What is the capital of France?", "--repo", str(py_repo), "--model", llama_server])
     out, err = capsys.readouterr()
@@ -58,6 +61,7 @@ def test_unreachable_server_and_http_errors_are_clear() -> None:
         load_model("http://", make_config())
 
 
+@pytest.mark.slow
 def test_server_side_error_is_a_model_error(llama_server: str) -> None:
     model = load_model(f"{llama_server}#SmolLM2", make_config())
     assert model.model == "SmolLM2"
@@ -66,9 +70,15 @@ def test_server_side_error_is_a_model_error(llama_server: str) -> None:
     model.close()
 
 
+USAGE = {"prompt_tokens": 50, "completion_tokens": 9}
+
+
 def sse(*deltas: dict[str, Any], finish: str = "stop") -> list[str]:
     lines = [f"data: {json.dumps({'choices': [{'delta': d}]})}" for d in deltas]
-    return lines + [f"data: {json.dumps({'choices': [{'delta': {}, 'finish_reason': finish}], 'usage': {'prompt_tokens': 50, 'completion_tokens': 9}})}", "data: [DONE]"]
+    return lines + [
+        "data: " + json.dumps({"choices": [{"delta": {}, "finish_reason": finish}], "usage": USAGE}),
+        "data: [DONE]",
+    ]
 
 
 def parse(lines: list[str], raw_reasoning: bool | None = None) -> tuple[StreamParser, list[Any], _TurnState]:
@@ -89,7 +99,9 @@ def parse(lines: list[str], raw_reasoning: bool | None = None) -> tuple[StreamPa
 
 def test_split_reasoning_and_structured_tool_calls() -> None:
     lines = sse(
-        {"reasoning_content": "Let me "}, {"reasoning_content": "look."}, {"content": "Reading it."},
+        {"reasoning_content": "Let me "},
+        {"reasoning_content": "look."},
+        {"content": "Reading it."},
         {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "Read", "arguments": '{"file_'}}]},
         {"tool_calls": [{"index": 0, "function": {"arguments": 'path": "a.py"}'}}]},
         finish="tool_calls",

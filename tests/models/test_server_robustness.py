@@ -8,8 +8,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -32,6 +33,7 @@ def history(steps: int) -> list[dict[str, Any]]:
     return messages
 
 
+@pytest.mark.slow
 def test_tool_call_history_is_accepted_over_several_steps(llama_server: str) -> None:
     model = load_model(llama_server, make_config())
     for steps in (1, 3):
@@ -40,6 +42,7 @@ def test_tool_call_history_is_accepted_over_several_steps(llama_server: str) -> 
     model.close()
 
 
+@pytest.mark.slow
 def test_prompt_over_the_servers_context_is_a_clear_error_and_the_next_turn_works(llama_server: str) -> None:
     model = load_model(llama_server, make_config())
     too_long = [{"role": "user", "content": "word " * 3000}]  # the fixture server has n_ctx 2048
@@ -51,6 +54,7 @@ def test_prompt_over_the_servers_context_is_a_clear_error_and_the_next_turn_work
     model.close()
 
 
+@pytest.mark.slow
 def test_cancel_before_the_first_token(llama_server: str) -> None:
     model = load_model(llama_server, make_config())
     prompt = [{"role": "user", "content": "Summarize: " + " ".join(f"item{i}" for i in range(150))}]
@@ -83,6 +87,7 @@ def doomed_server(smollm2_gguf: Path, tmp_path: Path) -> Iterator[tuple[str, sub
     proc.wait()
 
 
+@pytest.mark.slow
 def test_server_dying_mid_stream_is_a_clear_model_error(doomed_server: tuple[str, subprocess.Popen[bytes]]) -> None:
     url, proc = doomed_server
     model = load_model(url, make_config())
@@ -90,7 +95,9 @@ def test_server_dying_mid_stream_is_a_clear_model_error(doomed_server: tuple[str
     # content is held back until </think> or the end of the turn)
     list(model.stream_turn([{"role": "user", "content": "Say hi."}], [], max_tokens=8, cancel=threading.Event()))
     assert model.raw_reasoning is False
-    stream = model.stream_turn([{"role": "user", "content": "Tell a very long story about frogs."}], [], max_tokens=400, cancel=threading.Event())
+    stream = model.stream_turn(
+        [{"role": "user", "content": "Tell a very long story about frogs."}], [], max_tokens=400, cancel=threading.Event()
+    )
     assert isinstance(next(stream), str)
     proc.kill()
     with pytest.raises(ModelError, match=r"dropped the stream|ended the stream before the turn finished"):
@@ -109,8 +116,18 @@ class LlamaServerRefusal(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
-        self._send(400, {"error": {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096,
-                                   "message": "the request exceeds the available context size, try increasing it"}})
+        self._send(
+            400,
+            {
+                "error": {
+                    "code": 400,
+                    "type": "exceed_context_size_error",
+                    "n_prompt_tokens": 5000,
+                    "n_ctx": 4096,
+                    "message": "the request exceeds the available context size, try increasing it",
+                }
+            },
+        )
 
     def _send(self, status: int, body: dict[str, Any]) -> None:
         data = json.dumps(body).encode()

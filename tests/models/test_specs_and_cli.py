@@ -26,6 +26,7 @@ from tests.models.conftest import make_config
         (lambda d, src: (d / "mmproj-F16.gguf").write_bytes(src.read_bytes()) and d / "mmproj-F16.gguf", "vision projector"),
     ],
 )
+@pytest.mark.slow
 def test_bad_model_files_give_one_clear_line(make, message, tmp_path: Path, dense_gguf: Path) -> None:
     path = make(tmp_path, dense_gguf)
     with pytest.raises(ModelLoadError, match=message) as info:
@@ -66,10 +67,15 @@ def _config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FROGTUI_CONFIG", str(config))
 
 
-def test_frogtui_run_with_a_local_gguf(py_repo: Path, smollm2_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.slow
+def test_frogtui_run_with_a_local_gguf(
+    py_repo: Path, smollm2_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _config_file(tmp_path, monkeypatch)
     trajectory = tmp_path / "t.json"
-    code = headless.main(["What is the capital of France?", "--repo", str(py_repo), "--model", str(smollm2_gguf), "--trajectory", str(trajectory)])
+    code = headless.main(
+        ["What is the capital of France?", "--repo", str(py_repo), "--model", str(smollm2_gguf), "--trajectory", str(trajectory)]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     assert out.strip()
@@ -85,7 +91,10 @@ def test_frogtui_run_with_a_bad_model_exits_2(py_repo: Path, tmp_path: Path, cap
     assert err.count("\n") == 1 and "is not a GGUF file" in err
 
 
-def test_doctor_reports_the_setup(py_repo: Path, smollm2_gguf: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.slow
+def test_doctor_reports_the_setup(
+    py_repo: Path, smollm2_gguf: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (py_repo / ".frogtui.toml").write_text("")
     monkeypatch.chdir(py_repo)
     assert doctor.main(["--repo", str(py_repo)]) == 1  # the default hf: model is not downloaded here
@@ -104,7 +113,9 @@ def test_doctor_reports_the_setup(py_repo: Path, smollm2_gguf: Path, monkeypatch
     assert f"(on disk: {smollm2_gguf})" in capsys.readouterr().out
 
 
-def test_doctor_with_a_local_model_path(py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_doctor_with_a_local_model_path(
+    py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "config.toml"
     monkeypatch.setenv("FROGTUI_CONFIG", str(config))
     missing = tmp_path / "nowhere" / "model.gguf"

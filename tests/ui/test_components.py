@@ -9,16 +9,15 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 
+from frogtui.approval import PolicyEngine
 from frogtui.errors import ConfigError
 from frogtui.protocol import ApprovalRequest, ToolCall
-from frogtui.approval import PolicyEngine
 from frogtui.tools import Workspace
 from frogtui.ui.approver import UiApprover
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested, PersonAnswer
 from frogtui.ui.status import context_bar, quantisation
-from frogtui.vcs.repository import read_git_state
 from frogtui.ui.themes import (
     VARIABLE_DEFAULTS,
     load_themes,
@@ -26,6 +25,7 @@ from frogtui.ui.themes import (
     pygments_style_for,
     theme_folders,
 )
+from frogtui.vcs.repository import read_git_state
 from tests.support import git
 
 
@@ -93,6 +93,7 @@ class DiffApp(App[None]):
 
 
 @pytest.mark.parametrize("width", [100, 160])
+@pytest.mark.slow
 async def test_a_10000_line_change_opens_and_scrolls_fast(width: int) -> None:
     before = "".join(f"value_{i} = {i}\n" for i in range(10_000))
     after = "".join(f"value_{i} = {i * 2 if i % 3 else i}\n" for i in range(10_000))

@@ -5,6 +5,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from frogtui.config import Config
 from frogtui.session import Session
 from frogtui.ui.app import FrogApp
@@ -174,12 +176,14 @@ async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> Non
         await wait_for(pilot, lambda: app.core.rewind_note.count("\n") >= 1, what="both notes for the model")
 
 
+@pytest.mark.slow
 async def test_a_real_gguf_loads_with_progress_then_ready(py_repo: Path, home: Path) -> None:
     from frogtui.config import LlamaSettings
     from tests.models.tiny_gguf import write_qwen35_hybrid
 
     gguf = write_qwen35_hybrid(home / "tiny-qwen35.gguf")
-    app = FrogApp(Config(repo=py_repo, model_spec=str(gguf), llama=LlamaSettings(n_ctx=2048), rules_file=rules_file(home)), clock=fake_clock())
+    config = Config(repo=py_repo, model_spec=str(gguf), llama=LlamaSettings(n_ctx=2048), rules_file=rules_file(home))
+    app = FrogApp(config, clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model is not None, what="the model to load")
         assert app.status.context_size == 2048
@@ -219,11 +223,14 @@ async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: 
     denied even when a rule allows them; Read runs as the policy says; nobody is asked."""
     rules = rules_file(home)
     rules.write_text(rules.read_text() + '[[rules]]\ntool = "Bash"\nmatch = "git status"\ndecision = "allow"\n')
-    replay = write_replay(home / "r.jsonl", [
-        turn("Look.", xml_call("Bash", command="git status"), xml_call("Read", file_path="calc.py")),
-        turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
-        turn("Done.", answer="I could not change anything."),
-    ])
+    replay = write_replay(
+        home / "r.jsonl",
+        [
+            turn("Look.", xml_call("Bash", command="git status"), xml_call("Read", file_path="calc.py")),
+            turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+            turn("Done.", answer="I could not change anything."),
+        ],
+    )
     app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", rules_file=rules), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f2", "f2")
@@ -240,4 +247,3 @@ async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: 
         ]
         assert tool_messages(app)[0] == "PermissionError: Bash is not allowed under mode: none"
     assert "a - b" in (py_repo / "calc.py").read_text()
-

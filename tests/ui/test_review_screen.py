@@ -90,7 +90,7 @@ async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> No
         assert "line five" in committed and "line 9\n" in committed
         assert "Assisted-by: UI test" in git(py_repo, "log", "-1", "--format=%B")
         # what was not accepted is still there, and is what the screen shows now
-        assert [l for l in tree_labels(screen) if not l.startswith("  ")] == ["[x] many.txt", "[x] notes é.txt (new)"]
+        assert [label for label in tree_labels(screen) if not label.startswith("  ")] == ["[x] many.txt", "[x] notes é.txt (new)"]
         await pilot.press("u")
         await settle(pilot)
         assert git(py_repo, "log", "-1", "--format=%s").strip() == "initial" or git(py_repo, "log", "-1", "--format=%s").strip() == "many"

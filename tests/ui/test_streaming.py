@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 
 from frogtui.ui.chat import AnswerBlock
 from tests.support import turn
@@ -25,7 +26,7 @@ async def test_chat_keeps_up_with_5000_streamed_tokens(make_app) -> None:
                        timeout=30, what="the whole answer on screen")
         elapsed = time.monotonic() - started
     window = [started] + [t for t in ticks if t >= started] + [started + elapsed]
-    worst_gap = max(b - a for a, b in zip(window, window[1:]))
+    worst_gap = max(b - a for a, b in pairwise(window))
     print(f"\n{TOKENS} tokens shown in {elapsed:.2f}s ({TOKENS / elapsed:.0f} tok/s); longest UI stall {worst_gap * 1000:.0f} ms")
     # Speed is measured by bench/, not here (a loaded CI machine must not fail this test): what is
     # checked is that the UI kept running its timers while the tokens streamed in.

@@ -53,7 +53,11 @@ async def test_tab_goes_prompt_chat_trace_and_cursor_row_stays_readable(make_app
         assert under.plain == "✓ rule" and not under.spans and not under.style
         assert other.plain == "✓ mode" and other.spans  # coloured as an allow
         await pilot.press("down")
-        await wait_for(pilot, lambda: not table.get_row_at(1)[decision].spans and table.get_row_at(0)[decision].spans, what="the colouring to follow the cursor")
+        await wait_for(
+            pilot,
+            lambda: not table.get_row_at(1)[decision].spans and table.get_row_at(0)[decision].spans,
+            what="the colouring to follow the cursor",
+        )
 
 
 def test_columns_fit_the_width() -> None:
@@ -107,11 +111,14 @@ async def test_80x24_trace_status_and_modal_fit(make_app) -> None:
 
 
 async def test_undo_notice_says_what_was_undone(make_app, py_repo: Path) -> None:
-    app = make_app([
-        turn("Note.", xml_call("Write", file_path="NOTES.md", content="fixed add\n")),
-        turn("Look.", xml_call("Bash", command="true")),
-        turn("Done.", answer="Noted."),
-    ], approve="all")
+    app = make_app(
+        [
+            turn("Note.", xml_call("Write", file_path="NOTES.md", content="fixed add\n")),
+            turn("Look.", xml_call("Bash", command="true")),
+            turn("Done.", answer="Noted."),
+        ],
+        approve="all",
+    )
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "take a note")
         await wait_for(pilot, lambda: run_over(app), what="the run")

@@ -12,7 +12,9 @@ from frogtui.vcs.message import SUBJECT_MAX, draft_commit_message, shape_message
 from tests.support import turn, write_replay, xml_call
 from tests.vcs.cases import git
 
-DIFF = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+DIFF = (
+    "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n"
+)
 
 
 class FailingModel:
@@ -31,7 +33,11 @@ class FailingModel:
 
 
 def test_draft_strips_reasoning_and_keeps_subject_and_body(tmp_path: Path) -> None:
-    model = ReplayModel(write_replay(tmp_path / "m.jsonl", ["The diff flips a sign.\n</think>\n\nFix add to return the sum\n\nadd subtracted its arguments."]))
+    model = ReplayModel(
+        write_replay(
+            tmp_path / "m.jsonl", ["The diff flips a sign.\n</think>\n\nFix add to return the sum\n\nadd subtracted its arguments."]
+        )
+    )
     message = draft_commit_message(model, DIFF)
     assert message == "Fix add to return the sum\n\nadd subtracted its arguments."
 
@@ -54,11 +60,14 @@ def test_subject_alone_gets_a_body_and_failures_fall_back(tmp_path: Path) -> Non
 
 def test_headless_commit(py_repo: Path, tmp_path: Path) -> None:
     (py_repo / "mine.txt").write_text("the person's own untracked file\n")
-    replay = write_replay(tmp_path / "run.jsonl", [
-        turn("fix it", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
-        turn("done", answer="Fixed."),
-        "Commit message now.\n</think>\nFix the sign in add\n\nadd now returns a + b.",
-    ])
+    replay = write_replay(
+        tmp_path / "run.jsonl",
+        [
+            turn("fix it", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+            turn("done", answer="Fixed."),
+            "Commit message now.\n</think>\nFix the sign in add\n\nadd now returns a + b.",
+        ],
+    )
     args = build_parser().parse_args(["fix", "--commit", "--approve", "all"])
     assert args.commit
     err = io.StringIO()

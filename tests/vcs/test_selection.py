@@ -58,7 +58,7 @@ def test_random_selection_commits_exactly_the_selected_hunks(data: st.DataObject
                 change.split(hunk)
     groups = selection.groups()
     chosen = data.draw(st.lists(st.booleans(), min_size=len(groups), max_size=len(groups)), label="accepted")
-    for (_, group), keep in zip(groups, chosen):
+    for (_, group), keep in zip(groups, chosen, strict=True):
         group.accepted = keep
     if not any(chosen):
         chosen[0] = True
@@ -94,7 +94,17 @@ def test_everything_selected_commits_the_working_tree(tmp_path: Path) -> None:
     make_session_changes(repo)
     review = ReviewSession(state)
     selection = review.load()
-    assert {f.path for f in selection.files} >= {"renamed.py", "rename_me.py", "img.bin", "crlf.txt", 'we"ird.txt', "dir with space/new file ü.txt", "empty.txt", "link", "run.sh"}
+    assert {f.path for f in selection.files} >= {
+        "renamed.py",
+        "rename_me.py",
+        "img.bin",
+        "crlf.txt",
+        'we"ird.txt',
+        "dir with space/new file ü.txt",
+        "empty.txt",
+        "link",
+        "run.sh",
+    }
     assert "debug.log" not in {f.path for f in selection.files}
     result = review.commit(selection, "Everything")
     assert git(repo, "rev-parse", "HEAD^{tree}").strip() == snapshot_tree(state.repo)

@@ -13,7 +13,7 @@ from frogtui.models.replay import ReplayModel
 from frogtui.tools import ToolRunner, Workspace
 from frogtui.vcs.checkpoints import Checkpoints, NoCheckpoint
 from frogtui.vcs.commit import CommitFailed, NoIdentity
-from frogtui.vcs.repository import discover, not_a_repo_message, init_repo
+from frogtui.vcs.repository import discover, init_repo, not_a_repo_message
 from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
 from frogtui.vcs.snapshot import snapshot_tree
 from tests.support import turn, write_replay, xml_call
@@ -62,7 +62,13 @@ def test_rewind_restores_a_tree_changed_by_bash(dirty_repo: Path, tmp_path: Path
     start = snapshot_tree(state.repo)
     turns = [
         turn("fix", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
-        turn("shell", xml_call("Bash", command="rm notes.txt && mkdir -p out/deep && echo hi > out/deep/made.txt && echo x >> calc.py && echo log > build.log")),
+        turn(
+            "shell",
+            xml_call(
+                "Bash",
+                command="rm notes.txt && mkdir -p out/deep && echo hi > out/deep/made.txt && echo x >> calc.py && echo log > build.log",
+            ),
+        ),
     ]
     run_agent(dirty_repo, tmp_path, turns, checkpoints)
     assert [(c.step, c.tool) for c in checkpoints.taken] == [(1, "Edit"), (2, "Bash")]
@@ -91,7 +97,12 @@ def test_person_changes_and_index_survive_a_whole_session(dirty_repo: Path, tmp_
     turns = [
         turn("fix", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
         turn("more", xml_call("Write", file_path="docs/usage.md", content="# Usage\n")),
-        turn("tests", xml_call("Edit", file_path="test_calc.py", old_string="from calc import add\n", new_string="from calc import add  # the adder\n")),
+        turn(
+            "tests",
+            xml_call(
+                "Edit", file_path="test_calc.py", old_string="from calc import add\n", new_string="from calc import add  # the adder\n"
+            ),
+        ),
     ]
     run_agent(dirty_repo, tmp_path, turns, checkpoints)
     review = ReviewSession(state)
@@ -179,7 +190,7 @@ def test_no_identity_says_how_to_set_it(py_repo: Path, monkeypatch: pytest.Monke
     state = discover(py_repo, "id")
     (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     review = ReviewSession(state)
-    with pytest.raises(NoIdentity, match='git config --global user.email'):
+    with pytest.raises(NoIdentity, match="git config --global user.email"):
         review.commit(review.load(), "Fix")
     assert git(py_repo, "log", "--oneline").count("\n") == 1
 
