@@ -11,7 +11,6 @@ from frogtui import doctor
 from frogtui.approval.sandbox import probe_bwrap
 from frogtui.config import config_dir
 
-
 BWRAP = shutil.which("bwrap")
 
 

@@ -4,8 +4,8 @@ the gate (the floor holds under ``--approve all``, ``policy`` denies what it wou
 from __future__ import annotations
 
 import json
-import shutil
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path

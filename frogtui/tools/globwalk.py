@@ -52,7 +52,7 @@ class GlobSearch:
             yield from self._match(folder, rest, ancestors)
             if not rest:  # a final ``**`` matches every name below, files included
                 yield from (path for _, path in self._entries(folder, "*") if not os.path.isdir(path))
-            for name, path in self._subfolders(folder, "*", ancestors):
+            for _name, path in self._subfolders(folder, "*", ancestors):
                 yield from self._match(path, parts, ancestors | {self._key(path)})
             return
         if not _magic(head):
@@ -60,7 +60,7 @@ class GlobSearch:
             if os.path.lexists(path):
                 yield from self._match(path, rest, ancestors)
             return
-        for name, path in self._entries(folder, head):
+        for _name, path in self._entries(folder, head):
             if rest and not os.path.isdir(path):
                 continue
             yield from self._match(path, rest, ancestors)
