@@ -17,7 +17,7 @@ from frogtui.approval.rules import (
     path_matches,
     stricter_default,
 )
-from frogtui.approval.shell import SimpleCommand
+from frogtui.approval.shell_model import SimpleCommand
 from frogtui.approval.shell_words import Word, display
 from frogtui.approval.shell_wrappers import AS_ANOTHER_USER
 

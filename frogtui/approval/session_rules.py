@@ -8,7 +8,7 @@ import re
 from frogtui.approval.decision import Decision
 from frogtui.approval.facts import Action
 from frogtui.approval.rules import Rule
-from frogtui.approval.shell import SimpleCommand
+from frogtui.approval.shell_model import SimpleCommand
 from frogtui.approval.shell_effects import (
     AFTER_FIRST_OPERAND,
     ALL_OPERANDS,
