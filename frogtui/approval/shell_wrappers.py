@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from frogtui.approval.shell_effects import SHELLS, Target, program_name
@@ -116,59 +117,62 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped | None:
     if not words or words[0].dynamic:
         return None
     name = program_name(words[0].text)
-    items = list(words)
-    if name in _SPECIAL:
-        return _SPECIAL[name](items, name)
-    if name in _SIMPLE:
-        flags, with_value = _SIMPLE[name]
-        if name == "nice":
-            items = [items[0], *(Word("-N") if re.fullmatch(r"-\d+", w.text) else w for w in items[1:2]), *items[2:]]
-        start, error = _skip_options(items, flags, with_value)
-        label = "time" if name == TIME_WORD else name
-        if error:
-            return Unwrapped(label, opaque=error)
-        writes: tuple[Target, ...] = ()
-        if name in ("time", "strace", "ltrace"):
-            writes = tuple(Target(items[n + 1], f"{name} -o") for n in range(1, start - 1) if items[n].text in ("-o", "--output"))
-        if name in _FIRST_OPERAND_IS_ARGUMENT and not any(w.text in ("-p", "--pid") for w in items[1:start]):
-            start += 1
-        if name == "sudo" and any(w.text in ("-s", "-i", "--shell", "--login") for w in items[1:start]):
-            return Unwrapped(label, opaque="sudo starts a shell")
-        return Unwrapped(label, inner=tuple(items[start:]), writes=writes)
-    if name == "command":
-        start, error = _skip_options(items, {"-p", "-v", "-V"}, set())
-        if error or any(w.text in ("-v", "-V") for w in items[1:start]):
-            return None  # ``command -v`` only looks a name up
-        return Unwrapped("command", inner=tuple(items[start:]))
-    if name == "timeout":
-        start, error = _skip_options(items, {"-v", "--foreground", "--preserve-status", "--verbose"}, {"-s", "-k", "--signal", "--kill-after"})
-        if error:
-            return Unwrapped("timeout", opaque=error)
-        return Unwrapped("timeout", inner=tuple(items[start + 1 :]))
-    if name == "env":
-        return _env(items)
-    if name == "xargs":
-        start, error = _skip_options(
-            items,
-            {"-0", "-r", "-t", "-p", "-x", "--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit", "--open-tty"},
-            {"-I", "-i", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace", "--eof"},
-        )
-        if error:
-            return Unwrapped("xargs", opaque=error)
-        inner = tuple(items[start:]) or (Word("echo"),)
-        return Unwrapped("xargs", inner=inner, appends_input=True)
-    if name == "find":
-        return _find(items)
-    if name in SHELLS:
-        return _shell(items, name)
-    if name == "eval":
-        if any(w.dynamic for w in items[1:]):
-            return Unwrapped("eval", opaque="eval runs a string that is only known when it runs")
-        return Unwrapped("eval", script=Word(" ".join(w.text for w in items[1:])))
-    return None
+    handler = _WRAPPERS.get(name)
+    return handler(list(words), name) if handler is not None else None
 
 
-def _env(items: list[Word]) -> Unwrapped:
+def _simple(items: list[Word], name: str) -> Unwrapped:
+    """A wrapper of ``_SIMPLE``: options, then the command it runs."""
+    flags, with_value = _SIMPLE[name]
+    if name == "nice":
+        items = [items[0], *(Word("-N") if re.fullmatch(r"-\d+", w.text) else w for w in items[1:2]), *items[2:]]
+    start, error = _skip_options(items, flags, with_value)
+    label = "time" if name == TIME_WORD else name
+    if error:
+        return Unwrapped(label, opaque=error)
+    writes: tuple[Target, ...] = ()
+    if name in ("time", "strace", "ltrace"):
+        writes = tuple(Target(items[n + 1], f"{name} -o") for n in range(1, start - 1) if items[n].text in ("-o", "--output"))
+    if name in _FIRST_OPERAND_IS_ARGUMENT and not any(w.text in ("-p", "--pid") for w in items[1:start]):
+        start += 1
+    if name == "sudo" and any(w.text in ("-s", "-i", "--shell", "--login") for w in items[1:start]):
+        return Unwrapped(label, opaque="sudo starts a shell")
+    return Unwrapped(label, inner=tuple(items[start:]), writes=writes)
+
+
+def _command(items: list[Word], name: str) -> Unwrapped | None:
+    start, error = _skip_options(items, {"-p", "-v", "-V"}, set())
+    if error or any(w.text in ("-v", "-V") for w in items[1:start]):
+        return None  # ``command -v`` only looks a name up
+    return Unwrapped(name, inner=tuple(items[start:]))
+
+
+def _timeout(items: list[Word], name: str) -> Unwrapped:
+    start, error = _skip_options(items, {"-v", "--foreground", "--preserve-status", "--verbose"}, {"-s", "-k", "--signal", "--kill-after"})
+    if error:
+        return Unwrapped(name, opaque=error)
+    return Unwrapped(name, inner=tuple(items[start + 1 :]))
+
+
+def _xargs(items: list[Word], name: str) -> Unwrapped:
+    start, error = _skip_options(
+        items,
+        {"-0", "-r", "-t", "-p", "-x", "--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit", "--open-tty"},
+        {"-I", "-i", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace", "--eof"},
+    )
+    if error:
+        return Unwrapped(name, opaque=error)
+    inner = tuple(items[start:]) or (Word("echo"),)
+    return Unwrapped(name, inner=inner, appends_input=True)
+
+
+def _eval(items: list[Word], name: str) -> Unwrapped:
+    if any(w.dynamic for w in items[1:]):
+        return Unwrapped(name, opaque="eval runs a string that is only known when it runs")
+    return Unwrapped(name, script=Word(" ".join(w.text for w in items[1:])))
+
+
+def _env(items: list[Word], name: str = "env") -> Unwrapped:
     n, assigns, cwd_unknown = 1, [], False
     while n < len(items):
         text = items[n].text
@@ -199,7 +203,7 @@ def _env(items: list[Word]) -> Unwrapped:
     return Unwrapped("env", inner=tuple(items[n:]), cwd_unknown=cwd_unknown, assigns=tuple(assigns))
 
 
-def _find(items: list[Word]) -> Unwrapped | None:
+def _find(items: list[Word], name: str = "find") -> Unwrapped | None:
     for n, word in enumerate(items):
         if word.text in ("-exec", "-execdir", "-ok", "-okdir"):
             end = n + 1
@@ -302,4 +306,12 @@ def _parallel(items: list[Word], name: str) -> Unwrapped:
     return Unwrapped(name, opaque=f"{name} builds the commands it runs when it runs")
 
 
-_SPECIAL = {"flock": _flock, "chroot": _chroot, "watch": _watch, "su": _shell_as_user, "script": _shell_as_user, "sg": _shell_as_user, "parallel": _parallel}
+Handler = Callable[[list[Word], str], "Unwrapped | None"]
+_WRAPPERS: dict[str, Handler] = {
+    **dict.fromkeys(_SIMPLE, _simple),
+    **dict.fromkeys(SHELLS, _shell),
+    "command": _command, "timeout": _timeout, "env": _env, "xargs": _xargs, "find": _find, "eval": _eval,
+    "flock": _flock, "chroot": _chroot, "watch": _watch, "su": _shell_as_user, "script": _shell_as_user, "sg": _shell_as_user,
+    "parallel": _parallel,
+}
+"""Every wrapper, by program name: what it runs (one table, one dispatch)."""
