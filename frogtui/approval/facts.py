@@ -12,9 +12,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from frogtui.approval.secrets import SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
-from frogtui.approval.shell import ShellAnalysis, analyze
+from frogtui.approval.shell import analyze
+from frogtui.approval.shell_model import ShellAnalysis
 from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS, symlinks_made
-from frogtui.approval.shell_words import FOUND_MARK, HOME_MARK, PWD_MARK, TMP_MARK, Word
+from frogtui.approval.shell_words import FOUND_MARK, HOME_MARK, PWD_MARK, TMP_MARK, Word, display
 from frogtui.protocol import ToolCall
 
 
@@ -62,7 +63,7 @@ class Action:
     tool: str
     target: PathFact | None = None
     shell: ShellAnalysis | None = None
-    paths: Mapping[str, PathFact] = field(default_factory=dict)
+    paths: Mapping[PathKey, PathFact] = field(default_factory=dict)
     home: str = ""
 
     def fact(self, word: Word, cwd: Word | None) -> PathFact:
@@ -70,8 +71,12 @@ class Action:
         return self.paths.get(path_key(word, cwd)) or PathFact(word.text, known=False)
 
 
-def path_key(word: Word, cwd: Word | None) -> str:
-    return f"{'?' if cwd is None else cwd.text}\x01{word.text}\x01{word.dynamic}"
+PathKey = tuple[str | None, str, bool]
+"""A shell word where it is used: (working folder, None when unknown; the word; whether dynamic)."""
+
+
+def path_key(word: Word, cwd: Word | None) -> PathKey:
+    return (None if cwd is None else cwd.text, word.text, word.dynamic)
 
 
 @dataclass(frozen=True)
@@ -96,13 +101,13 @@ def gather(call: ToolCall, places: Places) -> Action:
         path = args["file_path"]
         odd = path_oddity(path)
         if odd and "\x00" in path:
-            return Action(call.name, target=PathFact(_show(path), known=False, odd=odd), home=home)
+            return Action(call.name, target=PathFact(display(path), known=False, odd=odd), home=home)
         return Action(call.name, target=replace(resolve_text(path, places), odd=odd), home=home)
     if call.name == "Glob" and isinstance(args.get("pattern"), str):
         base = args.get("path") if isinstance(args.get("path"), str) else None
         odd = path_oddity(args["pattern"]) or path_oddity(base or "")
         if odd and "\x00" in args["pattern"] + (base or ""):
-            return Action("Glob", target=PathFact(_show(args["pattern"]), known=False, odd=odd), home=home)
+            return Action("Glob", target=PathFact(display(args["pattern"]), known=False, odd=odd), home=home)
         return Action("Glob", target=replace(glob_fact(args["pattern"], base, places), odd=odd), home=home)
     if call.name == "Bash" and isinstance(args.get("command"), str):
         analysis = analyze(args["command"])
@@ -121,10 +126,10 @@ def path_oddity(path: str) -> str | None:
     return None
 
 
-def shell_facts(analysis: ShellAnalysis, places: Places) -> dict[str, PathFact]:
+def shell_facts(analysis: ShellAnalysis, places: Places) -> dict[PathKey, PathFact]:
     """Facts for every word of every command that could name a file. Symlinks the command itself
     creates (``ln -s ~ x && echo > x/.bashrc``) are followed for the commands after them."""
-    facts: dict[str, PathFact] = {}
+    facts: dict[PathKey, PathFact] = {}
     links: dict[str, str | None] = {}
     for command in analysis.commands:
         words = [*command.words, *command.reads, *(t.word for t in command.writes)]
@@ -175,7 +180,7 @@ def _through_links(path: str, links: dict[str, str | None]) -> str | None:
 def resolve_word(word: Word, cwd: Word | None, places: Places, *, links: dict[str, str | None] | None = None, dotglob: bool = False) -> PathFact:
     """Resolve a shell word as the shell in ``cwd`` would see it (after the symlinks in ``links``
     that the same command made; with ``dotglob``, ``*`` also matches names starting with a dot)."""
-    shown = _show(word.text)
+    shown = display(word.text)
     if word.dynamic:
         return PathFact(shown, known=False)
     text, under = word.text, False
@@ -202,10 +207,6 @@ def resolve_word(word: Word, cwd: Word | None, places: Places, *, links: dict[st
 
 def _expand(text: str, places: Places) -> str:
     return text.replace(HOME_MARK, str(places.home)).replace(TMP_MARK, str(places.tmp_dir)).replace(PWD_MARK, str(places.root))
-
-
-def _show(text: str) -> str:
-    return text.replace(HOME_MARK, "~").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR").replace("/" + FOUND_MARK, "/{}").replace("\x00input", "<input>")
 
 
 def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel: bool = False) -> PathFact:

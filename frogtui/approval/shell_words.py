@@ -12,6 +12,10 @@ PWD_MARK = "\x00PWD\x00"
 TMP_MARK = "\x00TMPDIR\x00"
 """Stands for the session's private temp folder (``$TMPDIR``, set for Bash)."""
 MARKS = {"HOME": HOME_MARK, "PWD": PWD_MARK, "TMPDIR": TMP_MARK}
+FOUND_MARK = "\x00found"
+"""Last component standing for "each file found under the folder before it" (``find -exec ... {}``)."""
+INPUT_MARK = "\x00input"
+"""A word that the command gets at run time (``xargs``)."""
 
 _INVISIBLE = {"Cf", "Cc", "Co", "Cs", "Zl", "Zp"}
 
@@ -29,8 +33,9 @@ class Word:
 
 
 def display(text: str) -> str:
-    """A word's text for people: marks shown as the variables they stand for."""
-    return text.replace(HOME_MARK, "~").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR")
+    """A word's text for people: marks shown as what they stand for (``~``, ``$PWD``, ``{}``...)."""
+    text = text.replace(HOME_MARK, "~").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR")
+    return text.replace("/" + FOUND_MARK, "/{}").replace(INPUT_MARK, "<input>")
 
 
 def odd_characters(text: str) -> str | None:
@@ -46,6 +51,3 @@ def odd_characters(text: str) -> str | None:
         if ord(ch) > 127 and ch != "\x00":
             return f"contains a non-ASCII character {ch!r} (U+{ord(ch):04X}) that may look like another"
     return None
-
-FOUND_MARK = "\x00found"
-"""Last component standing for "each file found under the folder before it" (``find -exec ... {}``)."""
