@@ -12,8 +12,11 @@ Accepts the Qwen3.5 XML call format::
 
 and the JSON-in-tags format of other Qwen-family templates
 (``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``). Text inside ``<think>…</think>`` is
-reasoning. A call is complete the moment its ``</tool_call>`` arrives; any split of the same text into
-pieces gives the same reasoning, answer and calls.
+reasoning, calls written there included: like the inference servers FrogNano was trained behind,
+they are shown with the reasoning and never run. Parameter values are read by the tool's schema
+(``xmlcall``): what cannot be read as exactly one call is an error the model sees. A call is
+complete the moment its ``</tool_call>`` arrives; any split of the same text into pieces gives the
+same reasoning, answer and calls.
 """
 from __future__ import annotations
 
@@ -22,8 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from frogtui.agent.xmlcall import CallError, read_parameters
 from frogtui.protocol import ToolCall
-from frogtui.tools.schemas import convert_arguments
+from frogtui.tools.schemas import SCHEMAS_BY_NAME, convert_arguments
 
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 CALL_OPEN, CALL_CLOSE = "<tool_call>", "</tool_call>"
@@ -38,15 +42,11 @@ class TextPiece:
 Parsed = TextPiece | ToolCall
 
 _TAGS = {
-    "reasoning": (THINK_CLOSE, CALL_OPEN),
+    "reasoning": (THINK_CLOSE,),  # a call written while reasoning is reasoning: shown, never run
     "answer": (THINK_OPEN, CALL_OPEN),
     "call": (CALL_CLOSE,),
 }
-_FUNCTION = re.compile(r"<function=([^>\n]*)>\n?(.*?)(?:</function>\s*)?\Z", re.DOTALL)
-_PARAM = re.compile(
-    r"<parameter=([^>\n]*)>(.*?)</parameter>\s*(?=<parameter=|</function>|\Z)",
-    re.DOTALL,
-)
+_FUNCTION = re.compile(r"<function=([^>\n]*)>\n?(.*)\Z", re.DOTALL)
 
 
 class StreamParser:
@@ -199,18 +199,11 @@ def parse_call_body(body: str) -> tuple[str | None, dict, str | None]:
     if not match:
         return None, {}, "ValueError: could not parse the tool call: expected <function=NAME> or a JSON object"
     name = match.group(1).strip()
-    inner = match.group(2)
-    args: dict[str, str] = {}
-    for pmatch in _PARAM.finditer(inner):
-        value = pmatch.group(2)
-        if value.startswith("\n"):
-            value = value[1:]
-        if value.endswith("\n"):
-            value = value[:-1]
-        args[pmatch.group(1).strip()] = value
-    leftover = _PARAM.sub("", inner).replace("</function>", "").strip()
-    if leftover.startswith("<parameter="):
-        return name, {}, f"ValueError: a parameter of {name} is not closed with </parameter>"
+    schema = SCHEMAS_BY_NAME.get(name, {})
+    try:
+        args = read_parameters(name, match.group(2), schema.get("properties", {}), schema.get("required", ()))
+    except CallError as err:
+        return name, {}, str(err)
     return name, args, None
 
 

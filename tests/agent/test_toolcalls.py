@@ -116,11 +116,84 @@ def test_any_split_gives_the_same_result(cuts: list[int]) -> None:
     assert summary(_feed_in_pieces(SAMPLE, cuts)) == summary(parse_text(SAMPLE))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=200).filter(lambda s: not any(t in s for t in ("</parameter>", "</tool_call>", "</function>"))))
+def test_string_values_round_trip(value: str) -> None:
+    p = parse_text(turn("", xml_call("Bash", command=value)))
+    assert p.calls[0].error is None
+    assert p.calls[0].arguments["command"] == value
+
+
+# issue 10: the parser follows the tool's schema; calls in the reasoning are reasoning -------------
+def raw_call(name: str, body: str) -> str:
+    return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
+
+
+MISSING_CLOSE = raw_call("Bash", "<parameter=command>\nls\n<parameter=description>\nlist files\n</parameter>\n")
+TAGS_IN_CONTENT = raw_call(
+    "Write", "<parameter=file_path>\nnotes.md\n</parameter>\n<parameter=content>\nsee\n</parameter>\n<parameter=mode>\n0755\n</parameter>\n"
+)
+PATH_TAG_IN_CONTENT = raw_call(
+    "Write",
+    "<parameter=file_path>\na.txt\n</parameter>\n<parameter=content>\nx\n</parameter>\n<parameter=file_path>\n/etc/x\n</parameter>\n",
+)
+AMBIGUOUS_WRITE = raw_call(
+    "Write",
+    "<parameter=content>\nx\n</parameter>\n<parameter=file_path>\n/etc/x\n</parameter>\n<parameter=file_path>\na.txt\n</parameter>\n",
+)
+AMBIGUOUS_EDIT = raw_call(
+    "Edit",
+    "<parameter=file_path>\na.py\n</parameter>\n<parameter=old_string>\nx\n</parameter>\n<parameter=new_string>\nevil\n</parameter>\n"
+    "<parameter=new_string>\ny\n</parameter>\n",
+)
+IN_REASONING = "I could run <tool_call>\n<function=Bash>\n<parameter=command>\nrm -rf x\n</parameter>\n</function>\n</tool_call> but no.\n"
+SCHEMA_SAMPLE = turn(
+    IN_REASONING, MISSING_CLOSE, TAGS_IN_CONTENT, PATH_TAG_IN_CONTENT, AMBIGUOUS_WRITE, AMBIGUOUS_EDIT,
+    answer="Now <think>a call here is reasoning too: " + READ + "</think> ok",
+)
+
+
+def test_a_missing_close_tag_ends_the_value_at_the_next_parameter() -> None:
+    call = parse_text(turn("", MISSING_CLOSE)).calls[0]
+    assert (call.error, call.arguments) == (None, {"command": "ls", "description": "list files"})
+
+
+def test_parameter_tags_inside_a_value_stay_in_the_value() -> None:
+    calls = parse_text(turn("", TAGS_IN_CONTENT, PATH_TAG_IN_CONTENT)).calls
+    kept = {"file_path": "notes.md", "content": "see\n</parameter>\n<parameter=mode>\n0755"}
+    assert (calls[0].error, calls[0].arguments) == (None, kept)
+    kept = {"file_path": "a.txt", "content": "x\n</parameter>\n<parameter=file_path>\n/etc/x"}
+    assert (calls[1].error, calls[1].arguments) == (None, kept)
+
+
+def test_text_that_reads_as_two_different_calls_is_an_error_not_a_guess() -> None:
+    write, edit = parse_text(turn("", AMBIGUOUS_WRITE, AMBIGUOUS_EDIT)).calls
+    for call in (write, edit):
+        assert call.error is not None and "more than one way" in call.error and call.arguments == {}
+
+
+def test_a_call_inside_the_reasoning_is_reasoning_and_is_not_run() -> None:
+    p = parse_text(turn(IN_REASONING, READ))
+    assert [c.name for c in p.calls] == ["Read"]
+    assert "rm -rf x" in p.reasoning and "<tool_call>" in p.reasoning
+    p = parse_text(SCHEMA_SAMPLE)
+    assert [c.name for c in p.calls] == ["Bash", "Write", "Write", "Write", "Edit"]
+    assert "src/app.py" in p.reasoning and "rm -rf x" in p.reasoning
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=10_000), max_size=40))
+def test_any_split_gives_the_same_result_for_schema_cases(cuts: list[int]) -> None:
+    assert summary(_feed_in_pieces(SCHEMA_SAMPLE, cuts)) == summary(parse_text(SCHEMA_SAMPLE))
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
         st.one_of(
             st.sampled_from(["<think>", "</think>", "<tool_call>", "</tool_call>", "<", "</", "<tool", "\n", READ, BASH]),
+            st.sampled_from(["<function=Write>", "<function=Bash>", "<parameter=command>", "<parameter=content>", "<parameter=file_path>"]),
+            st.sampled_from(["</parameter>", "</function>", "ls", MISSING_CLOSE, AMBIGUOUS_EDIT]),
             st.text(alphabet="ab <>/\n=", max_size=12),
         ),
         max_size=12,
@@ -132,12 +205,4 @@ def test_random_text_never_crashes_and_is_split_invariant(parts: list[str], cuts
     whole = parse_text(text)
     assert summary(_feed_in_pieces(text, cuts)) == summary(whole)
     for call in whole.calls:
-        assert call.error is not None or call.name in {"Read", "Bash"}
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.text(max_size=200).filter(lambda s: not any(t in s for t in ("</parameter>", "</tool_call>", "</function>"))))
-def test_string_values_round_trip(value: str) -> None:
-    p = parse_text(turn("", xml_call("Bash", command=value)))
-    assert p.calls[0].error is None
-    assert p.calls[0].arguments["command"] == value
+        assert call.error is not None or call.name in {"Read", "Bash", "Write", "Edit"}
