@@ -21,12 +21,15 @@ class Decision:
             ``floor: writes outside the repository``. Every automatic decision names one.
         reason: One sentence for a person (and, for a denial, for the model).
         floor: True when the non-negotiable floor decided; no mode, rule or person lifts it.
+        read_only: For Bash: the command is proven to only read files and print (every effect of
+            every command it runs), so it changes nothing (no checkpoint is needed before it).
     """
 
     kind: Kind
     rule: str
     reason: str
     floor: bool = False
+    read_only: bool = False
 
     @property
     def strictness(self) -> int:

@@ -5,17 +5,28 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import pwd
 import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from frogtui.approval.secrets import SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
 from frogtui.approval.shell import analyze
-from frogtui.approval.shell_model import ShellAnalysis
 from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS, symlinks_made
-from frogtui.approval.shell_words import FOUND_MARK, HOME_MARK, PWD_MARK, TMP_MARK, Word, display
+from frogtui.approval.shell_model import ShellAnalysis
+from frogtui.approval.shell_words import (
+    FOUND_MARK,
+    HOME_MARK,
+    PWD_MARK,
+    TMP_MARK,
+    USER_MARK,
+    Word,
+    display,
+    embedded_paths,
+)
 from frogtui.protocol import ToolCall
 
 
@@ -34,6 +45,8 @@ class PathFact:
         special: A device where writing changes no file (``/dev/null``).
         under: The action touches things under this path rather than the path itself.
         odd: Why the path may not be what it looks like (a NUL, control or invisible character).
+        holds_secret: A secret store somewhere under this folder (``~`` holds ``~/.ssh``): reading
+            the folder recursively reads it.
     """
 
     written: str
@@ -46,6 +59,7 @@ class PathFact:
     special: bool = False
     under: bool = False
     odd: str | None = None
+    holds_secret: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,7 +125,10 @@ def gather(call: ToolCall, places: Places) -> Action:
         return Action("Glob", target=replace(glob_fact(args["pattern"], base, places), odd=odd), home=home)
     if call.name == "Bash" and isinstance(args.get("command"), str):
         analysis = analyze(args["command"])
-        return Action("Bash", shell=analysis, paths=shell_facts(analysis, places), home=home)
+        paths = shell_facts(analysis, places)
+        for piece in analysis.hidden:
+            paths = {**shell_facts(piece, places), **paths}
+        return Action("Bash", shell=analysis, paths=paths, home=home)
     return Action(call.name, home=home)
 
 
@@ -132,8 +149,8 @@ def shell_facts(analysis: ShellAnalysis, places: Places) -> dict[PathKey, PathFa
     facts: dict[PathKey, PathFact] = {}
     links: dict[str, str | None] = {}
     for command in analysis.commands:
-        words = [*command.words, *command.reads, *(t.word for t in command.writes)]
-        words += [Word(w.text.split("=", 1)[1], w.dynamic) for w in command.words[1:] if "=" in w.text]
+        words = [*command.words, *(t.word for t in (*command.reads, *command.writes, *command.places))]
+        words += [path for w in command.words[1:] for path in embedded_paths(w)]
         for word in words:
             key = path_key(word, command.cwd)
             if key not in facts or links:
@@ -206,7 +223,31 @@ def resolve_word(word: Word, cwd: Word | None, places: Places, *, links: dict[st
 
 
 def _expand(text: str, places: Places) -> str:
+    text = USER_MARK.sub(lambda m: user_home(m.group(1)), text)
     return text.replace(HOME_MARK, str(places.home)).replace(TMP_MARK, str(places.tmp_dir)).replace(PWD_MARK, str(places.root))
+
+
+def user_home(user: str) -> str:
+    """The home folder of ``user`` (``~user``): from the password database, else ``/home/user``."""
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except KeyError:
+        return f"/home/{user}"
+
+
+@lru_cache(maxsize=1)
+def _all_homes() -> frozenset[str]:
+    """Every user's home folder the password database names (not ``/`` or system folders)."""
+    homes = {"/root"}
+    for entry in pwd.getpwall():
+        if entry.pw_dir.startswith(("/home/", "/root", "/Users/", "/var/home/")):
+            homes.add(os.path.normpath(entry.pw_dir))
+    return frozenset(homes)
+
+
+def is_a_home(path: str, places: Places) -> bool:
+    """Whether ``path`` is the home folder of any user (``~``, ``~root``, ``/home/x``)."""
+    return path in (str(places.home), *_all_homes()) or bool(re.fullmatch(r"/(?:home|Users|var/home)/[^/]+", path))
 
 
 def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel: bool = False) -> PathFact:
@@ -226,10 +267,25 @@ def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel:
         protected = "the repository root"
     elif in_root and Path(rel or ".").parts[:1] and Path(rel or ".").parts[0].lower() == ".git":
         protected = ".git internals"  # also .GIT: the same folder on case-insensitive file systems
-    elif real == str(places.home) or lexical == str(places.home):
-        protected = "the home folder"
+    elif is_a_home(real, places) or is_a_home(lexical, places):
+        protected = "the home folder" if str(places.home) in (real, lexical) else "a user's home folder"
     special = any(lexical == p or (p.endswith("/") and lexical.startswith(p)) for p in SPECIAL_WRITE_TARGETS)
-    return PathFact(shown or path, real, None if rel is None else Path(rel).as_posix(), inside, True, secret, protected, special)
+    holds = None if in_root else _holds_secret(real, places) or _holds_secret(lexical, places)
+    rel_posix = None if rel is None else Path(rel).as_posix()
+    return PathFact(shown or path, real, rel_posix, inside, True, secret, protected, special, holds_secret=holds)
+
+
+def _holds_secret(folder: str, places: Places) -> str | None:
+    """The secret store under ``folder``, if any: a home folder (or a folder above one) holds
+    ``~/.ssh`` and the others; ``/etc`` holds ``/etc/shadow``."""
+    homes = {str(places.home), *_all_homes()}
+    if re.fullmatch(r"/(?:home|Users|var/home)/[^/]+(?:/.*)?", folder):
+        homes.add("/".join(folder.split("/")[:3 + folder.startswith("/var/home")]))
+    for home in sorted(homes):
+        for store in SECRET_STORES:
+            if _within(os.path.join(home, store), folder) and os.path.join(home, store) != folder:
+                return f"~/{store}"
+    return next((p for p in SYSTEM_SECRETS if _within(p.rstrip("_"), folder) and p.rstrip("_") != folder), None)
 
 
 def _home(path: str, places: Places) -> str:

@@ -1,14 +1,22 @@
 """``decide(action, rules) -> Decision``: the pure policy. No I/O: the paths in ``action`` were
 resolved before (``facts.gather``). The floor is checked first, then the rules (the strictest
 matching rule wins: deny beats ask beats allow), then the tool's default."""
+
 from __future__ import annotations
 
 import fnmatch
+import re
 from dataclasses import replace
 
 from frogtui.approval.decision import Decision, Kind, strictest
 from frogtui.approval.facts import Action, PathFact
-from frogtui.approval.floor import download_floor, secret_read, write_floor
+from frogtui.approval.floor import (
+    download_floor,
+    place_floor,
+    schedule_floor,
+    secret_read,
+    write_floor,
+)
 from frogtui.approval.rules import (
     PATH_TOOLS,
     Rule,
@@ -17,9 +25,9 @@ from frogtui.approval.rules import (
     path_matches,
     stricter_default,
 )
+from frogtui.approval.shell_effects import Target
 from frogtui.approval.shell_model import SimpleCommand
-from frogtui.approval.shell_words import Word, display
-from frogtui.approval.shell_wrappers import AS_ANOTHER_USER
+from frogtui.approval.shell_words import display, embedded_paths
 
 RISKY_VARIABLES = (
     "PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*",
@@ -77,25 +85,65 @@ def _word(kind: Kind) -> str:
 
 
 # shell ---------------------------------------------------------------------------------------
+READ_ONLY_RULE = "read-only"
+"""The rule named when the read-only default allows a command."""
+SYSTEM_FILES = (
+    "/usr/",
+    "/etc/",
+    "/opt/",
+    "/lib/",
+    "/lib64/",
+    "/bin/",
+    "/sbin/",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/version",
+    "/proc/loadavg",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/urandom",
+    "/dev/random",
+)
+"""Outside the repository, reading here (what holds no secret) is part of a read-only command."""
+_SYSTEM_KEYS = re.compile(r"shadow|sudoers|/private/|ssh_host_|\.key$|\.pem$|/etc/ssl/private|keytab")
+"""System files that may hold keys or hashes even where the floor's list has no entry (``/etc/shadow-``)."""
+
+
 def _decide_shell(action: Action, rules: RuleSet) -> Decision:
     shell = action.shell
     assert shell is not None
     if shell.error:
+        hidden = _hidden_floor(action, rules)
+        if hidden is not None:
+            return hidden
         return Decision("ask", "Bash: unparseable", f"{shell.error}; a person has to read it")
     if shell.download_to_shell:
         return download_floor(shell.download_to_shell)
-    decisions = [decision for _command, decision in decide_commands(action, rules)]
+    decided = decide_commands(action, rules)
+    decisions = [decision for _command, decision in decided]
     if not decisions:
         return Decision("ask", "Bash: nothing to run", "the command runs nothing the analyser could find")
+    read_only = all(proven_read_only(action, command) for command, _ in decided)
     worst = strictest(decisions)
     assert worst is not None
-    if worst.kind != "allow":
-        return worst
+    if worst.kind != "allow" or len(decisions) == 1:
+        return replace(worst, read_only=read_only)
     named = list(dict.fromkeys(d.rule for d in decisions))
     rule = "; ".join(named[:MAX_RULES_NAMED]) + ("; …" if len(named) > MAX_RULES_NAMED else "")
-    if len(decisions) == 1:
-        return worst
-    return Decision("allow", rule, f"each of its {len(decisions)} commands is allowed ({rule})")
+    return Decision("allow", rule, f"each of its {len(decisions)} commands is allowed ({rule})", read_only=read_only)
+
+
+def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
+    """For a command that cannot be parsed: the floor's denial of a piece it could hide, if any."""
+    assert action.shell is not None
+    for piece in action.shell.hidden:
+        if piece.download_to_shell:
+            return download_floor(piece.download_to_shell)
+        for command in piece.commands:
+            decision = _decide_command(action, command, rules)
+            if decision.floor:
+                return replace(decision, reason=f"the command cannot be parsed, and a piece of it is below the floor: {decision.reason}")
+    return None
 
 
 def decide_commands(action: Action, rules: RuleSet) -> list[tuple[SimpleCommand, Decision]]:
@@ -105,25 +153,90 @@ def decide_commands(action: Action, rules: RuleSet) -> list[tuple[SimpleCommand,
     return [(command, _decide_command(action, command, rules)) for command in action.shell.commands]
 
 
+def proven_read_only(action: Action, command: SimpleCommand) -> bool:
+    """Whether every effect of ``command`` is reading files and printing (writes only to ``/dev/null``)."""
+    return (
+        command.read_only
+        and not _risky(command)
+        and not command.via_other_user
+        and all(action.fact(t.word, command.cwd).special for t in command.writes)
+    )
+
+
 def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> Decision:
     shown = display(command.text or " ".join(w.text for w in command.words))
+    if command.floor:
+        return schedule_floor(shown, command.floor)
+    floor, checks = _effects(action, command, rules)
+    if floor is not None:
+        return floor
+    if command.opaque:
+        checks.append(Decision("ask", "Bash: opaque command", f"{shown}: {command.opaque}"))
+    risky = _risky(command)
+    if risky:
+        checks.append(Decision("ask", "Bash: sets a risky variable", f"{shown} sets {', '.join(risky)}, which changes what programs run"))
+    if command.via_other_user:
+        checks.append(Decision("ask", "Bash: runs as another user", f"{shown} runs through {command.via_other_user}"))
+    own = _decide_program(action, command, rules)
+    worst = strictest([*checks, own])
+    assert worst is not None
+    return own if worst.kind == "allow" else worst  # allowed: named by the rule that allowed the program
+
+
+def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> Decision:
+    """The program's own behaviour against the Bash rules, the read-only default, then the default."""
+    if not command.words:
+        return Decision("allow", "Bash: redirection only", "only redirects or sets variables inside the repository")
+    words = tuple(w.text for w in command.words)
+    dynamic = tuple(w.dynamic for w in command.words)
+    matched = [r for r in rules.rules if r.tool == "Bash" and not command.opaque and command_matches(r.match, words, dynamic)]
+    if matched:
+        return _from_rules(matched, display(" ".join(words)))
+    if rules.read_only and proven_read_only(action, command):
+        return Decision("allow", READ_ONLY_RULE, f"{display(' '.join(words))} only reads files and prints (the read-only default)")
+    kind = rules.tools.get("Bash", "ask")
+    return Decision(
+        kind, f"Bash: {kind} (default)", f"{display(words[0])} is {_word(kind)} by default (no rule matches {display(' '.join(words))!r})"
+    )
+
+
+def _risky(command: SimpleCommand) -> list[str]:
+    return [name for name in command.assigns if any(fnmatch.fnmatchcase(name, pattern) for pattern in RISKY_VARIABLES)]
+
+
+def _effects(action: Action, command: SimpleCommand, rules: RuleSet) -> tuple[Decision | None, list[Decision]]:
+    """The floor's denial of one of the command's effects (or None), and the decisions of the
+    effects beyond the program's own behaviour (a written file against the Write rules, a read
+    file against the Read rules)."""
     checks: list[Decision] = []
-    for word in (*command.words, *command.reads):
+    for word in command.words:
         floor = secret_read(action.fact(word, command.cwd))
         if floor is not None:
-            return floor
-    for word in command.words[1:]:
-        if "=" in word.text:
-            floor = secret_read(action.fact(Word(word.text.split("=", 1)[1], word.dynamic), command.cwd))
-            if floor is not None:
-                return floor
+            return floor, checks
+    for path in (path for word in command.words[1:] for path in embedded_paths(word)):
+        floor = secret_read(action.fact(path, command.cwd))
+        if floor is not None:
+            return floor, checks
+    for target in command.reads:
+        fact = action.fact(target.word, command.cwd)
+        floor = secret_read(fact, recursive=target.under or fact.under)  # also each file find found under it
+        if floor is not None:
+            return floor, checks
+        checks.append(_decide_read(target, fact, rules, action.home))
+    for target in command.places:
+        fact = action.fact(target.word, command.cwd)
+        floor = place_floor(fact, target.how)
+        if floor is not None:
+            return floor, checks
+        if not fact.known:
+            checks.append(Decision("ask", "Bash: unknown git folder", f"{target.how} {fact.written} is only known at run time"))
     for target in command.writes:
         fact = action.fact(target.word, command.cwd)
         if target.under and not fact.under:
             fact = replace(fact, under=True, protected=None if fact.protected == "the repository root" else fact.protected)
         floor = write_floor(fact, target.how)
         if floor is not None:
-            return floor
+            return floor, checks
         if not fact.known:
             checks.append(
                 Decision("ask", "Bash: unknown write target", f"{target.how} writes {fact.written}, which is only known at run time")
@@ -134,34 +247,61 @@ def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> D
                     "ask", "Bash: may touch .git", f"{target.how} changes files under {fact.written}, which may include .git internals"
                 )
             )
-    if command.opaque:
-        checks.append(Decision("ask", "Bash: opaque command", f"{shown}: {command.opaque}"))
-    risky = [name for name in command.assigns if any(fnmatch.fnmatchcase(name, pattern) for pattern in RISKY_VARIABLES)]
-    if risky:
-        checks.append(Decision("ask", "Bash: sets a risky variable", f"{shown} sets {', '.join(risky)}, which changes what programs run"))
-    other_user = [w for w in command.via if w.split(" ")[0] in AS_ANOTHER_USER]
-    if other_user:
-        checks.append(Decision("ask", "Bash: runs as another user", f"{shown} runs through {other_user[0].split(' ')[0]}"))
-    if not command.words:
-        checks.append(Decision("allow", "Bash: redirection only", "only redirects or sets variables inside the repository"))
-        return strictest(checks) or checks[0]
-    words = tuple(w.text for w in command.words)
-    dynamic = tuple(w.dynamic for w in command.words)
-    matched = [r for r in rules.rules if r.tool == "Bash" and not command.opaque and command_matches(r.match, words, dynamic)]
+        elif target.beyond:
+            checks.append(_decide_write(target, fact, rules, action.home))
+    return None, checks
+
+
+def _decide_read(target: Target, fact: PathFact, rules: RuleSet, home: str) -> Decision:
+    """A file a command reads, decided like a Read of it (the floor was checked before)."""
+    if not fact.known:
+        return Decision("ask", "Bash: unknown read", f"{target.how} reads {fact.written}, which is only known at run time")
+    matched = [r for r in rules.rules if r.tool == "Read" and path_matches(r.match, fact.rel, fact.real, home)]
+    if target.under:  # everything under the folder is read: a stricter rule for any of it counts
+        matched += [r for r in rules.rules if r.tool == "Read" and r.decision != "allow" and _may_match_under(r.match, fact, home)]
     if matched:
-        checks.append(_from_rules(matched, display(" ".join(words))))
-    else:
-        kind = rules.tools.get("Bash", "ask")
-        checks.append(
-            Decision(
-                kind,
-                f"Bash: {kind} (default)",
-                f"{display(words[0])} is {_word(kind)} by default (no rule matches {display(' '.join(words))!r})",
-            )
-        )
-    worst = strictest(checks)
-    assert worst is not None
-    return worst
+        return _from_rules(matched, f"{target.how} reading {fact.written}")
+    if fact.inside or fact.special:
+        kind = rules.tools.get("Read", "allow")
+        return Decision(kind, f"Read: {kind} (default)", f"{target.how} reads {fact.written} inside the repository")
+    system = any(fact.real.startswith(p) or fact.real == p.rstrip("/") for p in SYSTEM_FILES)
+    if system and not fact.holds_secret and not _SYSTEM_KEYS.search(fact.real):
+        return Decision("allow", "Read: system file", f"{target.how} reads the system file {fact.real}")
+    kind = stricter_default("Read", rules.tools, "ask")
+    return Decision(kind, "Read: outside the repository", f"{target.how} reads {fact.written}, outside the repository ({fact.real})")
+
+
+def _decide_write(target: Target, fact: PathFact, rules: RuleSet, home: str) -> Decision:
+    """A file a command writes beyond its own behaviour (``> f``, ``sort -o f``), decided like a
+    Write of it (the floor was checked before)."""
+    if fact.special:
+        return Decision("allow", "Bash: writes no file", f"{target.how} {fact.written} changes no file")
+    if fact.inside and fact.rel is None:
+        return Decision("allow", "Bash: private temp folder", f"{target.how} writes {fact.written} in the session's private temp folder")
+    matched = [r for r in rules.rules if r.tool == "Write" and path_matches(r.match, fact.rel, fact.real, home)]
+    if matched:
+        return _from_rules(matched, f"{target.how} writing {fact.written}")
+    kind = rules.tools.get("Write", "ask")
+    return Decision(
+        kind, f"Write: {kind} (default)", f"{target.how} writes {fact.written}; a Write inside the repository is {_word(kind)} by default"
+    )
+
+
+def _may_match_under(pattern: str, folder: PathFact, home: str) -> bool:
+    """Whether a path pattern may match something under ``folder`` (a recursive read of it)."""
+    if pattern.startswith("~/") and home:
+        pattern = home.rstrip("/") + pattern[1:]
+    absolute = pattern.startswith("/")
+    if not absolute and "/" not in pattern.rstrip("/"):
+        return folder.rel is not None  # a name at any depth: anywhere under a folder of the repository
+    base = folder.real if absolute else folder.rel
+    if base is None:
+        return False
+    fixed = re.split(r"[*?\[]", pattern.removeprefix("./"), maxsplit=1)[0].rstrip("/")
+    base = "" if base == "." else base.rstrip("/")
+    return (
+        not base or fixed.startswith(base + "/") or fixed == base or base.startswith(fixed + "/") or (fixed.startswith("/") and base == "/")
+    )
 
 
 def _root_of(fact: PathFact) -> str:

@@ -23,6 +23,9 @@ The format::
     expose = ["~/.npmrc"]           # a built-in secret store deliberately left visible
     env = ["DATABASE_URL"]          # environment variables passed to Bash besides the allowlist
 
+    [bash]
+    read_only = true     # run commands that only read and print without asking (the default)
+
 Nothing here touches the disk: ``parse_rules`` takes text, ``combine`` merges parsed files.
 """
 from __future__ import annotations
@@ -94,6 +97,7 @@ class RuleFile:
     tools: Mapping[str, Kind] = field(default_factory=dict)
     rules: tuple[Rule, ...] = ()
     sandbox: Mapping[str, Any] = field(default_factory=dict)
+    read_only: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -105,12 +109,16 @@ class RuleSet:
         rules: All rules, from every source; the strictest matching one wins.
         sandbox: How Bash is sandboxed.
         notes: What was ignored and why (e.g. an untrusted project file trying to loosen a rule).
+        read_only: The read-only default: a Bash command whose every effect is reading files
+            (inside the repository, or system files that hold no secret) and printing runs
+            without asking when no rule decides it (``[bash] read_only``).
     """
 
     tools: Mapping[str, Kind] = field(default_factory=lambda: dict(DEFAULT_TOOL_DECISIONS))
     rules: tuple[Rule, ...] = ()
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     notes: tuple[str, ...] = ()
+    read_only: bool = True
 
     def with_rule(self, rule: Rule) -> RuleSet:
         """A copy with ``rule`` added (session rules)."""
@@ -128,9 +136,14 @@ def parse_rules(text: str, source: str) -> RuleFile:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{source}: not valid TOML: {err}") from None
-    unknown = set(data) - {"tools", "rules", "sandbox"}
+    unknown = set(data) - {"tools", "rules", "sandbox", "bash"}
     if unknown:
-        raise ConfigError(f"{source}: unknown key(s) {', '.join(sorted(unknown))} (expected [tools], [[rules]], [sandbox])")
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(sorted(unknown))} (expected [tools], [[rules]], [sandbox], [bash])")
+    bash = _table(data.get("bash", {}), source, "[bash]")
+    if set(bash) - {"read_only"}:
+        raise ConfigError(f"{source}: unknown key(s) in [bash]: {', '.join(sorted(set(bash) - {'read_only'}))}")
+    if "read_only" in bash and not isinstance(bash["read_only"], bool):
+        raise ConfigError(f"{source}: [bash] read_only must be true or false")
     tools_table = _table(data.get("tools", {}), source, "[tools]")
     tools = {_tool_name(name, source): _kind(value, source, f"[tools] {name}") for name, value in tools_table.items()}
     entries = data.get("rules", [])
@@ -150,7 +163,7 @@ def parse_rules(text: str, source: str) -> RuleFile:
             if not isinstance(sandbox[key], list) or not all(isinstance(v, str) and v for v in sandbox[key]):
                 raise ConfigError(f"{source}: [sandbox] {key} must be a list of non-empty strings")
             sandbox[key] = tuple(sandbox[key])
-    return RuleFile(source=source, tools=tools, rules=rules, sandbox=dict(sandbox))
+    return RuleFile(source=source, tools=tools, rules=rules, sandbox=dict(sandbox), read_only=bash.get("read_only"))
 
 
 def _table(value: Any, source: str, name: str) -> dict[str, Any]:
@@ -210,9 +223,14 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
     rules: list[Rule] = []
     sandbox = SandboxSettings()
     notes: list[str] = []
+    read_only = True
     for rule_file, loosen in ((user, True), (project, project_trusted)):
         if rule_file is None:
             continue
+        if rule_file.read_only is False or (loosen and rule_file.read_only is not None):
+            read_only = bool(rule_file.read_only)
+        elif rule_file.read_only:
+            notes.append(f"ignored [bash] read_only = true in {rule_file.source}: the project is not trusted")
         if loosen:
             tools.update(rule_file.tools)
             rules.extend(rule_file.rules)
@@ -241,7 +259,7 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
             sandbox = replace(sandbox, network=False)
         elif rule_file.sandbox.get("network") is True:
             notes.append(f"ignored [sandbox] network = true in {rule_file.source}: the project is not trusted")
-    return RuleSet(tools=tools, rules=tuple(rules), sandbox=sandbox, notes=tuple(notes))
+    return RuleSet(tools=tools, rules=tuple(rules), sandbox=sandbox, notes=tuple(notes), read_only=read_only)
 
 
 # matching ------------------------------------------------------------------------------------

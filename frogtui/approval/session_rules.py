@@ -6,9 +6,8 @@ import os
 import re
 
 from frogtui.approval.decision import Decision
-from frogtui.approval.facts import Action
+from frogtui.approval.facts import Action, PathFact
 from frogtui.approval.rules import Rule
-from frogtui.approval.shell_model import SimpleCommand
 from frogtui.approval.shell_effects import (
     AFTER_FIRST_OPERAND,
     ALL_OPERANDS,
@@ -16,6 +15,7 @@ from frogtui.approval.shell_effects import (
     is_script_runner,
     program_name,
 )
+from frogtui.approval.shell_model import SimpleCommand
 
 SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl",
@@ -93,24 +93,42 @@ def narrow_rules(action: Action, decide_each: list[tuple[SimpleCommand, Decision
     """Session rules that would allow the commands of ``action`` that are now asked about.
 
     Commands the floor denies, or that a rule denies, get no rule: a session rule never lifts a
-    denial. Path tools get a rule for exactly the file they touch.
+    denial. Path tools get a rule for exactly the file they touch; so do the files a command
+    writes beyond its own behaviour (``> out.txt``: ``Write: ./out.txt``) or reads outside the
+    repository (``Read: /abs/path``).
     """
     if action.tool != "Bash":
-        target = action.target
-        if target is None or not target.known or target.secret:
-            return []
-        match = target.rel if target.rel is not None else target.real
-        if not match or match == ".":
-            return []
-        escaped = re.sub(r"([*?\[])", r"[\1]", match)
-        if target.rel is not None:
-            escaped = escaped if "/" in escaped else "./" + escaped
-        return [Rule(action.tool, escaped, "allow", "session")]
+        rule = _exact_path_rule(action.tool, action.target)
+        return [rule] if rule else []
     rules: list[Rule] = []
     for command, decision in decide_each:
         if decision.kind != "ask":
             continue
         match = narrow_command_rule(command)
-        if match and all(r.match != match for r in rules):
-            rules.append(Rule("Bash", match, "allow", "session"))
+        if not match:
+            continue
+        found = [Rule("Bash", match, "allow", "session")]
+        written = [action.fact(t.word, command.cwd) for t in command.writes if t.beyond]
+        read = [fact for t in command.reads if not (fact := action.fact(t.word, command.cwd)).inside]
+        found += [_exact_path_rule(tool, fact) for tool, facts in (("Write", written), ("Read", read)) for fact in facts if _one_file(fact)]
+        rules += [r for r in found if r is not None and all(r != other for other in rules)]
     return rules
+
+
+def _one_file(fact: PathFact) -> bool:
+    """Whether a file a command touches is one plain file a rule can name (not a folder read
+    recursively, not ``/dev/null``)."""
+    return not (fact.special or fact.under or fact.holds_secret)
+
+
+def _exact_path_rule(tool: str, target: PathFact | None) -> Rule | None:
+    """A rule for exactly the file ``target`` (glob characters escaped), or None when none is safe."""
+    if target is None or not target.known or target.secret:
+        return None
+    match = target.rel if target.rel is not None else target.real
+    if not match or match == ".":
+        return None
+    escaped = re.sub(r"([*?\[])", r"[\1]", match)
+    if target.rel is not None:
+        escaped = escaped if "/" in escaped else "./" + escaped
+    return Rule(tool, escaped, "allow", "session")

@@ -8,15 +8,17 @@ cannot be parsed is reported as an error so that the policy asks. Pure: no file 
 The walk passes an immutable ``Scope`` down (the text being parsed, the wrappers it runs through,
 the nesting depth and the working folder) and gets the scope after each node back, so that a
 ``cd`` is followed to the commands after it and never leaks out of a subshell. What it finds is
-collected in one ``_Findings``.
+collected in one ``Findings``.
 """
+
 from __future__ import annotations
 
 import re
-import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
+import frogtui.approval.shell_git  # noqa: F401,E402  (registers git in the effect model)
+import frogtui.approval.shell_scripts  # noqa: F401,E402  (registers sed, awk, find, tar, zip, pytest, interpreters)
 from frogtui.approval.shell_braces import BRACE, TooManyWords, brace_expand
 from frogtui.approval.shell_effects import (
     DOWNLOADERS,
@@ -25,58 +27,75 @@ from frogtui.approval.shell_effects import (
     git_subcommand,
     is_script_runner,
     program_name,
-    write_targets,
 )
-from frogtui.approval.shell_model import INPUT_WORD, ROOT_CWD, Scope, ShellAnalysis, SimpleCommand
+from frogtui.approval.shell_model import (
+    INPUT_WORD,
+    Findings,
+    Scope,
+    ShellAnalysis,
+    SimpleCommand,
+)
 from frogtui.approval.shell_parse import Unparseable, parse_shell
+from frogtui.approval.shell_programs import program_effects
+from frogtui.approval.shell_text import (
+    ansi_c_word,
+    dequote,
+    hidden_pieces,
+    parameter_trouble,
+    substitutions,
+)
 from frogtui.approval.shell_words import (
     HOME_MARK,
     MARKS,
     PWD_MARK,
     TMP_MARK,
+    USER_HOME,
     Word,
-    odd_characters,
+    changed_dir,
+    home_marks,
+    odd_target,
+    opaque_reason,
 )
 from frogtui.approval.shell_wrappers import unwrap
 
+MAX_HIDDEN = 32
+"""How many pieces of an unparseable command are analysed for what they could hide."""
 MAX_DEPTH = 6
 """How deep ``bash -c "bash -c '...'"`` may nest before the command is called unparseable."""
 COMMAND_VARIABLES = frozenset(
-    {"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS",
-     "SSH_ASKPASS", "GIT_PROXY_COMMAND", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "PROMPT_COMMAND", "LESSOPEN", "LESSCLOSE"}
+    "GIT_SSH_COMMAND GIT_SSH GIT_EDITOR GIT_PAGER GIT_SEQUENCE_EDITOR GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS GIT_PROXY_COMMAND PAGER "
+    "MANPAGER SYSTEMD_PAGER EDITOR VISUAL PROMPT_COMMAND LESSOPEN LESSCLOSE".split()
 )
 """Variables whose value is a command a later program runs: their values are analysed as commands."""
 
 
-@dataclass
-class _Findings:
-    """What the walk found so far (only the walk adds to it)."""
+def analyze(command: str, *, salvage: bool = True) -> ShellAnalysis:
+    """Parse ``command`` into the simple commands it runs. Never raises for any input text.
 
-    whole: str
-    commands: list[SimpleCommand] = field(default_factory=list)
-    download: str | None = None
-    fetched: set[str] = field(default_factory=set)
-    dotglob: bool = False
-    consts: dict[str, str] = field(default_factory=dict)
-
-
-def analyze(command: str) -> ShellAnalysis:
-    """Parse ``command`` into the simple commands it runs. Never raises for any input text."""
+    When it cannot be parsed, the pieces it could hide are analysed on their own (``hidden``,
+    unless ``salvage`` is off), so that the floor can still deny what they do."""
     if "\x00" in command:
         return ShellAnalysis(command, error="the command contains a NUL character")
     if not command.strip():
         return ShellAnalysis(command, error="the command is empty")
-    walk = _Walk(_Findings(command))
+    walk = _Walk(Findings(command))
     try:
         walk.script(command, Scope(command))
     except Unparseable as err:
-        return ShellAnalysis(command, error=str(err))
+        return ShellAnalysis(command, error=str(err), hidden=_hidden(command, salvage))
     except RecursionError:
         return ShellAnalysis(command, error="the command nests too deeply to analyse")
     found = walk.found
     if not found.commands and not _only_comments(command):
         return ShellAnalysis(command, error="no command could be found in it (bash would likely reject it)")
     return ShellAnalysis(command, tuple(found.commands), download_to_shell=found.download, dotglob=found.dotglob)
+
+
+def _hidden(command: str, salvage: bool) -> tuple[ShellAnalysis, ...]:
+    if not salvage:
+        return ()
+    pieces = (analyze(piece, salvage=False) for piece in hidden_pieces(command)[:MAX_HIDDEN])
+    return tuple(p for p in pieces if not p.error)
 
 
 def _only_comments(command: str) -> bool:
@@ -88,7 +107,7 @@ class _Walk:
     """The bashlex walk. Every method takes the ``Scope`` it runs in; those that can change the
     working folder return the scope after them."""
 
-    def __init__(self, found: _Findings) -> None:
+    def __init__(self, found: Findings) -> None:
         self.found = found
 
     # entry points ---------------------------------------------------------------------------
@@ -163,39 +182,55 @@ class _Walk:
         redirects = getattr(node, "redirects", None) or []
         if redirects:
             writes, reads, opaque = self.redirects(redirects, after)
-            self.record(SimpleCommand((), after.via, tuple(writes), tuple(reads), cwd=after.cwd, opaque=opaque, text=scope.text(node)))
+            self.found.record(
+                SimpleCommand((), after.via, tuple(writes), tuple(reads), cwd=after.cwd, opaque=opaque, text=scope.text(node))
+            )
         return after
 
     def command(self, node: Any, scope: Scope) -> Scope:
         assigns: list[str] = []
         words: list[Word] = []
         fetches = False
+        opaque: str | None = None
         redirects: list[Any] = []
         for part in node.parts:
             if part.kind == "assignment":
                 assigns.append(part.word.split("=", 1)[0])
-                word, _ = self.word(part, scope)
+                word, _, trouble = self.word(part, scope)
                 self.command_value(word, scope)
+                opaque = opaque or trouble
             elif part.kind == "word":
-                word, fetched = self.word(part, scope)
-                words += self.braces(part, word, scope)
+                word, fetched, trouble = self.word(part, scope)
+                words += _braces(scope.text(part), word)
                 fetches = fetches or fetched
+                opaque = opaque or trouble
             elif part.kind == "redirect":
                 redirects.append(part)
             else:
                 raise Unparseable(f"uses a shell construct the analyser does not support ({part.kind})")
-        writes, reads, opaque = self.redirects(redirects, scope)
+        writes, reads, redirect_opaque = self.redirects(redirects, scope)
+        opaque = opaque or redirect_opaque
         if not words:
             self.remember(node, scope)
         before = len(self.found.commands)
-        scope = self.emit(tuple(words), scope, writes=tuple(writes), reads=tuple(reads), assigns=tuple(assigns), opaque=opaque, text=scope.text(node))
+        scope = self.emit(
+            tuple(words), scope, writes=tuple(writes), reads=tuple(reads), assigns=tuple(assigns), opaque=opaque, text=scope.text(node)
+        )
         if fetches and any(is_script_runner(c.program) for c in self.found.commands[before:]):
             self.found.download = self.found.download or f"{self.found.commands[before].program} runs a download"
         return scope
 
     # one command ----------------------------------------------------------------------------
     def emit(
-        self, words: tuple[Word, ...], scope: Scope, *, writes: tuple[Target, ...], reads: tuple[Word, ...], assigns: tuple[str, ...], opaque: str | None, text: str
+        self,
+        words: tuple[Word, ...],
+        scope: Scope,
+        *,
+        writes: tuple[Target, ...],
+        reads: tuple[Target, ...],
+        assigns: tuple[str, ...],
+        opaque: str | None,
+        text: str,
     ) -> Scope:
         """Record one simple command, looking through its wrappers; the scope after it."""
         via, cwd = scope.via, scope.cwd
@@ -205,7 +240,7 @@ class _Walk:
             if step is None:
                 break
             if step.outer:
-                self.record(SimpleCommand(step.outer, via, tuple(write_targets(step.outer)), (), assigns, cwd, None, text))
+                self.simple(SimpleCommand(step.outer, via, (), (), assigns, cwd, None, text), scope)
             if step.opaque:
                 opaque = step.opaque
                 break
@@ -213,8 +248,8 @@ class _Walk:
                 self.command_value(setting, scope)
             if step.script is not None:
                 writes = (*writes, *step.writes)
-                if writes or reads:
-                    self.record(SimpleCommand((), via, writes, reads, assigns, cwd, None, text))
+                if writes or reads or assigns:
+                    self.found.record(SimpleCommand((), via, writes, reads, assigns, cwd, None, text))
                 self.nested(step.script.text, step.label, replace(scope, via=via))
                 return scope
             via, assigns, writes = (*via, step.label), (*assigns, *step.assigns), (*writes, *step.writes)
@@ -224,7 +259,7 @@ class _Walk:
         if appends:
             words = (*words, INPUT_WORD)
         if words and not opaque:
-            opaque = _opaque_reason(words) or _odd_target(writes, reads)
+            opaque = opaque_reason(words) or odd_target(t.word for t in (*writes, *reads))
         if words and words[0].has_glob and not words[0].dynamic:
             # ``/bin/r? -rf /``: the program is whatever the pattern finds; its operands may be written
             writes = (*writes, *(Target(w, f"{words[0].text} (a pattern)") for w in words[1:] if not w.text.startswith("-")))
@@ -232,9 +267,9 @@ class _Walk:
             for key, value in git_subcommand(words[1:])[1]:
                 if git_command_key(key) and value:
                     self.nested(value.removeprefix("!"), f"git -c {key}", scope)
-        self.record(SimpleCommand(words, via, (*writes, *write_targets(words)), reads, assigns, cwd, opaque, text))
+        self.simple(SimpleCommand(words, via, writes, reads, assigns, cwd, opaque, text), scope)
         if words and words[0].text in ("cd", "pushd", "popd"):
-            return replace(scope, cwd=_changed_dir(words, scope.cwd))
+            return replace(scope, cwd=changed_dir(words, scope.cwd))
         return scope
 
     def remember(self, node: Any, scope: Scope) -> None:
@@ -245,11 +280,18 @@ class _Walk:
             if part.kind != "assignment" or "+=" in part.word.split("=", 1)[0] + "=":
                 continue
             name = part.word.split("=", 1)[0]
-            word, _ = self.word(part, scope)
+            word, _, _ = self.word(part, scope)
             value = word.text.split("=", 1)[1]
             once = len(re.findall(r"(?<![A-Za-z0-9_])" + re.escape(name) + r"\+?=", whole)) == 1
-            rebinds = re.search(r"\b(read|for|export|declare|typeset|local|readonly|let|getopts|mapfile|readarray|printf|unset|set)\b", whole)
-            if once and not rebinds and not word.dynamic and "\x00" not in value.replace(HOME_MARK, "").replace(PWD_MARK, "").replace(TMP_MARK, ""):
+            rebinds = re.search(
+                r"\b(read|for|export|declare|typeset|local|readonly|let|getopts|mapfile|readarray|printf|unset|set)\b", whole
+            )
+            if (
+                once
+                and not rebinds
+                and not word.dynamic
+                and "\x00" not in value.replace(HOME_MARK, "").replace(PWD_MARK, "").replace(TMP_MARK, "")
+            ):
                 self.found.consts[name] = value
 
     def command_value(self, word: Word, scope: Scope) -> None:
@@ -261,27 +303,37 @@ class _Walk:
                 raise Unparseable(f"{name} is set to a command only known when it runs")
             self.nested(value, f"{name}=", scope)
 
-    def record(self, command: SimpleCommand) -> None:
-        found = self.found
-        if command.words and command.program == "shopt" and any(w.dynamic or "dotglob" in w.text or w.text == "-o" for w in command.words[1:]):
-            found.dotglob = True
-        if "GLOBIGNORE" in command.assigns:
-            found.dotglob = True
-        if command.words and is_script_runner(command.program):
-            operands = [w for w in command.words[1:] if not w.text.startswith("-")]
-            if operands and _norm(operands[0].text) in found.fetched:
-                found.download = found.download or f"{command.program} runs the downloaded {operands[0].text}"
-        if command.words and _norm(command.program) in found.fetched:
-            found.download = found.download or f"runs the downloaded {command.program}"
-        if command.words and program_name(command.program) in DOWNLOADERS:
-            found.fetched.update(_norm(t.word.text) for t in command.writes)
-        found.commands.append(command)
+    def simple(self, command: SimpleCommand, scope: Scope) -> None:
+        """Record ``command`` with the effects the effect model gives its words; the commands it
+        runs (``rg --pre PROG``, ``sed '1e CMD'``, ``zip -TT CMD``) are walked as commands."""
+        effects = program_effects(command.words)
+        for text, label in effects.runs:
+            self.nested(text, label, replace(scope, via=command.via, cwd=command.cwd))
+        self.found.record(
+            replace(
+                command,
+                writes=(*command.writes, *effects.writes),
+                reads=(*command.reads, *effects.reads),
+                assigns=(*command.assigns, *effects.assigns),
+                opaque=command.opaque or effects.opaque,
+                places=effects.places,
+                floor=effects.floor,
+                read_only=effects.read_only and not command.opaque,
+            )
+        )
 
     # words and redirections -----------------------------------------------------------------
-    def word(self, node: Any, scope: Scope) -> tuple[Word, bool]:
-        """The word ``node`` stands for, and whether a substitution in it downloads something.
+    def word(self, node: Any, scope: Scope) -> tuple[Word, bool, str | None]:
+        """The word ``node`` stands for, whether a substitution in it downloads something, and why
+        its value is only known when it runs beyond a plain variable (``${v@P}``), if so.
         Substitutions are walked as commands (in a subshell: their ``cd`` stays inside)."""
+        raw = scope.text(node)
+        if "$'" in raw:
+            decoded = ansi_c_word(raw)
+            if decoded is not None:
+                return Word(decoded), False, None
         dynamic = fetches = False
+        trouble: str | None = None
         consts = self.found.consts
         for part in getattr(node, "parts", None) or []:
             if part.kind in ("commandsubstitution", "processsubstitution"):
@@ -292,38 +344,27 @@ class _Walk:
             elif part.kind == "parameter":
                 name = getattr(part, "value", None)
                 dynamic = dynamic or (name not in MARKS and name not in consts)
+                for inner in substitutions(name or ""):
+                    self.nested(inner, "${...}", scope)
+                trouble = trouble or parameter_trouble(name or "")
             elif part.kind == "tilde":
-                dynamic = dynamic or part.value != "~"
+                dynamic = dynamic or not USER_HOME.fullmatch(part.value)
             else:
                 dynamic = True
         text = node.word
         if not getattr(node, "parts", None):
-            text = _dequote(scope.text(node), node.word)
+            text = dequote(raw, node.word)
         else:
             for name, value in consts.items():
                 text = re.sub(r"\$\{" + name + r"\}|\$" + name + r"(?![A-Za-z0-9_])", lambda _m, v=value: v, text)
             for name, mark in MARKS.items():
                 text = text.replace("${" + name + "}", mark).replace("$" + name, mark)
-            if text.startswith("~") and (len(text) == 1 or text[1] == "/"):
-                text = HOME_MARK + text[1:]
-        return Word(text, dynamic), fetches
+            text = home_marks(text)
+        return Word(text, dynamic), fetches, trouble
 
-    def braces(self, node: Any, word: Word, scope: Scope) -> list[Word]:
-        """The words bash's brace expansion makes of ``word`` (``{rm,-rf,/}`` -> ``rm -rf /``)."""
-        raw = scope.text(node)
-        if "{" not in raw or "}" not in raw or word.dynamic:
-            return [word]
-        if any(ch in raw for ch in "'\"\\$`"):
-            return [Word(word.text, dynamic=True)] if BRACE.search(raw) else [word]
-        try:
-            expanded = brace_expand(word.text)
-        except TooManyWords as err:
-            raise Unparseable(str(err)) from None
-        return [Word(text) for text in expanded]
-
-    def redirects(self, nodes: list[Any], scope: Scope) -> tuple[list[Target], list[Word], str | None]:
+    def redirects(self, nodes: list[Any], scope: Scope) -> tuple[list[Target], list[Target], str | None]:
         writes: list[Target] = []
-        reads: list[Word] = []
+        reads: list[Target] = []
         opaque: str | None = None
         for node in nodes:
             kind = node.type
@@ -333,63 +374,25 @@ class _Walk:
             target = node.output
             if kind in ("<<", "<<-") or not hasattr(target, "kind"):
                 continue
-            word, _ = self.word(target, scope)
+            word, _, trouble = self.word(target, scope)
+            opaque = opaque or trouble
             if kind == "<<<":
                 continue
             if ">" in kind:
-                writes.append(Target(word, kind))
+                writes.append(Target(word, kind, beyond=True))
             if "<" in kind:
-                reads.append(word)
+                reads.append(Target(word, kind))
         return writes, reads, opaque
 
 
-def _changed_dir(words: tuple[Word, ...], cwd: Word | None) -> Word | None:
-    """The working folder after ``cd``/``pushd``/``popd`` (``words``) run in ``cwd``; None when unknown."""
-    operands = [w for w in words[1:] if not w.text.startswith("-") or w.text == "-"]
-    if words[0].text == "popd" or (operands and (operands[0].dynamic or operands[0].text == "-")):
-        return None
-    if not operands:
-        return Word(HOME_MARK)
-    if operands[0].text.startswith(("/", *MARKS.values())):
-        return operands[0]
-    if cwd is None:
-        return None
-    return Word(f"{cwd.text}/{operands[0].text}".lstrip("/") if cwd.text else operands[0].text)
-
-
-def _opaque_reason(words: tuple[Word, ...]) -> str | None:
-    program = words[0]
-    if program.dynamic:
-        return "the program is only known when the command runs"
-    if program.has_glob:
-        return "the program name is a pattern, so which program runs is only known when it runs"
-    odd = odd_characters(program.text)
-    if odd:
-        return f"the program name {odd}"
-    for word in words[1:]:
-        odd = odd_characters(word.text)
-        if odd and "non-ASCII" not in odd:
-            return f"an argument {odd}"
-    return None
-
-
-def _dequote(raw: str, fallback: str) -> str:
+def _braces(raw: str, word: Word) -> list[Word]:
+    """The words bash's brace expansion makes of ``word`` (written ``raw``): ``{rm,-rf,/}`` -> ``rm -rf /``."""
+    if "{" not in raw or "}" not in raw or word.dynamic:
+        return [word]
+    if any(ch in raw for ch in "'\"\\$`"):
+        return [Word(word.text, dynamic=True)] if BRACE.search(raw) else [word]
     try:
-        tokens = shlex.split(raw)
-    except ValueError:
-        return str(fallback)
-    return tokens[0] if len(tokens) == 1 else str(fallback)
-
-
-def _odd_target(writes: tuple[Target, ...], reads: tuple[Word, ...]) -> str | None:
-    for word in (*(t.word for t in writes), *reads):
-        odd = odd_characters(word.text)
-        if odd and "non-ASCII" not in odd:
-            return f"a redirection target {odd}"
-    return None
-
-
-def _norm(text: str) -> str:
-    while text.startswith("./"):
-        text = text[2:]
-    return text
+        expanded = brace_expand(word.text)
+    except TooManyWords as err:
+        raise Unparseable(str(err)) from None
+    return [Word(text) for text in expanded]

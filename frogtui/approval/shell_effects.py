@@ -27,11 +27,15 @@ class Target:
         word: The path as written.
         how: What writes it (``>``, ``tee``, ``rm``, ``find -delete``...).
         under: The command touches things *under* this path, not the path itself (``find``).
+        beyond: See the field.
     """
 
     word: Word
     how: str
     under: bool = False
+    beyond: bool = False
+    """Not the program's own behaviour (``sort -o``, ``> f``, ``find -delete``): also decided
+    against the Write rules (or, for a read, the Read rules), not only by the program's rule."""
 
 
 def program_name(text: str) -> str:
@@ -105,8 +109,6 @@ def write_targets(words: Sequence[Word]) -> list[Target]:
         operands = _operands(args, frozenset({"-e", "-f"}))
         has_script_option = any(w.text in ("-e", "-f") for w in args)
         targets += [Target(w, f"{name} -i") for w in (operands if has_script_option else operands[1:])]
-    elif name == "find":
-        targets += _find_writes(args)
     elif name == "tar" and _tar_extracts(args):
         targets += [Target(w, "tar -x", under=True) for w in _option_value(args, "-C", "--directory")] or [Target(Word("."), "tar -x", under=True)]
     elif name in ("unzip", "7z", "7za", "bsdtar", "cpio"):
@@ -127,26 +129,8 @@ def write_targets(words: Sequence[Word]) -> list[Target]:
 
 
 FIND_SELECTORS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer", "-mtime", "-mmin", "-ctime", "-cmin", "-atime", "-amin", "-size", "-user", "-group", "-perm", "-empty", "-links", "-inum", "-samefile", "-prune", "-lname", "-ilname", "-used", "-uid", "-gid", "-nouser", "-nogroup", "-readable", "-writable", "-executable"})
-"""``find`` tests that narrow what ``-delete`` removes (without one, everything under the start goes)."""
-
-
-def _find_writes(args: list[Word]) -> list[Target]:
-    starts: list[Word] = []
-    for word in args:
-        if word.text.startswith(("-", "(", "!")):
-            break
-        starts.append(word)
-    starts = starts or [Word(".")]
-    targets: list[Target] = []
-    for n, word in enumerate(args):
-        if word.text in ("-fprint", "-fprint0", "-fls", "-fprintf") and n + 1 < len(args):
-            targets.append(Target(args[n + 1], f"find {word.text}"))
-    if any(w.text == "-delete" for w in args):
-        targets += [Target(w, "find -delete", under=True) for w in starts]
-        if not any(w.text in FIND_SELECTORS for w in args):
-            # nothing narrows it: every file under each start goes, .git included
-            targets += [Target(Word(w.text.rstrip("/") + "/.git", w.dynamic), "find -delete") for w in starts]
-    return targets
+"""``find`` tests that narrow what a later ``-delete`` removes (without one before it, everything
+under the start goes: ``find . -delete -name x`` deletes everything)."""
 
 
 def _tar_extracts(args: list[Word]) -> bool:

@@ -1,12 +1,19 @@
 """What the shell analysis produces: the simple commands a Bash command runs (``SimpleCommand``),
 the whole parse (``ShellAnalysis``), and the immutable ``Scope`` the walk passes down."""
+
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from frogtui.approval.shell_effects import Target
+from frogtui.approval.shell_effects import (
+    DOWNLOADERS,
+    Target,
+    is_script_runner,
+    program_name,
+)
 from frogtui.approval.shell_words import INPUT_MARK, Word
+from frogtui.approval.shell_wrappers import AS_ANOTHER_USER
 
 INPUT_WORD = Word(INPUT_MARK, dynamic=True)
 """Appended to a command that gets more words at run time (``xargs``)."""
@@ -23,27 +30,41 @@ class SimpleCommand:
     Attributes:
         words: Program first, wrappers removed (``sudo env X=1 pytest -q`` -> ``pytest -q``).
         via: The wrappers it ran through, outermost first.
-        writes: Files it writes: redirections, ``tee`` and the known file-changing programs.
-        reads: Files redirected into it (``< file``).
+        writes: Files it writes or deletes: redirections, ``tee``, the known file-changing programs
+            and the options of the effect model (``sort -o``); ``Target.beyond`` marks those that
+            are not the program's own behaviour.
+        reads: Files it reads: redirected into it (``< file``) and the operands the effect model
+            names (``cat F``; ``grep -r X DIR`` reads under ``DIR``).
         assigns: Variables set for it (``X=1 cmd``, ``env X=1 cmd``) or set on their own.
         cwd: Its working folder relative to the repository root (``Word("")`` is the root), as far
             as ``cd`` can be followed; None when unknown.
         opaque: Why what it runs cannot be known before it runs (a rule may then never allow it).
         text: The source text of the command.
+        places: Folders it is pointed at that must stay inside the repository (``git -C``).
+        floor: Why the floor denies it whatever the rules say (``crontab FILE``).
+        read_only: Its every effect is reading files and printing (``shell_programs``).
     """
 
     words: tuple[Word, ...]
     via: tuple[str, ...] = ()
     writes: tuple[Target, ...] = ()
-    reads: tuple[Word, ...] = ()
+    reads: tuple[Target, ...] = ()
     assigns: tuple[str, ...] = ()
     cwd: Word | None = ROOT_CWD
     opaque: str | None = None
     text: str = ""
+    places: tuple[Target, ...] = ()
+    floor: str | None = None
+    read_only: bool = False
 
     @property
     def program(self) -> str:
         return self.words[0].text if self.words else ""
+
+    @property
+    def via_other_user(self) -> str:
+        """The wrapper that runs it as another user (``sudo``), or ''."""
+        return next((w.split(" ")[0] for w in self.via if w.split(" ")[0] in AS_ANOTHER_USER), "")
 
 
 @dataclass(frozen=True)
@@ -57,6 +78,8 @@ class ShellAnalysis:
         download_to_shell: Set when a download is piped or handed to a shell (the floor denies).
         dotglob: The command may make ``*`` match names starting with a dot (``shopt -s dotglob``,
             ``GLOBIGNORE=``), so that ``rm -rf *`` reaches ``.git``.
+        hidden: For a command that cannot be parsed, the analyses of the pieces it could hide
+            (its substitutions, the parts between separators): the floor still applies to them.
     """
 
     command: str
@@ -64,6 +87,7 @@ class ShellAnalysis:
     error: str | None = None
     download_to_shell: str | None = None
     dotglob: bool = False
+    hidden: tuple[ShellAnalysis, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,3 +109,41 @@ class Scope:
     def text(self, node: Any) -> str:
         start, end = node.pos
         return self.source[start:end]
+
+
+@dataclass
+class Findings:
+    """What the walk found so far (only the walk adds to it, through ``record``)."""
+
+    whole: str
+    commands: list[SimpleCommand] = field(default_factory=list)
+    download: str | None = None
+    fetched: set[str] = field(default_factory=set)
+    dotglob: bool = False
+    consts: dict[str, str] = field(default_factory=dict)
+
+    def record(self, command: SimpleCommand) -> None:
+        found = self
+        if (
+            command.words
+            and command.program == "shopt"
+            and any(w.dynamic or "dotglob" in w.text or w.text == "-o" for w in command.words[1:])
+        ):
+            found.dotglob = True
+        if "GLOBIGNORE" in command.assigns:
+            found.dotglob = True
+        if command.words and is_script_runner(command.program):
+            operands = [w for w in command.words[1:] if not w.text.startswith("-")]
+            if operands and _norm(operands[0].text) in found.fetched:
+                found.download = found.download or f"{command.program} runs the downloaded {operands[0].text}"
+        if command.words and _norm(command.program) in found.fetched:
+            found.download = found.download or f"runs the downloaded {command.program}"
+        if command.words and program_name(command.program) in DOWNLOADERS:
+            found.fetched.update(_norm(t.word.text) for t in command.writes)
+        found.commands.append(command)
+
+
+def _norm(text: str) -> str:
+    while text.startswith("./"):
+        text = text[2:]
+    return text

@@ -1,8 +1,11 @@
 """A word of a parsed shell command: its text after quote removal, and whether its value is only
 known when the shell runs (an expansion other than the home or working folder)."""
+
 from __future__ import annotations
 
+import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 HOME_MARK = "\x00HOME\x00"
@@ -12,6 +15,8 @@ PWD_MARK = "\x00PWD\x00"
 TMP_MARK = "\x00TMPDIR\x00"
 """Stands for the session's private temp folder (``$TMPDIR``, set for Bash)."""
 MARKS = {"HOME": HOME_MARK, "PWD": PWD_MARK, "TMPDIR": TMP_MARK}
+USER_HOME = re.compile(r"~([a-z_][a-z0-9_.-]*)?")
+"""``~`` or ``~user`` at the start of a word (a user's home folder)."""
 FOUND_MARK = "\x00found"
 """Last component standing for "each file found under the folder before it" (``find -exec ... {}``)."""
 INPUT_MARK = "\x00input"
@@ -32,9 +37,17 @@ class Word:
         return any(ch in self.text for ch in "*?[")
 
 
+def user_home_mark(user: str) -> str:
+    """Stands for ``~user``, the home folder of ``user`` (the facts layer looks it up)."""
+    return f"\x00~{user}\x00"
+
+
+USER_MARK = re.compile("\x00~([a-z_][a-z0-9_.-]*)\x00")
+
+
 def display(text: str) -> str:
     """A word's text for people: marks shown as what they stand for (``~``, ``$PWD``, ``{}``...)."""
-    text = text.replace(HOME_MARK, "~").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR")
+    text = USER_MARK.sub(r"~\1", text).replace(HOME_MARK, "~").replace(PWD_MARK, "$PWD").replace(TMP_MARK, "$TMPDIR")
     return text.replace("/" + FOUND_MARK, "/{}").replace(INPUT_MARK, "<input>")
 
 
@@ -51,3 +64,67 @@ def odd_characters(text: str) -> str | None:
         if ord(ch) > 127 and ch != "\x00":
             return f"contains a non-ASCII character {ch!r} (U+{ord(ch):04X}) that may look like another"
     return None
+
+
+def changed_dir(words: tuple[Word, ...], cwd: Word | None) -> Word | None:
+    """The working folder after ``cd``/``pushd``/``popd`` (``words``) run in ``cwd``; None when unknown."""
+    operands = [w for w in words[1:] if not w.text.startswith("-") or w.text == "-"]
+    if words[0].text == "popd" or (operands and (operands[0].dynamic or operands[0].text == "-")):
+        return None
+    if not operands:
+        return Word(HOME_MARK)
+    if operands[0].text.startswith(("/", *MARKS.values())):
+        return operands[0]
+    if cwd is None:
+        return None
+    return Word(f"{cwd.text}/{operands[0].text}".lstrip("/") if cwd.text else operands[0].text)
+
+
+def opaque_reason(words: tuple[Word, ...]) -> str | None:
+    program = words[0]
+    if program.dynamic:
+        return "the program is only known when the command runs"
+    if program.has_glob:
+        return "the program name is a pattern, so which program runs is only known when it runs"
+    odd = odd_characters(program.text)
+    if odd:
+        return f"the program name {odd}"
+    for word in words[1:]:
+        odd = odd_characters(word.text)
+        if odd and "non-ASCII" not in odd:
+            return f"an argument {odd}"
+    return None
+
+
+def home_marks(text: str) -> str:
+    """``~`` and ``~user`` at the start of ``text`` as the marks the facts layer expands."""
+    match = USER_HOME.match(text)
+    if match is None or (len(text) > match.end() and text[match.end()] != "/"):
+        return text
+    user = match.group(1)
+    return (user_home_mark(user) if user else HOME_MARK) + text[match.end() :]
+
+
+def odd_target(words: Iterable[Word]) -> str | None:
+    """Why a redirection target or another path a command touches may not be what it looks like."""
+    for word in words:
+        odd = odd_characters(word.text)
+        if odd and "non-ASCII" not in odd:
+            return f"a redirection target {odd}"
+    return None
+
+
+def embedded_paths(word: Word) -> list[Word]:
+    """Paths written inside a word that is not itself one: after ``=`` (``--file=~/.netrc``), after
+    ``@`` (``curl -d @$HOME/.ssh/id``) and after ``file://``."""
+    found: list[Word] = []
+    text = word.text
+    if "=" in text:
+        text = text.split("=", 1)[1]
+        found.append(Word(text, word.dynamic))
+    if text.startswith("@"):
+        text = text[1:]
+        found.append(Word(text, word.dynamic))
+    if text.startswith("file://"):
+        found.append(Word(text[len("file://") :], word.dynamic))
+    return found

@@ -158,7 +158,8 @@ def _xargs(items: list[Word], name: str) -> Unwrapped:
     start, error = _skip_options(
         items,
         {"-0", "-r", "-t", "-p", "-x", "--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit", "--open-tty"},
-        {"-I", "-i", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace", "--eof"},
+        {"-I", "-i", "-n", "-P", "-L", "-l", "-s", "-d", "-E", "-e", "-a"}
+        | {"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-lines", "--max-chars", "--replace", "--eof"},
     )
     if error:
         return Unwrapped(name, opaque=error)
@@ -306,6 +307,27 @@ def _parallel(items: list[Word], name: str) -> Unwrapped:
     return Unwrapped(name, opaque=f"{name} builds the commands it runs when it runs")
 
 
+_RUNNER_VALUES = frozenset(
+    {"--with", "--python", "-p", "--env-file", "--project", "--extra", "--group", "--package", "--index", "--index-url"}
+    | {"-e", "--env", "-n", "--name"}
+)
+"""Options of ``uv run``, ``poetry run``, ``conda run``... that take a value."""
+
+
+def _env_runner(items: list[Word], name: str) -> Unwrapped | None:
+    """``uv run CMD``, ``poetry run CMD``, ``pipenv run``, ``pdm run``, ``hatch run``, ``conda run``:
+    the command runs in the project's environment; ``--directory`` makes its folder unknown."""
+    if len(items) < 2 or items[1].text != "run":
+        return None
+    n, cwd_unknown = 2, False
+    while n < len(items) and items[n].text.startswith("-") and items[n].text != "--":
+        text = items[n].text
+        cwd_unknown = cwd_unknown or text.split("=", 1)[0] in ("--directory", "--cwd", "--chdir", "-C")
+        n += 2 if text in _RUNNER_VALUES or text in ("--directory", "--cwd", "--chdir", "-C") else 1
+    n += n < len(items) and items[n].text == "--"
+    return Unwrapped(f"{name} run", inner=tuple(items[n:]), cwd_unknown=cwd_unknown) if n < len(items) else None
+
+
 Handler = Callable[[list[Word], str], "Unwrapped | None"]
 _WRAPPERS: dict[str, Handler] = {
     **dict.fromkeys(_SIMPLE, _simple),
@@ -313,5 +335,6 @@ _WRAPPERS: dict[str, Handler] = {
     "command": _command, "timeout": _timeout, "env": _env, "xargs": _xargs, "find": _find, "eval": _eval,
     "flock": _flock, "chroot": _chroot, "watch": _watch, "su": _shell_as_user, "script": _shell_as_user, "sg": _shell_as_user,
     "parallel": _parallel,
+    **dict.fromkeys(("uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba", "micromamba", "rye"), _env_runner),
 }
 """Every wrapper, by program name: what it runs (one table, one dispatch)."""

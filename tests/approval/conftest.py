@@ -17,6 +17,9 @@ TABLE_RULES = """
 Read = "allow"
 Bash = "ask"
 
+[bash]
+read_only = false   # the table is about rules; the read-only default has its own (test_policy_effects.py)
+
 [[rules]]
 tool = "Bash"
 match = "pytest *"
@@ -112,11 +115,12 @@ def repo(tmp_path: Path, home: Path) -> Path:
     return make_repo(tmp_path, home)
 
 
-def make_engine(repo: Path, tmp_path: Path, home: Path) -> PolicyEngine:
-    """The policy for ``repo`` under TABLE_RULES, with a private temp folder outside the repo."""
+def make_engine(repo: Path, tmp_path: Path, home: Path, rules_text: str = TABLE_RULES) -> PolicyEngine:
+    """The policy for ``repo`` under ``rules_text`` (TABLE_RULES), with a private temp folder
+    outside the repo."""
     tmp_dir = tmp_path / "session-tmp"
     tmp_dir.mkdir()
-    rules = combine(parse_rules(TABLE_RULES, "table-rules.toml"), None)
+    rules = combine(parse_rules(rules_text, "table-rules.toml"), None)
     return PolicyEngine(Workspace(repo, tmp_dir=tmp_dir), rules, home=str(home))
 
 

@@ -38,7 +38,7 @@ def test_check_prints_decision_rule_reason(
 def test_rules_option_uses_that_file(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rules = tmp_path / "mine.toml"
     rules.write_text('[[rules]]\ntool = "Bash"\nmatch = "pytest *"\ndecision = "allow"\n')
-    code, fields, _ = check(capsys, "--repo", str(py_repo), "--rules", str(rules), "pytest -q && git status")
+    code, fields, _ = check(capsys, "--repo", str(py_repo), "--rules", str(rules), "pytest -q && make")
     assert code == 0 and fields[0] == "ask"
     code, fields, _ = check(capsys, "--repo", str(py_repo), "--rules", str(rules), "pytest -q tests")
     assert fields[:2] == ["allow", "Bash: pytest *"] and str(rules) in fields[2]

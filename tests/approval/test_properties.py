@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
@@ -14,10 +15,14 @@ from frogtui.approval import PolicyApprover, PolicyEngine, decide, gather
 from frogtui.approval.facts import Places
 from frogtui.approval.rules import RuleSet
 from frogtui.approval.shell import analyze
+from frogtui.approval.shell_programs import PROGRAMS
 from frogtui.models.replay import ReplayModel
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
 from frogtui.tools import ToolRunner
 from frogtui.tools.workspace import Workspace
+from tests.approval.conftest import make_engine as make_table_engine
+from tests.approval.conftest import make_home
+from tests.approval.conftest import make_repo as make_table_repo
 from tests.support import turn, write_replay, xml_call
 
 NAMES = st.sampled_from(["a.txt", "b.py", "sub/c.md", "new.txt", "sub/new.py"])
@@ -142,3 +147,59 @@ def test_a_file_changed_after_its_preview_is_asked_again(py_repo: Path) -> None:
     assert "# changed meanwhile" in second.before
     assert calc.read_text() == "def add(a, b):\n    return a + b  # changed meanwhile\n"
     assert len(result.trajectory["steps"][0]["approvals"]) == 2
+
+
+# issue 10: an allow rule allows exactly what it says ---------------------------------------------
+def _effect_fragments() -> list[str]:
+    """Commands built from the effect table, each with an effect beyond its program's own
+    behaviour (a write, another program, code only known when it runs, a delete)."""
+    out: list[str] = []
+    for name, program in sorted(PROGRAMS.items()):
+        out += [f"{name} {option} out.txt calc.py" for option in sorted(program.writes)]
+        out += [f"{name} {option} ./tool calc.py" for option in sorted(program.runs)]
+        out += [f"{name} {option} x calc.py" for option in sorted(program.opaque)]
+        out += [f"{name} {option} x.zip calc.py" for option in sorted(program.deletes)]
+        out += [f"{name} calc.py out.txt"] if program.writes_second else []
+    return out + [
+        "sed -n '1w out.txt' calc.py", "sed -n '1e ./tool' calc.py", "sed 's/a/b/e' calc.py", "awk 'BEGIN{system(\"x\")}'",
+        "awk '{print > \"out.txt\"}' calc.py", "find . -delete", "find . -fprint out.txt", "git grep -O./tool add", "git -C .. status",
+        "git fetch --upload-pack=./tool .", "pytest --junitxml=out.xml", "pytest --basetemp=tmp", "ls > out.txt", "cat calc.py >> out.txt",
+        "cat ~/.ssh/id_rsa", "grep -r x ~", "printf -v PATH %s bin", "python3 -c 'x'", "tar cf out.tar --to-command=./tool calc.py",
+        "cat ../outside/secret.txt", "echo ${x@P}",
+    ]
+
+
+EFFECTS = _effect_fragments()
+SAFE = ["cat calc.py", "ls -la", "grep -n x calc.py", "sed -n 1p calc.py", "sort calc.py", "uniq calc.py", "git status", "head calc.py",
+        "base64 calc.py", "tree", "awk '{print $1}' calc.py", "find . -name x", "git log --oneline", "rg x", "diff calc.py calc.py"]
+
+
+@lru_cache(maxsize=1)
+def _allow_everything_engine() -> PolicyEngine:
+    """An engine whose rules allow every program the fragments use (``PROG *``)."""
+    base = Path(tempfile.mkdtemp(prefix="frogtui-effects-"))
+    home = make_home(base)
+    programs = sorted({f.split()[0] for f in (*EFFECTS, *SAFE)})  # not ./tool: running it is an effect to decide
+    text = "".join(f'[[rules]]\ntool = "Bash"\nmatch = "{p} *"\ndecision = "allow"\n' for p in programs)
+    return make_table_engine(make_table_repo(base, home), base, home, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(st.tuples(st.booleans(), st.integers(min_value=0, max_value=10_000)), min_size=1, max_size=4),
+    separators=st.lists(st.sampled_from([" ; ", " && ", " || ", " | ", "\n"]), min_size=3, max_size=3),
+)
+def test_an_allow_rule_never_allows_an_effect_beyond_it(parts: list[tuple[bool, int]], separators: list[str]) -> None:
+    fragments = [(EFFECTS[n % len(EFFECTS)] if effect else SAFE[n % len(SAFE)]) for effect, n in parts]
+    command = fragments[0] + "".join(sep + f for sep, f in zip(separators, fragments[1:]))
+    decision = _allow_everything_engine().evaluate(ToolCall("t", "Bash", {"command": command}))
+    if any(effect for effect, _ in parts):
+        assert decision.kind != "allow", (command, decision)
+    else:
+        assert decision.kind == "allow", (command, decision)
+
+
+def test_every_effect_fragment_alone_is_not_allowed() -> None:
+    engine = _allow_everything_engine()
+    allowed = [f for f in EFFECTS if engine.evaluate(ToolCall("t", "Bash", {"command": f})).kind == "allow"]
+    assert allowed == []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from frogtui.approval import PolicyEngine
+from frogtui.approval import PolicyEngine, RuleSet
 from frogtui.protocol import ToolCall
 from frogtui.tools.workspace import Workspace
 
@@ -47,7 +47,7 @@ def bash(command: str) -> ToolCall:
     ],
 )
 def test_narrowest_rule(repo: Path, command: str, expected: str) -> None:
-    engine = PolicyEngine(Workspace(repo))
+    engine = PolicyEngine(Workspace(repo), RuleSet(read_only=False))  # what would be stored if it were asked
     assert engine.allow_for_session(bash(command)) == expected
     assert all(rule.match.strip() != "*" for rule in engine.session_rules)
 
@@ -73,3 +73,10 @@ def test_file_rules_are_for_exactly_that_file(engine: PolicyEngine) -> None:
     assert engine.evaluate(write).kind == "allow"
     assert engine.evaluate(ToolCall("t", "Write", {"file_path": "sub/calc.py", "content": "x"})).kind == "ask"
     assert engine.allow_for_session(ToolCall("t", "Write", {"file_path": "../x", "content": ""})) == ""
+
+
+def test_always_allow_covers_the_files_a_command_writes_beyond_its_program(engine: PolicyEngine) -> None:
+    assert engine.evaluate(bash("make > build.log")).kind == "ask"
+    assert engine.allow_for_session(bash("make > build.log")) == "Bash: make; Write: ./build.log"
+    assert engine.evaluate(bash("make > build.log")).kind == "allow"
+    assert engine.evaluate(bash("make > other.log")).kind == "ask"

@@ -25,9 +25,10 @@ def fake_clock(step: float = 0.5) -> Callable[[], float]:
 
 def rules_file(folder: Path) -> Path:
     """A user rules file that turns the sandbox off, so the screens do not depend on whether
-    bubblewrap works on the machine running the tests."""
+    bubblewrap works on the machine running the tests, and the read-only default off, so that
+    every command (``ls`` too) shows the approval screen the tests drive."""
     path = folder / "rules.toml"
-    path.write_text('[sandbox]\nbash = "none"\n')
+    path.write_text('[sandbox]\nbash = "none"\n\n[bash]\nread_only = false\n')
     return path
 
 

@@ -1,0 +1,77 @@
+"""The effect model as a Markdown table, rendered from the data (``PROGRAMS``, the special
+analysers' rows, ``SCHEDULERS``): docs/APPROVALS.md holds its output, and a test keeps them equal.
+
+    python -m frogtui.approval.shell_effect_table      # prints the table
+"""
+
+from __future__ import annotations
+
+import frogtui.approval.shell_git  # noqa: F401  (registers git)
+import frogtui.approval.shell_scripts  # noqa: F401  (registers sed, awk, find, tar, zip, pytest, interpreters)
+from frogtui.approval.policy import RISKY_VARIABLES
+from frogtui.approval.shell_programs import (
+    _SPECIAL,
+    ALWAYS,
+    PROGRAMS,
+    SCHEDULERS,
+    SPECIAL_DOCS,
+    Program,
+)
+
+HEADER = (
+    "| program | reads | runs another program (or code known only when it runs) | writes or deletes beyond its own behaviour | "
+    "read-only when |\n|---|---|---|---|---|"
+)
+
+
+def _codes(options: frozenset[str] | dict[str, str]) -> str:
+    return ", ".join(f"`{o}`" for o in sorted(options))
+
+
+def _row(names: list[str], program: Program) -> str:
+    reads = {"all": "operands", "after-first": "operands after the first", "first": "the first operand", "none": "names only"}[
+        program.reads
+    ]
+    reads = "—" if reads == "names only" and not program.read_only else reads
+    if ALWAYS in program.recursive:
+        reads += ", recursively"
+    elif program.recursive:
+        reads += f" (recursively with {_codes(program.recursive)})"
+    if program.reads_options:
+        reads += f"; {_codes(program.reads_options)}"
+    runs = ", ".join(x for x in (_codes(program.runs), _codes(program.opaque)) if x) or "—"
+    writes = [
+        _codes(program.writes),
+        "its second operand" if program.writes_second else "",
+        _codes(program.deletes) + " deletes" if program.deletes else "",
+    ]
+    if program.assigns:
+        writes.append(f"{_codes(program.assigns)} sets a variable")
+    read_only = "without those" if program.read_only else "never"
+    return f"| {', '.join(f'`{n}`' for n in names)} | {reads} | {runs} | {'; '.join(w for w in writes if w) or '—'} | {read_only} |"
+
+
+def effect_table() -> str:
+    """The effect table in Markdown, one row per group of programs that share an entry."""
+    groups: dict[int, tuple[Program, list[str]]] = {}
+    for name, program in PROGRAMS.items():
+        if name not in _SPECIAL:
+            groups.setdefault(id(program), (program, []))[1].append(name)
+    rows = [_row(names, program) for program, names in groups.values()]
+    rows += [
+        f"| {', '.join(f'`{n}`' for n in names)} | {' | '.join(c.replace('|', '&#124;') for c in doc)} |"
+        for names, doc in SPECIAL_DOCS.items()
+    ]
+    risky = ", ".join(f"`{v}`" for v in RISKY_VARIABLES)
+    rows.append(
+        f"| `NAME=value cmd`, `env NAME=`, `export`, `declare`, `read`, `printf -v`... | — | setting {risky} changes what runs: "
+        "asked, never allowed by a rule | — | without those |"
+    )
+    schedulers = ", ".join(f"`{n}`" for n in SCHEDULERS)
+    later = "code later, outside frogtui: **the floor denies** (except listing: `crontab -l`...)"
+    rows.append(f"| {schedulers} | — | {later} | — | never |")
+    return HEADER + "\n" + "\n".join(rows) + "\n"
+
+
+if __name__ == "__main__":
+    print(effect_table(), end="")

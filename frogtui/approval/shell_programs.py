@@ -1,0 +1,355 @@
+"""The effect model: for each program frogtui knows, which options and operands read a file, write
+one, delete, run another program or use the network, as data in one place (``PROGRAMS``), and
+``program_effects(words)`` that applies it to one simple command.
+
+A rule for a program allows that program's own behaviour (``rm`` deleting its operands, ``cat``
+printing files); every effect beyond it (a written file, another program, a read outside the
+repository) is decided on its own by the policy. Pure: no file is looked at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from frogtui.approval.shell_effects import (
+    Target,
+    _operands,
+    program_name,
+    write_targets,
+)
+from frogtui.approval.shell_words import Word
+
+ALWAYS = "*"
+"""In ``Program.recursive``: the program always reads folders recursively (``rg``)."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """What one program does beyond printing.
+
+    Attributes:
+        read_only: Its own behaviour is reading files and printing (the read-only default may allow it).
+        reads: Which operands it reads: ``all``, ``after-first`` (the first is a pattern or a script),
+            ``first`` or ``none`` (it lists names, it does not read contents).
+        pattern_options: Options that give the pattern, so that every operand is a file (``grep -e``).
+        recursive: Options that make it read whole folders (``ALWAYS``: it always does).
+        default_operand: What it reads when no operand is given (``rg`` searches ``.``).
+        value_options: Options that take a value (so that values are not taken for operands).
+        writes: Options whose value is a file it writes (beyond its own behaviour).
+        reads_options: Options whose value is a file it reads.
+        runs: Options whose value is a command it runs.
+        opaque: Options that make it run something not known statically, with why.
+        deletes: Options that make it delete the files it reads (``zip -m``).
+        assigns: Options whose value names a variable it sets (``printf -v``).
+        network: It uses the network.
+        writes_second: Its second operand is a file it writes (``uniq IN OUT``).
+    """
+
+    read_only: bool = True
+    reads: str = "all"
+    pattern_options: frozenset[str] = frozenset()
+    recursive: frozenset[str] = frozenset()
+    default_operand: str = ""
+    value_options: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
+    reads_options: frozenset[str] = frozenset()
+    runs: frozenset[str] = frozenset()
+    opaque: dict[str, str] = field(default_factory=dict)
+    deletes: frozenset[str] = frozenset()
+    assigns: frozenset[str] = frozenset()
+    network: bool = False
+    writes_second: bool = False
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What one simple command does, as far as the gate cares.
+
+    Attributes:
+        writes: Files it writes or deletes (its own and beyond: see ``Target.beyond``).
+        reads: Files it reads (``under``: a folder read recursively).
+        places: Folders a program is pointed at that must stay inside the repository (``git -C``).
+        runs: Commands it runs, as ``(shell text, label)``; they are analysed as commands.
+        opaque: Why what it runs is only known when it runs (never allowed by a rule).
+        assigns: Variables it sets (``printf -v PATH``, ``export``, ``read``).
+        floor: Why the floor denies it whatever the rules say (``crontab FILE``).
+        read_only: Its every effect is reading files and printing.
+    """
+
+    writes: tuple[Target, ...] = ()
+    reads: tuple[Target, ...] = ()
+    places: tuple[Target, ...] = ()
+    runs: tuple[tuple[str, str], ...] = ()
+    opaque: str | None = None
+    assigns: tuple[str, ...] = ()
+    floor: str | None = None
+    read_only: bool = False
+
+
+def _opts(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_LISTS = Program(reads="none")
+_PRINTS = Program(value_options=_opts("-n -c --lines --bytes -d -f -b -s -w -t -k -N -j -o -A -e -x -v"))
+_SEARCH = Program(
+    reads="after-first",
+    pattern_options=_opts("-e -f --regexp --file"),
+    recursive=_opts("-r -R --recursive -d --directories"),
+    value_options=_opts("-e -f -m -A -B -C -d -D --regexp --file --max-count --include --exclude --exclude-dir --label --context"),
+    reads_options=_opts("-f --file"),
+)
+_ASSIGNS = Program(reads="none", read_only=True)
+
+PROGRAMS: dict[str, Program] = {
+    **dict.fromkeys(
+        (
+            "ls",
+            "pwd",
+            "echo",
+            "true",
+            "false",
+            "which",
+            "type",
+            "whoami",
+            "id",
+            "uname",
+            "date",
+            "basename",
+            "dirname",
+            "realpath",
+            "readlink",
+            "stat",
+            "du",
+            "df",
+            "printenv",
+            "seq",
+            "test",
+            "[",
+            "hostname",
+            "nproc",
+            "expr",
+            "tr",
+            "uptime",
+            "locale",
+            "groups",
+            "tty",
+            "cal",
+            "sleep",
+            "cd",
+            "pushd",
+            "popd",
+            "dirs",
+            "command",
+        ),
+        _LISTS,
+    ),
+    "printf": replace(_LISTS, assigns=_opts("-v")),
+    "tree": replace(_LISTS, value_options=_opts("-L -P -I -o --filelimit --charset"), writes=_opts("-o")),
+    **dict.fromkeys(
+        (
+            "cat",
+            "head",
+            "tail",
+            "wc",
+            "nl",
+            "tac",
+            "od",
+            "hexdump",
+            "strings",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "sha512sum",
+            "b2sum",
+            "cksum",
+            "file",
+            "cut",
+            "paste",
+            "join",
+            "comm",
+            "fold",
+            "fmt",
+            "column",
+            "rev",
+            "expand",
+            "unexpand",
+            "iconv",
+            "cmp",
+        ),
+        _PRINTS,
+    ),
+    **dict.fromkeys(("grep", "egrep", "fgrep"), _SEARCH),
+    "rg": replace(
+        _SEARCH,
+        recursive=frozenset({ALWAYS}),
+        default_operand=".",
+        value_options=_SEARCH.value_options
+        | _opts("-g --glob -t -T --type --type-not -j --threads -M --max-columns --sort --sortr -r --replace")
+        | _opts("--pre --pre-glob --hostname-bin --iglob --max-depth --type-add"),
+        runs=_opts("--pre --hostname-bin"),
+        opaque={"-z": "rg -z runs decompression programs found on PATH", "--search-zip": "rg -z runs decompression programs found on PATH"},
+    ),
+    "diff": replace(
+        _PRINTS,
+        recursive=_opts("-r --recursive"),
+        value_options=_opts("-x -X -U -C -L --exclude --exclude-from --label"),
+        reads_options=_opts("--from-file --to-file"),
+    ),
+    "sort": replace(
+        _PRINTS,
+        value_options=_opts("-k -t -T -S -o --output --key --field-separator --buffer-size --parallel --compress-program --files0-from"),
+        writes=_opts("-o --output"),
+        runs=_opts("--compress-program"),
+        reads_options=_opts("--files0-from"),
+    ),
+    "uniq": replace(_PRINTS, value_options=_opts("-f -s -w"), writes_second=True),
+    "xxd": replace(_PRINTS, value_options=_opts("-c -g -l -s -o -C -n"), writes_second=True),
+    **dict.fromkeys(
+        ("base64", "base32", "basenc"),
+        replace(
+            _PRINTS, value_options=_opts("-w -o -i --wrap --output --input"), writes=_opts("-o --output"), reads_options=_opts("-i --input")
+        ),
+    ),
+    "jq": Program(reads="after-first", pattern_options=_opts("-f --from-file"), reads_options=_opts("-f --from-file --slurpfile --rawfile"),
+                  value_options=_opts("--arg --argjson --slurpfile --rawfile --indent -L --from-file -f")),
+    **dict.fromkeys(("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray", "unset"), _ASSIGNS),
+    "zip": Program(read_only=False, reads="after-first", recursive=_opts("-r -R --recurse-paths"), runs=_opts("-TT --unzip-command"),
+                   deletes=_opts("-m --move"), value_options=_opts("-TT --unzip-command -O --output-file -b -t -tt -x -i -n -P")),
+    **dict.fromkeys(("cp", "scp", "rsync"), Program(read_only=False, recursive=_opts("-r -R -a --recursive --archive"),
+                                                   value_options=_opts("-t -S -T --suffix --target-directory -e -P"))),
+    "make": Program(read_only=False, reads="none", value_options=_opts("-f -C -j -l -o -W -I --file --directory --eval"),
+                    opaque={"--eval": "make --eval runs a recipe given inline"}),
+}
+"""The effect table. Programs not listed have no known effect beyond their own (their words are
+still checked against the floor, and their writes by ``write_targets``)."""
+
+SCHEDULERS = {
+    "crontab": frozenset({"-l", "--list"}),
+    "at": frozenset({"-l", "-q", "-c", "-r", "-d"}),
+    "batch": frozenset(),
+    "systemd-run": frozenset(),
+    "launchctl": frozenset({"list", "print", "help", "version"}),
+}
+"""Programs that schedule code to run later, outside frogtui and the sandbox (the floor denies
+them), with the options that only look (``crontab -l``)."""
+
+
+def program_effects(words: Sequence[Word]) -> Effects:
+    """The effects of one simple command (program first, wrappers removed)."""
+    if not words:
+        return Effects()
+    name = program_name(words[0].text)
+    own = tuple(write_targets(words))
+    if name in SCHEDULERS:
+        looks = {w.text for w in words[1:]} & SCHEDULERS[name]
+        if not looks:
+            return Effects(own, floor=f"{name} schedules code to run later, outside frogtui and its sandbox")
+    special = _SPECIAL.get("python" if name.startswith("python") and name[6:].replace(".", "").isdigit() else name)
+    if special is not None:
+        found = special(name, list(words[1:]))
+        return replace(found, writes=(*own, *found.writes))
+    program = PROGRAMS.get(name)
+    if program is None:
+        return Effects(own)
+    found = table_effects(name, program, list(words[1:]))
+    return replace(found, writes=(*own, *found.writes), read_only=found.read_only and not own)
+
+
+def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
+    """The effects ``PROGRAMS`` gives ``name`` for its arguments ``args``."""
+    writes: list[Target] = []
+    reads: list[Target] = []
+    runs: list[tuple[str, str]] = []
+    opaque: str | None = None
+    assigns: list[str] = []
+    for option in sorted(program.writes):
+        writes += [Target(w, f"{name} {option}", beyond=True) for w in option_values(args, option)]
+    for option in sorted(program.reads_options):
+        reads += [Target(w, f"{name} {option}") for w in option_values(args, option)]
+    for option in sorted(program.runs):
+        for value in option_values(args, option):
+            if value.dynamic:
+                opaque = f"{name} {option} runs a program only known when it runs"
+            else:
+                runs.append((value.text, f"{name} {option}"))
+    for option in sorted(program.assigns):
+        assigns += [w.text for w in option_values(args, option)]
+    for option, why in sorted(program.opaque.items()):
+        if has_flag(args, option):
+            opaque = opaque or f"{name} {option}: {why}"
+    if name in ("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray"):
+        assigns += [w.text.split("=", 1)[0] for w in args if not w.text.startswith("-")]
+    operands = _operands(args, program.value_options)
+    recursive = ALWAYS in program.recursive or any(has_flag(args, o) for o in program.recursive)
+    if program.reads == "after-first" and not any(has_flag(args, o) for o in program.pattern_options):
+        operands = operands[1:]
+    elif program.reads == "first":
+        operands = operands[:1]
+    if program.writes_second and len(operands) > 1:
+        writes.append(Target(operands[1], f"{name} (its second operand)", beyond=True))
+        operands = operands[:1]
+    if program.reads != "none":
+        if not operands and program.default_operand:
+            operands = [Word(program.default_operand)]
+        reads += [Target(w, name, under=recursive) for w in operands if w.text != "-"]
+    if any(has_flag(args, o) for o in program.deletes):
+        writes += [
+            Target(w, f"{name} {sorted(program.deletes)[0]} (deletes what it reads)", under=recursive, beyond=True) for w in operands
+        ]
+    read_only = program.read_only and not (writes or runs or opaque or program.network)
+    return Effects(tuple(writes), tuple(reads), (), tuple(runs), opaque, tuple(assigns), None, read_only)
+
+
+def option_values(args: Sequence[Word], option: str) -> list[Word]:
+    """The values given to ``option``: ``-o V``, ``-oV``, ``--long V``, ``--long=V`` (before ``--``)."""
+    values: list[Word] = []
+    for n, word in enumerate(args):
+        text = word.text
+        if text == "--":
+            break
+        if text == option and n + 1 < len(args):
+            values.append(args[n + 1])
+        elif option.startswith("--") and text.startswith(option + "="):
+            values.append(Word(text[len(option) + 1 :], word.dynamic))
+        elif not option.startswith("--") and len(option) == 2 and text.startswith("-") and not text.startswith("--"):
+            at = text.find(option[1], 1)  # also bundled: ``sort -uo FILE``, ``-uoFILE``
+            if at > 0:
+                rest = text[at + 1 :]
+                values += [Word(rest, word.dynamic)] if rest else args[n + 1 : n + 2]
+    return values
+
+
+def has_flag(args: Sequence[Word], option: str) -> bool:
+    """Whether ``option`` is given, alone, with a value (``--x=v``), or bundled (``-rn`` has ``-r``)."""
+    for word in args:
+        text = word.text
+        if text == "--":
+            return False
+        if text == option or text.startswith(option + "="):
+            return True
+        if len(option) == 2 and text.startswith("-") and not text.startswith("--") and option[1] in text[1:]:
+            return True
+    return False
+
+
+Special = Callable[[str, list[Word]], Effects]
+_SPECIAL: dict[str, Special] = {}
+"""Programs whose effects need more than the table (``sed`` scripts, ``awk`` programs, ``find``
+actions, ``git``, ``tar``, ``pytest``), registered by ``shell_scripts`` and ``shell_git``."""
+SPECIAL_DOCS: dict[tuple[str, ...], tuple[str, str, str, str]] = {}
+"""For the documentation's effect table: per group of special programs, what they read, what
+they run, what they write or delete beyond their own behaviour, and when they only read."""
+
+
+def special(*names: str, doc: tuple[str, str, str, str]) -> Callable[[Special], Special]:
+    """Register an analyser for ``names`` in ``_SPECIAL``, with its row of the effect table."""
+
+    def register(function: Special) -> Special:
+        for name in names:
+            _SPECIAL[name] = function
+        SPECIAL_DOCS[names] = doc
+        return function
+
+    return register
