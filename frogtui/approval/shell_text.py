@@ -82,7 +82,7 @@ def _ansi_c_body(raw: str, n: int) -> tuple[int, str]:
             n += 2
         elif code in "xuU":
             size = {"x": 2, "u": 4, "U": 8}[code]
-            digits = re.match(r"[0-9A-Fa-f]{1,%d}" % size, raw[n + 2 :])
+            digits = re.match(f"[0-9A-Fa-f]{{1,{size}}}", raw[n + 2 :])
             out.append(chr(int(digits.group(), 16)) if digits else "\\" + code)
             n += 2 + (len(digits.group()) if digits else 0)
         elif code in "01234567":
