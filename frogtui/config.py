@@ -24,7 +24,7 @@ DEFAULT_MODEL_SPEC = "hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:Q4_K_M"
 
 SETTINGS_HELP = (
     "Settings without a flag live in $XDG_CONFIG_HOME/frogtui/config.toml (~/.config/frogtui/config.toml): "
-    "model, theme, commit_trailer, [limits] max_steps/max_tokens_per_turn/max_context_tokens, "
+    "model, theme, commit_trailer, [limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold, "
     "[sampling] temperature/top_p/top_k/min_p/repeat_penalty/seed, [llama] n_ctx/n_gpu_layers/flash_attn/"
     "cache_type_k/cache_type_v/n_threads/n_batch/prompt_mode/checkpoints. Approval rules: rules.toml there "
     "and .frogtui.toml in the repository (docs/APPROVALS.md)."
@@ -88,6 +88,16 @@ class Limits:
     max_tokens_per_turn: int = 8192
     max_context_tokens: int = 65536
     """Context budget: the run ends with ``max_context_len`` once a step's context exceeds it."""
+    handoff_margin: int = 8192
+    """Where a hand-off is on (the app; ``frogtui run --handoff``), a step that leaves fewer tokens
+    than this of the budget ends the conversation with ``max_context_len`` and a fresh one starts
+    from the hand-off (``agent/handoff.py``). Without a hand-off the run goes on until the budget
+    itself is used up, as in Leaf."""
+    max_handoffs: int = 5
+    """Hand-offs ``frogtui run --handoff`` makes in one run at most."""
+    repeat_threshold: int = 3
+    """The Nth identical call in a row (or the Nth try of a call that failed N-1 times) is a
+    repeat: asked about even when a rule allows it, denied headless under ``--approve policy``."""
 
 
 ApprovalMode = Literal["policy", "all", "none"]

@@ -34,7 +34,9 @@ class TraceSink:
             self.session.log(text)
 
     def emit(self, event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.ToolFinished):
+        if isinstance(event, ev.HandedOff):
+            self._line(f"hand-off: a fresh conversation starts ({len(event.text)} characters; continues {event.previous_id})")
+        elif isinstance(event, ev.ToolFinished):
             first = event.observation.splitlines()[0] if event.observation else ""
             extra = f" exit={event.exit_code}" if event.exit_code is not None else ""
             self._line(
@@ -42,7 +44,8 @@ class TraceSink:
             )
         elif isinstance(event, ev.ApprovalAnswered):
             a = event.approval
-            self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}")
+            repeat = f" [repeat: {event.repeat}]" if event.repeat else ""
+            self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}{repeat}")
         elif isinstance(event, ev.RunEnded):
             self._line(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
 
@@ -58,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--trajectory", type=Path, help="also write the trajectory JSON here")
     parser.add_argument("--max-steps", type=int, help="step limit (default 100; config key: limits.max_steps)")
     parser.add_argument("--commit", action="store_true", help="commit the run's changes with a drafted message when it ends with 'agent'")
+    parser.add_argument("--handoff", action="store_true",
+                        help="when the context nears its budget (limits.handoff_margin), continue in a fresh conversation from a "
+                        "drafted hand-off (at most limits.max_handoffs times) instead of ending with max_context_len")
     return parser
 
 
@@ -77,7 +83,7 @@ def main(argv: list[str]) -> int:
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=sys.stderr)
         return 2
-    return run_task(args.task, config, model, trajectory_path=args.trajectory, commit=args.commit)
+    return run_task(args.task, config, model, trajectory_path=args.trajectory, commit=args.commit, handoff=args.handoff)
 
 
 def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
@@ -126,11 +132,14 @@ def run_task(
     stderr: TextIO | None = None,
     stdout: TextIO | None = None,
     commit: bool = False,
+    handoff: bool = False,
 ) -> int:
-    """Run ``task`` with ``model`` (closed at the end) and return the exit status."""
+    """Run ``task`` with ``model`` (closed at the end) and return the exit status; with ``handoff``,
+    a run that ends with ``max_context_len`` goes on in a fresh conversation from the drafted
+    hand-off, unedited."""
     stderr = stderr or sys.stderr
     stdout = stdout or sys.stdout
-    core = SessionCore(config, model=model)
+    core = SessionCore(config, model=model, handoff=handoff)
     try:
         agent = build_agent(core, stderr)
     except FrogtuiError as err:
@@ -141,6 +150,10 @@ def run_task(
     commit_failed = False
     try:
         result = core.send(task)
+        for _ in range(config.limits.max_handoffs if handoff else 0):
+            if result.exit_reason != "max_context_len" or not result.trajectory.get("steps"):
+                break  # a conversation that could not take a single step would not get further
+            result = core.hand_off(core.draft_handoff())
         if commit:  # before the model closes: it drafts the message
             from frogtui.vcs.review import commit_run
 

@@ -130,6 +130,10 @@ class ApprovalRequest:
     """Repository root (the Bash working folder)."""
     preview: Preview | None = None
     """Set for Write and Edit calls whose change could be computed."""
+    repeat: str = ""
+    """Set when the call repeats (``agent.repeats``): why, in words for the person and the model
+    (``this exact call ran twice already in a row, with the same result``). A repeat is asked about
+    even when a rule allows the call (``approval.modes.apply_mode``)."""
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from frogtui.agent.trajectory import Trajectory, replay_lines, write_json_atomic, write_text_atomic
+from frogtui.agent.trajectory import Trajectory, replay_lines, run_file, write_json_atomic, write_text_atomic
 from frogtui.config import sessions_dir
+
+
+MAX_RUNS = 1000
+"""Conversations followed along a session's hand-off chain at most."""
+
+
+def path_name(data: dict[str, Any]) -> str:
+    """The file name of a loaded conversation (from its ``run``)."""
+    run = data.get("run")
+    return run_file(run if isinstance(run, int) else 1)
 
 
 @dataclass(frozen=True)
@@ -65,16 +75,40 @@ class Session:
         reproduces the session (a bug report, a demo)."""
         return self.folder / "replay.jsonl"
 
-    def save_trajectory(self, trajectory: Trajectory | dict[str, Any]) -> None:
+    def run_path(self, run: int) -> Path:
+        """The trajectory file of the session's ``run``-th conversation (1: ``trajectory.json``)."""
+        return self.folder / run_file(run)
+
+    def save_trajectory(self, trajectory: Trajectory | dict[str, Any], *, replay_before: str = "") -> None:
+        """Write a conversation's trajectory to its run's file, and the session's replay file:
+        ``replay_before`` (the earlier conversations' turns, after a hand-off) then its turns."""
         data = trajectory.as_dict() if isinstance(trajectory, Trajectory) else trajectory
-        write_json_atomic(self.trajectory_path, data)
-        write_text_atomic(self.replay_path, replay_lines(data))
+        run = data.get("run")
+        write_json_atomic(self.run_path(run if isinstance(run, int) else 1), data)
+        write_text_atomic(self.replay_path, replay_before + replay_lines(data))
+
+    def load_chain(self) -> list[dict[str, Any]]:
+        """The session's conversations in order: ``trajectory.json``, then each
+        ``next_trajectory`` link (a hand-off), while the linked file exists and links back."""
+        chain: list[dict[str, Any]] = []
+        path: Path | None = self.trajectory_path
+        while path is not None and len(chain) < MAX_RUNS:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                break
+            if not isinstance(data, dict) or (chain and data.get("previous_trajectory") != path_name(chain[-1])):
+                break
+            chain.append(data)
+            link = data.get("next_trajectory")
+            # only a name of this session's own files: a link is never a path elsewhere
+            path = self.folder / link if isinstance(link, str) and link == run_file(len(chain) + 1) else None
+        return chain
 
     def load_trajectory(self) -> dict[str, Any] | None:
-        try:
-            return json.loads(self.trajectory_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
+        """The session's latest conversation (the end of the hand-off chain), or None."""
+        chain = self.load_chain()
+        return chain[-1] if chain else None
 
     def log(self, line: str) -> None:
         with self.log_path.open("a", encoding="utf-8") as handle:

@@ -34,6 +34,18 @@ class UserMessageAdded:
 
 
 @dataclass(frozen=True)
+class HandedOff:
+    """A fresh conversation started from a hand-off (``Agent.hand_off``): a new run in the same
+    session, whose first user message is ``text``."""
+
+    text: str
+    previous_id: str
+    """The earlier conversation's ``trajectory_id``."""
+    trajectory_id: str
+    """The new conversation's."""
+
+
+@dataclass(frozen=True)
 class StepEvent:
     """Something that happened in one step."""
 
@@ -73,6 +85,8 @@ class ToolCallProposed(CallEvent):
 @dataclass(frozen=True)
 class ApprovalAnswered(CallEvent):
     approval: Approval
+    repeat: str = ""
+    """Set when the call was asked about as a repeat (``ApprovalRequest.repeat``)."""
 
 
 class ToolStarted(CallEvent):
@@ -96,6 +110,11 @@ class StepUsage(StepEvent):
     usage: Usage
     context_tokens: int
     """Prompt plus generated tokens of this step: the context now in use."""
+    budget: int = 0
+    """The conversation's context budget (``Agent.context_budget``)."""
+    session_tokens: int = 0
+    """Tokens of the whole session so far: each conversation's context added up (a hand-off
+    starts a new conversation; its context adds to the earlier ones')."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +137,7 @@ class RunEnded:
 AgentEvent = (
     RunStarted
     | UserMessageAdded
+    | HandedOff
     | StepStarted
     | ReasoningDelta
     | AnswerDelta

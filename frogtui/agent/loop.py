@@ -16,8 +16,10 @@ from typing import Any
 
 from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
+from frogtui.agent.handoff import observation_outcome
+from frogtui.agent.repeats import RepeatTracker
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
-from frogtui.agent.trajectory import StepRecord, Trajectory
+from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
 from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
@@ -64,6 +66,8 @@ class Agent:
         patch: returns the repository diff of the run's changes (``output_patch``).
         on_step_end: called with the trajectory after each step (the session saves it).
         clock: monotonic seconds (a fake at the edge in tests).
+        handoff_margin: when non-zero, a step that leaves fewer tokens than this of the budget ends
+            the run with ``max_context_len``, so that the front end can hand off (``hand_off``).
     """
 
     def __init__(
@@ -78,6 +82,7 @@ class Agent:
         patch: Callable[[], str] | None = None,
         on_step_end: Callable[[Trajectory], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        handoff_margin: int = 0,
     ) -> None:
         self.model = model
         self.runner = runner
@@ -88,11 +93,15 @@ class Agent:
         self.patch = patch
         self.on_step_end = on_step_end
         self.clock = clock
+        self.handoff_margin = max(0, handoff_margin)
+        self.repeats = RepeatTracker(self.limits.repeat_threshold)
         self.cancel = threading.Event()
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
         self.trajectory = Trajectory(model=model.name, tools=TOOL_SCHEMAS, messages=self.messages)
         self.step = 0
         self.context_tokens = 0
+        self._earlier_tokens = 0
+        """The context of the session's earlier conversations (before hand-offs), added up."""
         self._elapsed = 0.0
         self._final = ""
 
@@ -116,6 +125,29 @@ class Agent:
     def submit(self, text: str) -> RunResult:
         """The person's message: it starts the conversation (``run``) or continues it (``send``)."""
         return self.send(text) if self.started else self.run(text)
+
+    def hand_off(self, text: str) -> RunResult:
+        """Start a fresh Leaf conversation whose first user message is ``text`` (a hand-off,
+        ``agent.handoff``) and run it. It is a new run of the same session: a new trajectory that
+        names the earlier one (``previous_trajectory``), which names it back (``next_trajectory``);
+        step numbers go on counting (checkpoints and call ids stay unique); the repeat history
+        starts empty."""
+        old = self.trajectory
+        old.next_trajectory = run_file(old.run + 1)
+        self._step_end()  # saves the earlier conversation with its link
+        self.messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+        self.trajectory = Trajectory(model=self.model.name, tools=TOOL_SCHEMAS, messages=self.messages, run=old.run + 1,
+                                     previous_trajectory=run_file(old.run), session_tokens=self.session_tokens)
+        self._earlier_tokens += self.context_tokens
+        self.context_tokens, self._elapsed, self._final = 0, 0.0, ""
+        self.repeats.reset()
+        self.sink.emit(ev.HandedOff(text=text, previous_id=old.trajectory_id, trajectory_id=self.trajectory.trajectory_id))
+        return self._run_user_message(text)
+
+    @property
+    def session_tokens(self) -> int:
+        """The session's tokens: every conversation's context added up (the meter's total)."""
+        return self._earlier_tokens + self.context_tokens
 
     @property
     def started(self) -> bool:
@@ -148,8 +180,12 @@ class Agent:
         steps = [s for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
         self.trajectory.steps = [StepRecord(**{k: v for k, v in s.items() if k in known}) for s in steps]
         self.trajectory.trajectory_id = str(saved.get("trajectory_id") or self.trajectory.trajectory_id)
+        run, previous = saved.get("run"), saved.get("previous_trajectory")
+        self.trajectory.run = run if isinstance(run, int) and run > 0 else 1
+        self.trajectory.previous_trajectory = previous if isinstance(previous, str) else None
         self.step = max((s.step for s in self.trajectory.steps), default=0)
         self.context_tokens = int(saved.get("context_tokens") or 0)
+        self._earlier_tokens = max(0, int(saved.get("session_tokens") or 0) - self.context_tokens)
         self._elapsed = float(saved.get("elapsed_sec") or 0.0)
 
     # the loop -------------------------------------------------------------------------
@@ -161,6 +197,7 @@ class Agent:
         error: str | None = None
         try:
             for _ in range(self.limits.max_steps):
+                self._check_room()
                 self.step += 1
                 self._one_step(self.step)
         except _Stop as stop:
@@ -168,10 +205,17 @@ class Agent:
         self._elapsed += self.clock() - started
         return self._finish(exit_reason, error)
 
-    def _one_step(self, step: int) -> None:
+    def _check_room(self) -> None:
+        """Stop before a step when the context is used up (or, with a hand-off, nearly)."""
         budget = self.context_budget
         if self.context_tokens >= budget:
             raise _Stop("max_context_len", f"context budget of {budget} tokens used up")
+        margin = min(self.handoff_margin, budget // 2)  # a margin over half the budget would leave no room to work
+        if margin and budget - self.context_tokens < margin:
+            left = budget - self.context_tokens
+            raise _Stop("max_context_len", f"{left} tokens left of the {budget}-token budget, under the hand-off margin of {margin}")
+
+    def _one_step(self, step: int) -> None:
         self.sink.emit(ev.StepStarted(step=step, max_steps=self.limits.max_steps))
         parser, calls, end, raw = self._generate(step)
         assistant = self._assistant_message(parser, calls)
@@ -180,7 +224,7 @@ class Agent:
         record.assistant, record.raw_output, record.finish_reason = assistant, raw, end.finish_reason
         self.trajectory.record_usage(step, end.usage)
         self.context_tokens = end.usage.prompt_tokens + end.usage.generated_tokens
-        self.sink.emit(ev.StepUsage(step=step, usage=end.usage, context_tokens=self.context_tokens))
+        self.sink.emit(ev.StepUsage(step, end.usage, self.context_tokens, budget=self.context_budget, session_tokens=self.session_tokens))
         self.sink.emit(
             ev.AssistantTurnEnded(step, parser.answer.strip(), parser.reasoning.strip(), tuple(calls), end.finish_reason)
         )
@@ -266,19 +310,24 @@ class Agent:
     def _observe(self, step: int, call: ToolCall, observation: str) -> None:
         self.messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
         self.trajectory.record_observation(step, call, observation)
+        if call.error is None:
+            self.repeats.record(call.name, call.arguments, observation, ok=observation_outcome(call.name, observation) == "ok")
 
     def _handle_call(self, step: int, call: ToolCall) -> str:
         """Approve and run one call; every outcome is an observation."""
         if call.error is not None:  # unparsable, unknown tool, or arguments that do not convert
             return self._not_run(step, call, call.error)
         edited_note = ""
+        found = self.repeats.check(call.name, call.arguments)
+        repeat = found.describe() if found is not None else ""
         for _attempt in range(MAX_STALE_RETRIES):
             preview, failure = self._preview(call)
             if failure is not None:
                 return self._not_run(step, call, failure)
-            approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=str(self.runner.workspace.root), preview=preview))
-            self.trajectory.record_approval(step, call, approval)
-            self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval))
+            root = str(self.runner.workspace.root)
+            approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat))
+            self.trajectory.record_approval(step, call, approval, repeat=repeat)
+            self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=repeat))
             if not approval.allowed:
                 return self._not_run(step, call, denial_observation(approval))
             if approval.arguments is not None and approval.arguments != call.arguments:
@@ -324,6 +373,7 @@ class Agent:
 
     def _step_end(self) -> None:
         self.trajectory.context_tokens = self.context_tokens
+        self.trajectory.session_tokens = self.session_tokens
         if self.on_step_end is not None:
             self.on_step_end(self.trajectory)
 
@@ -333,6 +383,7 @@ class Agent:
         t.exit_reason, t.error, t.final_message = exit_reason, error, final
         t.elapsed_sec = self._elapsed
         t.context_tokens = self.context_tokens
+        t.session_tokens = self.session_tokens
         if self.patch is not None:
             t.output_patch = self.patch()
         t.partial = False

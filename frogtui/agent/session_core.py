@@ -8,7 +8,10 @@ calls, in order:
 1. ``prepare()`` (blocking: bubblewrap probe, git snapshot): the notes to show the person;
 2. ``load_model(report)`` (blocking, once; ``report`` receives progress lines);
 3. ``start(approver, sink)`` (blocking: snapshots the tree for the patch), then ``send(text)`` for
-   every message of the person, ``interrupt()`` from any thread.
+   every message of the person, ``interrupt()`` from any thread;
+4. when a run ends with ``max_context_len`` (with ``handoff``, also when a step leaves less than
+   ``[limits] handoff_margin`` of the budget): ``draft_handoff()``, let the person edit it (or not,
+   headless), then ``hand_off(text)``: a fresh conversation, a new run of the same session.
 
 Undo (``undo``), ``git init`` (``enable_git``), review (``review_session``), the patch and the git
 state are here too, so no front end reaches into the agent.
@@ -20,7 +23,9 @@ from collections.abc import Callable
 from typing import Any
 
 from frogtui.agent.events import EventSink
+from frogtui.agent.handoff import draft_handoff
 from frogtui.agent.loop import Agent, RunResult
+from frogtui.agent.trajectory import Trajectory, replay_lines
 from frogtui.approval import PolicyEngine, make_sandbox
 from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
@@ -36,6 +41,14 @@ ModelLoader = Callable[..., Model]
 """Called as ``loader(spec, config, report=callable)`` (``frogtui.models.load_model``)."""
 
 
+def first_user_message(trajectory: dict[str, Any]) -> str:
+    """The first user message of a saved conversation ('' when it has none)."""
+    for message in trajectory.get("messages") or []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            return str(message.get("content") or "")
+    return ""
+
+
 class SessionCore:
     """One session of frogtui: one conversation in one repository.
 
@@ -47,6 +60,8 @@ class SessionCore:
             ``load_model`` loads it.
         model_loader: builds the model from its spec (default ``frogtui.models.load_model``).
         clock: monotonic seconds (tool durations).
+        handoff: whether the session hands off when the context nears its budget (the app;
+            ``frogtui run --handoff``): runs then end ``[limits] handoff_margin`` tokens early.
     """
 
     def __init__(
@@ -57,14 +72,18 @@ class SessionCore:
         model: Model | None = None,
         model_loader: ModelLoader | None = None,
         clock: Callable[[], float] = time.monotonic,
+        handoff: bool = False,
     ) -> None:
         self.config = config
+        self.handoff = handoff
         self.model = model
         self.model_loader = model_loader or load_model
         self.clock = clock
         self.session = resume or Session.create(config.repo)
-        self.saved: dict[str, Any] | None = self.session.load_trajectory() if resume is not None else None
-        """The resumed conversation (``Trajectory.as_dict``), None for a new session."""
+        self.chain: list[dict[str, Any]] = self.session.load_chain() if resume is not None else []
+        """The resumed session's conversations, oldest first (more than one after hand-offs)."""
+        self.saved: dict[str, Any] | None = self.chain[-1] if self.chain else None
+        """The resumed conversation (``Trajectory.as_dict``, the chain's last), None for a new session."""
         self._clear()
 
     def _clear(self) -> None:
@@ -80,6 +99,14 @@ class SessionCore:
         """Checkpoints (step, action) already undone; the next undo goes further back."""
         self.rewind_note = ""
         """What undo rewound, told to the model with the next message."""
+        self.last_result: RunResult | None = None
+        self._replay_before: dict[int, str] = {}
+        """The earlier conversations' turns in the replay file, by run (after hand-offs)."""
+        self._task = ""
+        """The session's original task (the first conversation's first message)."""
+        if self.chain:
+            self._task = first_user_message(self.chain[0])
+            self._replay_before[len(self.chain)] = "".join(replay_lines(data) for data in self.chain[:-1])
 
     # setting up --------------------------------------------------------------------------
     def prepare(self) -> list[str]:
@@ -130,8 +157,9 @@ class SessionCore:
             limits=self.config.limits,
             before_action=checkpoints.before_action if checkpoints is not None else None,
             patch=session_patch(self.repo_state),
-            on_step_end=self.session.save_trajectory,
+            on_step_end=self._save,
             clock=self.clock,
+            handoff_margin=self.config.limits.handoff_margin if self.handoff else 0,
         )
         if self.saved is not None:
             agent.restore(self.saved)
@@ -146,7 +174,37 @@ class SessionCore:
             raise RuntimeError("start() comes before send()")
         if self.rewind_note:
             text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
-        return self.agent.submit(text)
+        self._task = self._task or text
+        self.last_result = self.agent.submit(text)
+        return self.last_result
+
+    def draft_handoff(self, ended: str | None = None) -> str:
+        """The hand-off for the current conversation (``agent.handoff``): the original task, the
+        files the session changed, the calls made and how they ended, the model's last words.
+
+        Args:
+            ended: why it ends (an exit reason, or ``requested``); default the last run's.
+        """
+        if self.agent is None:
+            raise RuntimeError("start() comes before draft_handoff()")
+        why = ended or (self.last_result.exit_reason if self.last_result is not None else "requested")
+        return draft_handoff(self.agent.messages, patch=self.patch(), ended=why, task=self._task or None)
+
+    def hand_off(self, text: str) -> RunResult:
+        """Start a fresh conversation whose first user message is ``text`` (blocking): a new run
+        of the same session; checkpoints, review and the trajectory chain go on."""
+        if self.agent is None:
+            raise RuntimeError("start() comes before hand_off()")
+        old: Trajectory = self.agent.trajectory
+        self._replay_before[old.run + 1] = self._replay_before.get(old.run, "") + replay_lines(old.as_dict())
+        if self.rewind_note:
+            text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
+        self.session.log(f"hand-off: conversation {old.run + 1} starts ({len(text)} characters)")
+        self.last_result = self.agent.hand_off(text)
+        return self.last_result
+
+    def _save(self, trajectory: Trajectory) -> None:
+        self.session.save_trajectory(trajectory, replay_before=self._replay_before.get(trajectory.run, ""))
 
     def interrupt(self) -> None:
         """Stop generation or the running command (thread-safe; nothing when nothing runs)."""
@@ -156,7 +214,7 @@ class SessionCore:
     def new_session(self) -> None:
         """Forget the conversation and start a new session folder (same model); ``prepare`` again."""
         self.session = Session.create(self.config.repo)
-        self.saved = None
+        self.chain, self.saved = [], None
         self._clear()
 
     def close(self) -> None:

@@ -50,22 +50,26 @@ class Trajectory:
     elapsed_sec: float = 0.0
     output_patch: str = ""
     partial: bool = True
+    run: int = 1
+    """Which conversation of the session this is: 1, then one more for each hand-off."""
+    previous_trajectory: str | None = None
+    """The file of the conversation this one continues (``run_file``), None for the first."""
+    next_trajectory: str | None = None
+    """The file of the conversation that continued this one after a hand-off, None for the last."""
+    session_tokens: int = 0
+    """Tokens of the whole session up to now (every conversation's context added up)."""
 
     def step(self, n: int) -> StepRecord:
         if not self.steps or self.steps[-1].step != n:
             self.steps.append(StepRecord(step=n))
         return self.steps[-1]
 
-    def record_approval(self, n: int, call: ToolCall, approval: Approval) -> None:
-        self.step(n).approvals.append(
-            {
-                "tool": call.name,
-                "decision": approval.decision,
-                "reason": approval.reason,
-                "by": approval.by,
-                "rule": approval.rule,
-            }
-        )
+    def record_approval(self, n: int, call: ToolCall, approval: Approval, *, repeat: str = "") -> None:
+        """Record an answer; ``repeat`` (why the call counts as a repeat) is kept when set."""
+        record = {"tool": call.name, "decision": approval.decision, "reason": approval.reason, "by": approval.by, "rule": approval.rule}
+        if repeat:
+            record["repeat"] = repeat
+        self.step(n).approvals.append(record)
 
     def record_observation(self, n: int, call: ToolCall, observation: str) -> None:
         self.step(n).observations.append({"tool": call.name, "observation": observation})
@@ -89,7 +93,17 @@ class Trajectory:
             "elapsed_sec": round(self.elapsed_sec, 3),
             "output_patch": self.output_patch,
             "partial": self.partial,
+            "run": self.run,
+            "previous_trajectory": self.previous_trajectory,
+            "next_trajectory": self.next_trajectory,
+            "session_tokens": self.session_tokens,
         }
+
+
+def run_file(run: int) -> str:
+    """The file name of a session's ``run``-th conversation: ``trajectory.json``, then
+    ``trajectory-2.json``… (the chain's links name these files)."""
+    return "trajectory.json" if run <= 1 else f"trajectory-{run}.json"
 
 
 def replay_lines(trajectory: dict[str, Any]) -> str:

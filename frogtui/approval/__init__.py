@@ -7,7 +7,7 @@ from frogtui.approval.decision import Decision
 from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.facts import Action, PathFact, Places, gather
 from frogtui.approval.loading import load_rules, trust_project, untrust_project
-from frogtui.approval.modes import APPROVAL_MODES, ApprovalMode, apply_mode
+from frogtui.approval.modes import APPROVAL_MODES, ApprovalMode, apply_mode, repeat_denial
 from frogtui.approval.policy import decide
 from frogtui.approval.rules import Rule, RuleSet, SandboxSettings, parse_rules
 from frogtui.approval.sandbox import Sandbox, make_sandbox
@@ -26,6 +26,7 @@ __all__ = [
     "Sandbox",
     "SandboxSettings",
     "apply_mode",
+    "repeat_denial",
     "audit_line",
     "decide",
     "gather",

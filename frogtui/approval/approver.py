@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from frogtui.approval.engine import PolicyEngine
-from frogtui.approval.modes import APPROVAL_MODES, ApprovalMode, apply_mode
+from frogtui.approval.modes import APPROVAL_MODES, ApprovalMode, apply_mode, repeat_denial
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
 
 
@@ -41,9 +41,11 @@ class PolicyApprover:
 
     def _answer(self, request: ApprovalRequest) -> Approval:
         decision = self.engine.evaluate(request)
-        approval = apply_mode(self.mode, decision, request.call.name, label=f"--approve {self.mode}")
+        approval = apply_mode(self.mode, decision, request.call.name, label=f"--approve {self.mode}", repeat=request.repeat)
         if approval is not None:
             return approval
+        if request.repeat:
+            return repeat_denial(request.repeat, decision)
         return Approval(
             "deny",
             f"{decision.reason}; this needs a person's approval and the run is headless (--approve policy denies what it would ask about)",

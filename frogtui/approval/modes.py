@@ -8,6 +8,11 @@ agent), so a mode means the same thing everywhere:
 - ``all``: what the policy would ask about runs too; the floor and explicit deny rules still deny;
 - ``none``: every Write, Edit and Bash is denied; Read and Glob as the policy says, with what it
   would ask about denied.
+
+A repeated call (``ApprovalRequest.repeat``: the model is going round in circles) counts as an
+``ask`` even when a rule allows it: under ``policy`` the person is asked (told it repeats), and a
+front end without a person denies it with ``repeat_denial``; ``all`` lets it run; the floor, deny
+rules and ``none`` deny as they would.
 """
 from __future__ import annotations
 
@@ -19,9 +24,9 @@ from frogtui.tools import MUTATING_TOOLS
 __all__ = ["APPROVAL_MODES", "ApprovalMode", "apply_mode"]
 
 
-def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str = "") -> Approval | None:
+def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str = "", repeat: str = "") -> Approval | None:
     """The answer for ``tool`` under ``mode``, given the policy's ``decision``; None when a person
-    must be asked (``policy`` mode and an ``ask``).
+    must be asked (``policy`` mode and an ``ask``, or a repeat).
 
     Args:
         mode: ``policy``, ``all`` or ``none``.
@@ -29,6 +34,7 @@ def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str 
         tool: the call's tool name.
         label: how the mode is named in the answer's rule and reason (``--approve all`` headless);
             default ``mode: MODE``.
+        repeat: why the call is a repeat (``ApprovalRequest.repeat``), '' when it is not.
     """
     label = label or f"mode: {mode}"
     if decision.floor:
@@ -37,10 +43,23 @@ def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str 
         return Approval("deny", decision.reason, by="rule", rule=decision.rule)
     if mode == "none" and tool in MUTATING_TOOLS:
         return Approval("deny", f"{tool} is not allowed under {label}", by="mode", rule=label)
-    if decision.kind == "allow":
+    if decision.kind == "allow" and not (repeat and mode == "policy"):
         return Approval("allow", decision.reason, by="rule", rule=decision.rule)
     if mode == "all":
         return Approval("allow", f"{label} (the policy would ask: {decision.reason})", by="mode", rule=label)
     if mode == "none":
         return Approval("deny", f"{decision.reason}; {label} denies what the policy would ask about", by="mode", rule=decision.rule)
     return None
+
+
+def repeat_denial(repeat: str, decision: Decision) -> Approval:
+    """The answer of a front end without a person to a repeated call (``frogtui run --approve
+    policy``): denied, telling the model it repeated."""
+    allowed = f" (rule {decision.rule} would allow it otherwise)" if decision.kind == "allow" and decision.rule else ""
+    return Approval(
+        "deny",
+        f"{repeat}{allowed}; a repeated call needs a person's approval and the run is headless. "
+        "Do not run it again: try something different.",
+        by="mode",
+        rule=decision.rule,
+    )

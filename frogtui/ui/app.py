@@ -14,6 +14,7 @@ from frogtui.approval import APPROVAL_MODES
 from frogtui.errors import FrogtuiError
 from frogtui.ui import commands
 from frogtui.ui.chat import PromptInput
+from frogtui.ui.queue import QueuePanel
 from frogtui.ui.session_app import SessionApp
 from frogtui.ui.trajectory_screen import TrajectoryScreen
 from frogtui.vcs.checkpoints import Checkpoint
@@ -56,7 +57,9 @@ class FrogApp(SessionApp):
         self.state.reset()
         await self.chat.clear()
         await self.trace.clear()
-        self.status.step, self.status.context_used, self.status.tok_s = 0, 0, None
+        self.status.step, self.status.context_used, self.status.session_tokens, self.status.tok_s = 0, 0, 0, None
+        self.queue.items.clear()
+        await self.query_one("#queue", QueuePanel).show(self.queue)
         self.chat.add_notice("New task: describe it below.")
         self.query_one(PromptInput).focus()
         self._prepare(load=False)
@@ -66,6 +69,16 @@ class FrogApp(SessionApp):
         if self.busy:
             self.notify(f"{what} after the run ends (or press Esc to interrupt it).", severity="warning")
         return not self.busy
+
+    def action_handoff(self) -> None:
+        """The palette's Hand off: draft the hand-off of the current conversation for the person to
+        edit, then continue in a fresh one."""
+        if not self._idle("Hand off"):
+            return
+        if self.agent is None or not self.agent.started:
+            self.notify("Nothing to hand off yet: send a task first.", severity="warning")
+            return
+        self.draft_handoff("requested")
 
     def action_review(self) -> None:
         if not self._idle("Review"):
@@ -125,7 +138,8 @@ class FrogApp(SessionApp):
         self.notify("Reasoning shown" if shown else "Reasoning hidden", timeout=1.5)
 
     def action_open_trajectory(self) -> None:
-        self.push_screen(TrajectoryScreen(self.session.trajectory_path))
+        run = self.agent.trajectory.run if self.agent is not None else max(len(self.core.chain), 1)
+        self.push_screen(TrajectoryScreen(self.session.run_path(run)))
 
     def action_cycle_approval_mode(self) -> None:
         self.approver.mode = APPROVAL_MODES[(APPROVAL_MODES.index(self.approver.mode) + 1) % len(APPROVAL_MODES)]

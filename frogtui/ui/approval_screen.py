@@ -1,5 +1,6 @@
 """The approval modal shown for every ``ask``: what would run (or the diff), where, and why the
-policy asks. The agent's worker waits on the answer, so nothing runs while it is open.
+policy asks (or that the call repeats, even when a rule would allow it). The agent's worker waits
+on the answer, so nothing runs while it is open.
 
 Keys: y allow once · a always allow (the narrow rule is shown) · n deny · r deny with a reason ·
 e edit the command (Bash) · Esc interrupt the run.
@@ -105,7 +106,12 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
                 yield DiffView(self.asked.diff, id="approval-diff")
             else:
                 yield Static(Text(repr(self.call.arguments)), id="approval-command")
-            why = f"asked by rule {decision.rule}" + (f": {decision.reason}" if decision.reason else "")
+            if request.repeat:
+                yield Static(Text(f"↻ Repeat: {request.repeat}. Is the model going round in circles?"), id="approval-repeat")
+            if request.repeat and decision.kind == "allow":
+                why = f"asked because it repeats; rule {decision.rule} would allow it"
+            else:
+                why = f"asked by rule {decision.rule}" + (f": {decision.reason}" if decision.reason else "")
             yield Static(Text(why), id="approval-rule")
             yield KeyLegend(self._keys(), id="approval-keys")
             yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")

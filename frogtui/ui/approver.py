@@ -53,7 +53,7 @@ class UiApprover:
             asked = dataclasses.replace(request, call=call)
             assert self.engine is not None, "the session is prepared before the agent runs"
             decision = self.engine.evaluate(asked)
-            decided = apply_mode(self.mode, decision, call.name)
+            decided = apply_mode(self.mode, decision, call.name, repeat=request.repeat)
             if decided is not None:
                 return dataclasses.replace(decided, arguments=edited)
             answer = self._ask(asked, decision, diff)

@@ -210,7 +210,8 @@ class ChatPane(VerticalScroll):
 
 
 class PromptInput(Input):
-    """The prompt. Enter sends; Up/Down walk through the messages sent before."""
+    """The prompt. Enter sends (queues while the agent works; on an empty prompt, sends the next
+    queued message); Up/Down walk through the messages sent before."""
 
     BINDINGS = [
         Binding("up", "history(-1)", "Previous message", show=False),
@@ -232,7 +233,8 @@ class PromptInput(Input):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         text = event.value.strip()
-        if not text:
+        if not text:  # the app may send a queued message
+            self.post_message(TaskSubmitted(""))
             return
         if not self.history or self.history[-1] != text:
             self.history.append(text)

@@ -30,6 +30,7 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
             status="allowed" if a.allowed else "denied",
             edited=edited,
             reason=a.reason,
+            repeat=event.repeat,
         )
     elif isinstance(event, ev.ToolStarted):
         trace.update(event.call, status="running")
@@ -44,9 +45,15 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
         )
         status.state = "working"
     elif isinstance(event, ev.StepUsage):
-        status.context_used = event.context_tokens
+        status.context_used, status.session_tokens = event.context_tokens, event.session_tokens
+        if event.budget:
+            status.context_size = event.budget
         if event.usage.generated_tokens:
             status.tok_s = event.usage.gen_tok_s
+    elif isinstance(event, ev.HandedOff):
+        status.context_used = 0
+        chat.add_notice("Hand-off: a fresh conversation starts with the message below (the session, its checkpoints and review go on).")
+        chat.add_user(event.text)
     elif isinstance(event, ev.AssistantTurnEnded):
         await chat.end_turn()
     if isinstance(event, ev.CallEvent):  # the call's line in the chat

@@ -78,7 +78,7 @@ class ModelLoadFailed(Message):
 
 @dataclass
 class TaskSubmitted(Message):
-    """The person sent a message from the prompt."""
+    """The person sent a message from the prompt ('' for Enter on the empty prompt)."""
 
     text: str
 
@@ -122,3 +122,13 @@ class SetupFailed(Message):
     """The session could not be prepared (e.g. a rules file is not valid); nothing may run."""
 
     error: str
+
+
+@dataclass
+class HandoffDrafted(Message):
+    """The hand-off for a fresh conversation was drafted (``SessionCore.draft_handoff``, on a
+    worker: it reads the session's diff); the person edits it next."""
+
+    text: str
+    ended: str
+    """Why: an exit reason (``max_context_len``) or ``requested`` (the palette)."""

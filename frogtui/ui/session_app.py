@@ -4,6 +4,10 @@ policy, the agent's runs, approvals). ``app.FrogApp`` adds the person's commands
 Threads: the model loads and the agent runs in ``@work(thread=True)`` workers; they reach the UI
 only through messages (``UiSink``, ``UiApprover``). Approvals block the worker on a ``Future``
 that the approval modal resolves, so nothing runs while the modal is open.
+
+While a run goes, what the person sends is queued (``ui/queue.py``) and sent when it ends; a run
+that ends with ``max_context_len`` (the hand-off margin reached) offers the drafted hand-off
+(``HandoffScreen``), and the fresh conversation runs as the session's next run.
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.worker import Worker, WorkerFailed, WorkerState
 
@@ -31,6 +35,7 @@ from frogtui.ui.approver import UiApprover
 from frogtui.ui.chat import ChatPane, PromptInput
 from frogtui.ui.event_view import show_event
 from frogtui.ui.footer import FittingFooter
+from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
     AgentEventPosted,
     ApprovalRequested,
@@ -43,6 +48,7 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
+from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.state import SessionUiState
 from frogtui.ui.status import StatusBar
 from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes
@@ -55,7 +61,7 @@ LOAD_HELP = (
 )
 
 
-class SessionApp(App[int]):
+class SessionApp(LongSession):
     """A ``SessionCore`` shown and run in the terminal; complete without the commands.
 
     Args:
@@ -81,7 +87,7 @@ class SessionApp(App[int]):
         self.catalog = themes or load_themes()
         for theme in self.catalog.themes.values():
             self.register_theme(theme)
-        self.core = SessionCore(config, resume=resume, model_loader=model_loader, clock=clock)
+        self.core = SessionCore(config, resume=resume, model_loader=model_loader, clock=clock, handoff=True)
         """The session: policy, sandbox, checkpoints, the agent."""
         self.state = SessionUiState()
         self.model: Model | None = None
@@ -90,6 +96,10 @@ class SessionApp(App[int]):
         self.approver = UiApprover(self.post_message, mode=config.approve)
         self.setup_error: str | None = None
         self._run_worker: Worker[Any] | None = None
+        self.queue = MessageQueue()
+        """Messages typed while the agent works, sent one by one as each run ends."""
+        self.interrupting = False
+        """Esc was pressed during the current run: a message sent now goes first, at once."""
 
     @property
     def session(self) -> Session:
@@ -108,6 +118,7 @@ class SessionApp(App[int]):
         with Horizontal(id="main"):
             yield ChatPane(id="chat")
             yield TracePane(id="trace")
+        yield QueuePanel(id="queue")
         yield PromptInput(id="prompt")
         yield StatusBar(id="status")
         yield FittingFooter()
@@ -141,10 +152,12 @@ class SessionApp(App[int]):
         status = self.status
         status.max_steps = self.config.limits.max_steps
         status.context_size = self.config.limits.max_context_tokens
+        status.handoff_margin = self.config.limits.handoff_margin
         status.approval_mode = self.approver.mode
         status.model_name = self.config.model_spec
         if self.core.saved is not None:
-            steps = session_view.restore_view(self.chat, self.trace, status, self.core.saved, session_view.load_trace(self.session))
+            steps = session_view.restore_view(self.chat, self.trace, status, self.core.saved, session_view.load_trace(self.session),
+                                              earlier=self.core.chain[:-1])
             self.chat.add_notice(f"Resumed session {self.session.id} ({steps} steps). Send a message to continue.")
         self.query_one(PromptInput).focus()
         self.refresh_git()
@@ -193,8 +206,8 @@ class SessionApp(App[int]):
     def on_model_loaded(self, message: ModelLoaded) -> None:
         self.model = message.model
         self.status.model_name = message.model.name
-        if message.model.context_size:
-            self.status.context_size = message.model.context_size
+        if message.model.context_size:  # the budget is the smaller of the two (Agent.context_budget)
+            self.status.context_size = min(self.config.limits.max_context_tokens, message.model.context_size)
         self.status.state = "ready"
         summary = (
             f"\n{self.load_log[-1]}"
@@ -213,11 +226,16 @@ class SessionApp(App[int]):
         self.loading_notice.set_classes("notice-error")
 
     # running the agent ---------------------------------------------------------------------
-    def on_task_submitted(self, message: TaskSubmitted) -> None:
+    async def on_task_submitted(self, message: TaskSubmitted) -> None:
         prompt = self.query_one(PromptInput)
-        if self.busy:
-            prompt.value = message.text
-            self.notify("The agent is still working: wait, or press Esc to interrupt it.", severity="warning")
+        if self.busy:  # queued; after Esc it goes first, as soon as the run has stopped
+            if not message.text:
+                return
+            self.queue.add(message.text, self.status.step, now=self.interrupting)
+            await self.query_one(QueuePanel).show(self.queue)
+            return
+        if not message.text:  # Enter on the empty prompt sends the next queued message
+            await self._send_queued()
             return
         self.chat.add_user(message.text)
         if self.model is None or not self.state.wired:
@@ -231,15 +249,18 @@ class SessionApp(App[int]):
             return
         self._start_run(message.text)
 
-    def _start_run(self, text: str) -> None:
-        self.busy = True
+    def _start_run(self, text: str, *, handoff: bool = False) -> None:
+        self.busy, self.interrupting = True, False
         self.status.state = "working"
-        self._run_worker = self._run_agent(text)
+        self._run_worker = self._run_agent(text, handoff)
 
     @work(thread=True, exclusive=True, group="agent")
-    def _run_agent(self, text: str) -> None:
+    def _run_agent(self, text: str, handoff: bool = False) -> None:
         self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log))
-        self.core.send(text)
+        if handoff:
+            self.core.hand_off(text)
+        else:
+            self.core.send(text)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
@@ -248,6 +269,10 @@ class SessionApp(App[int]):
         self.status.state = "ready"
         if event.state == WorkerState.ERROR:
             self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
+        elif self.state.last_exit_reason == "max_context_len":
+            self.draft_handoff("max_context_len")  # the queue waits until the person has answered
+        else:
+            self.call_later(self._send_queued, after_interrupt=self.state.last_exit_reason == "cancelled")
 
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
         event = message.event
@@ -261,6 +286,9 @@ class SessionApp(App[int]):
         self.state.last_exit_reason = event.exit_reason
         if event.exit_reason == "cancelled":
             self.chat.add_notice("Interrupted. Send a message to continue.", "warning")
+        elif event.exit_reason == "max_context_len":
+            detail = f": {event.error}" if event.error else ""
+            self.chat.add_notice(f"The conversation is full (max_context_len){detail}. Drafting a hand-off to a fresh one…", "warning")
         elif event.exit_reason != "agent":
             detail = f": {event.error}" if event.error else ""
             self.chat.add_notice(f"The run ended ({event.exit_reason}){detail}", "error")
@@ -299,6 +327,7 @@ class SessionApp(App[int]):
         if isinstance(self.screen, ApprovalScreen):
             self.screen.dismiss(None)
         self.status.state = "interrupting"
+        self.interrupting = True
 
     async def shutdown(self) -> None:
         """Stop the run, save the session, and exit."""

@@ -3,7 +3,7 @@ saved session (``frogtui --resume``): plain data in, panes out."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from frogtui.agent.trajectory import write_json_atomic
@@ -34,6 +34,7 @@ ROW_FIELDS: dict[str, Callable[[Any], Any]] = {
     "observation": _text,
     "reason": _text,
     "edited": bool,
+    "repeat": _text,
 }
 """The fields of a trace row kept in ``trace.json`` beside step, id, tool and arguments, each with
 how a saved value is read back (the file may be hand-edited or truncated)."""
@@ -70,15 +71,30 @@ def saved_call_ids(message: dict[str, Any]) -> list[str]:
     return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if isinstance(calls, list) else []
 
 
-def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dict[str, Any], rows: list[dict[str, Any]]) -> int:
+def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dict[str, Any], rows: list[dict[str, Any]],
+                 earlier: Sequence[dict[str, Any]] = ()) -> int:
     """Show a saved conversation (``saved``, a trajectory) and its trace ``rows``
     (``load_trace``): the person's messages, the answers (reasoning folded) each followed by the
-    lines of its tool calls, and the trace. Returns the number of steps."""
+    lines of its tool calls, and the trace. The ``earlier`` conversations of the session (before
+    hand-offs, oldest first) come first. Returns the number of steps of ``saved``."""
     for row in rows:
         call = ToolCall(id=row["id"], name=str(row.get("tool", "")), arguments=dict(row.get("arguments") or {}))
         trace.add_call(int(row.get("step") or 0), call)
         trace.update(call, **{name: read(row.get(name)) for name, read in ROW_FIELDS.items()})
     step = 0
+    for number, conversation in enumerate([*earlier, saved]):
+        if number:
+            chat.add_notice(f"Hand-off: conversation {number + 1} started with the message below.")
+        step = _show_messages(chat, trace, conversation, step)
+    steps = [s.get("step") for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
+    status.step = max(steps, default=0)
+    status.context_used = int(saved.get("context_tokens") or 0)
+    status.session_tokens = int(saved.get("session_tokens") or 0)
+    return len(steps)
+
+
+def _show_messages(chat: ChatPane, trace: TracePane, saved: dict[str, Any], step: int) -> int:
+    """Show one conversation's messages; ``step`` counts the assistant turns shown before."""
     for message in saved.get("messages") or []:
         role = message.get("role") if isinstance(message, dict) else None
         if role == "user":
@@ -89,7 +105,4 @@ def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dic
             for call_id in saved_call_ids(message):
                 if call_id in trace.entries:
                     chat.add_call_line(trace.entries[call_id])
-    steps = [s.get("step") for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
-    status.step = max(steps, default=0)
-    status.context_used = int(saved.get("context_tokens") or 0)
-    return len(steps)
+    return step

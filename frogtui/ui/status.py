@@ -1,5 +1,7 @@
-"""The status bar: model and quantisation, context used as a bar of the window, tokens/s of the
-last turn, step n/max, sandbox state, git branch and changed files."""
+"""The status bar: model and quantisation, the context meter (context used as a bar of the
+conversation's budget, coloured as it nears the hand-off margin, and the session's total tokens
+once a hand-off started a new conversation), tokens/s of the last turn, step n/max, sandbox state,
+git branch and changed files."""
 from __future__ import annotations
 
 import re
@@ -31,16 +33,31 @@ def short_count(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
 
+NEAR_FULL = 0.75
+"""From this share of the budget the meter is coloured as a warning."""
+
+
+def context_level(used: int, budget: int, margin: int) -> str:
+    """``ok``, ``near`` (three quarters of the budget used) or ``full`` (less than the hand-off
+    margin left, capped at half the budget as the loop caps it: the next step hands off)."""
+    if budget <= 0:
+        return "ok"
+    if budget - used < min(margin, budget // 2) or used >= budget:
+        return "full"
+    return "near" if used >= NEAR_FULL * budget else "ok"
+
+
 class StatusBar(Widget):
     """One line at the bottom of the main screen."""
 
-    COMPONENT_CLASSES = {"status-bar--label", "status-bar--bar", "status-bar--warn", "status-bar--state"}
+    COMPONENT_CLASSES = {"status-bar--label", "status-bar--bar", "status-bar--warn", "status-bar--full", "status-bar--state"}
 
     DEFAULT_CSS = """
     StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
     StatusBar > .status-bar--label { color: $text-muted; }
     StatusBar > .status-bar--bar { color: $primary; }
     StatusBar > .status-bar--warn { color: $warning; text-style: bold; }
+    StatusBar > .status-bar--full { color: $error; text-style: bold; }
     StatusBar > .status-bar--state { color: $accent; text-style: bold; }
     """
 
@@ -48,6 +65,10 @@ class StatusBar(Widget):
     model_name: reactive[str] = reactive("")
     context_used: reactive[int] = reactive(0)
     context_size: reactive[int] = reactive(0)
+    """The conversation's context budget (the smaller of ``max_context_tokens`` and the model's)."""
+    handoff_margin: reactive[int] = reactive(0)
+    session_tokens: reactive[int] = reactive(0)
+    """Every conversation's context added up; shown once it differs from the context used."""
     tok_s: reactive[float | None] = reactive(None)
     step: reactive[int] = reactive(0)
     max_steps: reactive[int] = reactive(100)
@@ -79,11 +100,13 @@ class StatusBar(Widget):
         name = self.model_name or "no model"
         name = name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…"
         parts.append((2, Text.assemble(name, (f" {quant}" if quant else "", label))))
-        size = self.context_size
-        near_full = size > 0 and self.context_used >= 0.9 * size
-        bar_style = warn if near_full else self.get_component_rich_style("status-bar--bar")
-        parts.append((6 if near_full else 5, Text.assemble(("ctx ", label), (context_bar(self.context_used, size), bar_style),
-                                                          f" {short_count(self.context_used)}/{short_count(size)}")))
+        size, used = self.context_size, self.context_used
+        level = context_level(used, size, self.handoff_margin)
+        bar_style = self.get_component_rich_style({"ok": "status-bar--bar", "near": "status-bar--warn"}.get(level, "status-bar--full"))
+        total = f" Σ{short_count(self.session_tokens)}" if self.session_tokens > used else ""
+        figures = (f" {short_count(used)}/{short_count(size)}", bar_style if level == "full" else "")
+        meter = Text.assemble(("ctx ", label), (context_bar(used, size), bar_style), figures, (total, label))
+        parts.append((5 if level == "ok" else 6, meter))
         parts.append((1, Text.assemble("–" if not self.tok_s else f"{self.tok_s:.1f}", (" tok/s", label))))
         parts.append((8, Text.assemble(("step ", label), f"{self.step}/{self.max_steps}")))
         parts.append((3 if self.sandbox else 6, Text.assemble(("sandbox ", label), "on" if self.sandbox else ("off", warn))))

@@ -45,6 +45,11 @@ def _quote(text: str, limit: int = REASON_CHARS) -> str:
 
 def outcome_parts(entry: TraceEntry) -> list[Part]:
     """What became of the call so far: ``running…``, ``✓ person · 1.7s · exit 0``, ``✗ denied by rule``…"""
+    parts = status_parts(entry)
+    return [("↻ repeat ", "$warning"), *parts] if entry.repeat else parts
+
+
+def status_parts(entry: TraceEntry) -> list[Part]:
     status = entry.status
     if status == "proposed":
         return [("…", "$text-muted")]

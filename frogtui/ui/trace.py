@@ -49,13 +49,15 @@ class TraceEntry:
     """The person edited the call before it ran."""
     reason: str = ""
     """The approver's reason (a person's denial reason is shown in the chat)."""
+    repeat: str = ""
+    """Why the call counts as a repeat (``agent.repeats``), '' when it does not."""
 
 
 def decision_text(entry: TraceEntry) -> str:
     """``✓ person``, ``✗ rule``…; the status while the call is asked about or running."""
     if entry.status in ("running", "asking") or entry.decision not in MARKS:
         return entry.status
-    return f"{MARKS[entry.decision]} {entry.by}" + (" (edited)" if entry.edited else "")
+    return ("↻" if entry.repeat else "") + f"{MARKS[entry.decision]} {entry.by}" + (" (edited)" if entry.edited else "")
 
 
 def finished_state(event: ToolFinished) -> str:
@@ -245,7 +247,7 @@ class TracePane(Vertical):
             who += f" · {entry.duration_s:.1f}s"
         if entry.exit_code is not None:
             who += f" · exit {entry.exit_code}"
-        head = f"step {entry.step} · {entry.call.name} {args}\n{who}"
+        head = f"step {entry.step} · {entry.call.name} {args}\n{who}" + (f"\nrepeat: {entry.repeat}" if entry.repeat else "")
         body = entry.observation or "(no output yet)"
         if not self.expanded:
             lines = body.splitlines()

@@ -279,3 +279,54 @@ def test_raw_output_of_any_model_replays_to_the_same_messages(py_repo: Path, tmp
 
     assert comparable(first.trajectory["messages"]) == comparable(second.trajectory["messages"])
     assert first.trajectory["messages"][2]["reasoning_content"] == "plan"
+
+
+def test_a_repeated_call_is_asked_about_as_such_and_marked_in_the_trajectory(py_repo: Path, tmp_path: Path) -> None:
+    ls = xml_call("Bash", command="ls")
+    agent, sink = make_agent(py_repo, tmp_path, [turn("a", ls), turn("b", ls), turn("c", ls), turn("", answer="done")],
+                             limits=Limits(repeat_threshold=3))
+    person = ScriptedPerson()
+    agent.approver = person
+    agent.run("list")
+    assert [r.repeat for r in person.requests] == ["", "", "this exact call ran twice already in a row, with the same result"]
+    answered = sink.of(ev.ApprovalAnswered)
+    assert answered[2].repeat == person.requests[2].repeat and not answered[0].repeat
+    marks = [a.get("repeat") for s in agent.trajectory.steps for a in s.approvals]
+    assert marks == [None, None, person.requests[2].repeat]
+
+
+def test_hand_off_starts_a_fresh_conversation_linked_to_the_earlier_one(py_repo: Path, tmp_path: Path) -> None:
+    read = xml_call("Read", file_path="calc.py")
+    turns = [turn("a", read), turn("b", read), turn("", answer="first"), turn("c", read), turn("", answer="second")]
+    saved: list[dict[str, Any]] = []
+    agent, sink = make_agent(py_repo, tmp_path, turns, on_step_end=lambda t: saved.append(t.as_dict()))
+    assert agent.run("read it").final_message == "first"
+    first_id, tokens = agent.trajectory.trajectory_id, agent.session_tokens
+    result = agent.hand_off("# Hand-off\ncarry on")
+    assert (result.exit_reason, result.final_message) == ("agent", "second")
+    assert agent.messages[:2] == [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "# Hand-off\ncarry on"}]
+    (handed,) = sink.of(ev.HandedOff)
+    assert (handed.previous_id, handed.trajectory_id) == (first_id, agent.trajectory.trajectory_id)
+    data = result.trajectory
+    assert (data["run"], data["previous_trajectory"], data["next_trajectory"]) == (2, "trajectory.json", None)
+    assert [s["step"] for s in data["steps"]] == [4, 5]
+    earlier = [d for d in saved if d["trajectory_id"] == first_id][-1]
+    assert earlier["next_trajectory"] == "trajectory-2.json" and earlier["final_message"] == "first"
+    assert agent.session_tokens > tokens and agent.session_tokens == tokens + agent.context_tokens
+    usage = sink.of(ev.StepUsage)[-1]
+    assert (usage.session_tokens, usage.budget) == (agent.session_tokens, agent.context_budget)
+    # the repeat history starts again with the new conversation: the third Read is no repeat
+    assert agent.repeats.check("Read", {"file_path": "calc.py"}) is None
+
+
+def test_the_handoff_margin_ends_a_conversation_early_only_when_set(py_repo: Path, tmp_path: Path) -> None:
+    read = xml_call("Read", file_path="calc.py")
+    turns = [turn("a", read), turn("", answer="done")]
+    limits = Limits(max_context_tokens=120, handoff_margin=100)
+    early, _ = make_agent(py_repo, tmp_path, turns, limits=limits, handoff_margin=limits.handoff_margin)
+    result = early.run("read it")
+    # the margin is capped at half the budget (60): the first step left less than that
+    assert result.exit_reason == "max_context_len" and "under the hand-off margin of 60" in str(result.error)
+    assert [s.step for s in early.trajectory.steps] == [1]
+    late, _ = make_agent(py_repo, tmp_path, turns, limits=limits)
+    assert late.run("read it").exit_reason == "agent"

@@ -2,6 +2,7 @@
 policy, a replay model, an approver and a sink of its own."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -135,3 +136,27 @@ def test_a_new_session_forgets_the_conversation_and_keeps_the_model(py_repo: Pat
     started(core)
     core.send("second")
     assert core.agent is not None and [m["content"] for m in core.agent.messages if m["role"] == "user"] == ["second"]
+
+
+def test_a_handoff_is_a_new_run_of_the_session_and_resume_continues_the_last(py_repo: Path, tmp_path: Path) -> None:
+    turns = [turn("fix", FIX), turn("", answer="Fixed."), turn("", answer="Checked."), turn("", answer="Still fine.")]
+    config = replay_config(py_repo, tmp_path, turns)
+    core = SessionCore(config, handoff=True)
+    sink = started(core)
+    core.send("fix add")
+    draft = core.draft_handoff("requested")
+    assert "## Task\nfix add\n" in draft and "- calc.py (+1 -1)" in draft and "the person asked for a fresh conversation" in draft
+    result = core.hand_off(draft + "\nCheck it.")
+    assert result.exit_reason == "agent" and result.trajectory["run"] == 2
+    assert [type(e) for e in sink.events].count(ev.HandedOff) == 1
+    # the draft of the second conversation keeps the original task, not the hand-off
+    assert "## Task\nfix add\n" in core.draft_handoff("requested")
+    assert "+    return a + b" in result.trajectory["output_patch"]
+    resumed = SessionCore(config, resume=core.session)
+    assert [c["run"] for c in resumed.chain] == [1, 2] and resumed.saved == resumed.chain[-1]
+    started(resumed)
+    assert resumed.agent is not None and resumed.agent.messages[1]["content"] == draft + "\nCheck it."
+    resumed.model.position = 3  # the replay goes on where the first core stopped
+    assert resumed.send("still fine?").final_message == "Still fine."
+    recorded = [json.loads(line)["content"] for line in core.session.replay_path.read_text().splitlines()]
+    assert recorded == turns

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from frogtui.approval import APPROVAL_MODES, Decision, apply_mode
+from frogtui.approval import APPROVAL_MODES, Decision, apply_mode, repeat_denial
 
 ALLOW = Decision("allow", "Read: allow (default)", "Read only reads")
 ASK = Decision("ask", "Bash: ask (default)", "Bash runs commands")
@@ -49,3 +49,26 @@ def test_none_reads_as_the_policy_says_and_denies_what_it_would_ask_about(tool: 
     denied = apply_mode("none", asked, tool)
     assert denied is not None and (denied.decision, denied.by, denied.rule) == ("deny", "mode", asked.rule)
     assert denied.reason.startswith("outside the repository; mode: none denies")
+
+
+REPEAT = "this exact call ran twice already in a row, with the same result"
+
+
+def test_a_repeat_is_asked_about_under_policy_even_when_a_rule_allows_it() -> None:
+    assert apply_mode("policy", ALLOW, "Read", repeat=REPEAT) is None
+    assert apply_mode("policy", ASK, "Bash", repeat=REPEAT) is None
+    # all lets it run (the trace still marks it); the floor, deny rules and none hold as ever
+    ran = apply_mode("all", ALLOW, "Read", repeat=REPEAT)
+    assert ran is not None and ran.allowed
+    for mode in APPROVAL_MODES:
+        floor = apply_mode(mode, FLOOR, "Bash", repeat=REPEAT)  # type: ignore[arg-type]
+        assert floor is not None and floor.by == "floor"
+    none = apply_mode("none", ALLOW, "Bash", repeat=REPEAT)
+    assert none is not None and not none.allowed
+
+
+def test_without_a_person_a_repeat_is_denied_saying_it_repeated() -> None:
+    denied = repeat_denial(REPEAT, ALLOW)
+    assert (denied.decision, denied.by, denied.rule) == ("deny", "mode", ALLOW.rule)
+    assert denied.reason.startswith(f"{REPEAT} (rule {ALLOW.rule} would allow it otherwise); a repeated call needs a person")
+    assert repeat_denial(REPEAT, ASK).reason.startswith(f"{REPEAT}; a repeated call")

@@ -17,7 +17,7 @@ from frogtui.ui.approver import UiApprover
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested, PersonAnswer
-from frogtui.ui.status import context_bar, quantisation
+from frogtui.ui.status import StatusBar, context_bar, context_level, quantisation
 from frogtui.ui.themes import (
     VARIABLE_DEFAULTS,
     load_themes,
@@ -168,3 +168,32 @@ def test_cancel_pending_denies_a_waiting_question(tmp_path: Path) -> None:
     thread.join(5)
     (approval,) = result
     assert (approval.decision, approval.by, approval.reason) == ("deny", "person", "Interrupted by the user")
+
+
+def test_context_levels_follow_the_budget_and_the_handoff_margin() -> None:
+    levels = [context_level(used, 1000, 100) for used in (0, 749, 750, 899, 901, 1000, 1200)]
+    assert levels == ["ok", "ok", "near", "near", "full", "full", "full"]
+    assert context_level(400, 1000, 900) == "ok" and context_level(501, 1000, 900) == "full"  # the margin is capped at half the budget
+    assert context_level(10, 0, 100) == "ok"
+
+
+class MeterApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+
+
+@pytest.mark.parametrize(
+    ("used", "total", "style"), [(1200, 1200, "status-bar--bar"), (6200, 6200, "status-bar--warn"), (7900, 20500, "status-bar--full")]
+)
+async def test_the_meter_shows_used_of_budget_the_session_total_and_its_colour(used: int, total: int, style: str) -> None:
+    app = MeterApp()
+    async with app.run_test(size=(200, 3)):
+        bar = app.query_one(StatusBar)
+        bar.context_size, bar.handoff_margin, bar.context_used, bar.session_tokens = 8192, 1024, used, total
+        text = bar.render()
+        plain = text.plain
+        assert f"ctx {context_bar(used, 8192)} {used / 1000:.1f}k/8.2k" in plain
+        assert ("Σ20.5k" in plain) == (total > used)
+        start = plain.index("ctx ") + 4
+        styles = [span.style for span in text.spans if span.start == start]
+        assert styles == [bar.get_component_rich_style(style)]

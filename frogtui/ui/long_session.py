@@ -1,0 +1,80 @@
+"""The app's side of long sessions: messages queued while the agent works (sent one by one as each
+run ends) and the hand-off of a full conversation (drafted on a worker, edited in
+``HandoffScreen``, started as the session's next run). ``SessionApp`` builds on it: it owns the
+queue, the panes and the runs; these handlers live here so that the session's screen stays small.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import App
+
+from frogtui.ui.chat import ChatPane, PromptInput
+from frogtui.ui.handoff_screen import HandoffScreen
+from frogtui.ui.messages import HandoffDrafted
+from frogtui.ui.queue import MessageQueue, QueuePanel
+from frogtui.ui.status import StatusBar
+
+if TYPE_CHECKING:
+    from frogtui.agent.session_core import SessionCore
+
+
+class LongSession(App[int]):
+    """Queue and hand-off handlers; ``SessionApp`` sets ``core``, ``queue`` and ``busy`` and runs."""
+
+    core: SessionCore
+    queue: MessageQueue
+    busy: bool
+
+    def _start_run(self, text: str, *, handoff: bool = False) -> None:
+        """Start a run with ``text`` (``SessionApp``)."""
+        raise NotImplementedError
+
+    async def _send_queued(self, *, after_interrupt: bool = False) -> None:
+        """Send the next queued message (after an interrupt only one typed after Esc), showing
+        where it was typed."""
+        item = self.queue.next(after_interrupt=after_interrupt)
+        if item is None:
+            if after_interrupt and self.queue.items:
+                waiting = f"{len(self.queue)} queued message(s) wait: Enter on the empty prompt sends the next."
+                self.query_one(ChatPane).add_notice(waiting, "warning")
+            return
+        await self.query_one(QueuePanel).show(self.queue)
+        self.query_one(ChatPane).add_notice(f"↳ queued during step {item.step}, sent now that the run has ended", "queued")
+        self.query_one(ChatPane).add_user(item.text)
+        self._start_run(item.text)
+
+    async def on_queue_panel_edit_requested(self, message: QueuePanel.EditRequested) -> None:
+        item = self.queue.take(message.index)
+        if item is not None:
+            prompt = self.query_one(PromptInput)
+            if prompt.value.strip():  # what was being typed goes back in the queue rather than being lost
+                self.queue.add(prompt.value.strip(), self.query_one(StatusBar).step)
+            prompt.value = item.text
+            prompt.focus()
+        await self.query_one(QueuePanel).show(self.queue)
+
+    async def on_queue_panel_remove_requested(self, message: QueuePanel.RemoveRequested) -> None:
+        self.queue.take(message.index)
+        await self.query_one(QueuePanel).show(self.queue)
+        if not self.queue.items:
+            self.query_one(PromptInput).focus()
+
+    @work(thread=True, exclusive=True, group="handoff")
+    def draft_handoff(self, ended: str) -> None:
+        """Draft the hand-off on a worker (it reads the session's diff), then show it."""
+        self.post_message(HandoffDrafted(self.core.draft_handoff(ended), ended))
+
+    def on_handoff_drafted(self, message: HandoffDrafted) -> None:
+        used, budget = self.query_one(StatusBar).context_used, self.query_one(StatusBar).context_size
+        self.push_screen(HandoffScreen(message.text, message.ended, used=used, budget=budget), callback=self._handoff_answered)
+
+    async def _handoff_answered(self, text: str | None) -> None:
+        if text is None:
+            self.query_one(ChatPane).add_notice("Kept this conversation. Ctrl+P → Hand off starts a fresh one when you want.", "warning")
+            await self._send_queued()
+        elif self.busy:
+            self.notify("A run started meanwhile; hand off after it ends.", severity="warning")
+        else:
+            self._start_run(text, handoff=True)

@@ -1,0 +1,118 @@
+"""Messages typed while the agent works: queued, shown above the prompt, editable and removable,
+and sent one by one as the follow-up when each run ends.
+
+``MessageQueue`` is plain data (the order and what goes next); ``QueuePanel`` shows it. A message
+typed after Esc, while the run is stopping, goes first and is sent as soon as it stops; after an
+interrupt the other queued messages wait for the person (Enter on the empty prompt sends the next).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Label, ListItem, ListView
+
+PREVIEW_CHARS = 100
+
+
+@dataclass
+class Queued:
+    """One message waiting to be sent."""
+
+    text: str
+    step: int
+    """The step that was running when it was typed (where it entered the conversation)."""
+    now: bool = False
+    """Typed after Esc: sent as soon as the interrupted run stops."""
+
+
+@dataclass
+class MessageQueue:
+    """The waiting messages, in the order they are sent."""
+
+    items: list[Queued] = field(default_factory=list)
+
+    def add(self, text: str, step: int, *, now: bool = False) -> Queued:
+        """Queue ``text``; a ``now`` message goes before every message that is not."""
+        item = Queued(text, step, now)
+        position = sum(1 for queued in self.items if queued.now) if now else len(self.items)
+        self.items.insert(position, item)
+        return item
+
+    def next(self, *, after_interrupt: bool = False) -> Queued | None:
+        """Take the message to send now that a run ended: the first one, or after an interrupt
+        only one typed after it (None: nothing goes)."""
+        if not self.items or (after_interrupt and not self.items[0].now):
+            return None
+        return self.items.pop(0)
+
+    def take(self, index: int) -> Queued | None:
+        """Remove and return the message at ``index`` (to edit or drop it)."""
+        return self.items.pop(index) if 0 <= index < len(self.items) else None
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def preview(item: Queued, limit: int = PREVIEW_CHARS) -> str:
+    """One line for the panel: the start of the message and where it was typed."""
+    flat = " ".join(item.text.split())
+    flat = flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    when = "sends when Esc has stopped the run" if item.now else f"typed during step {item.step}"
+    return f"{flat}  ({when})"
+
+
+class QueuePanel(ListView):
+    """The queued messages above the prompt (hidden when there are none). Enter or ``e`` moves the
+    selected one back into the prompt to edit (Enter there queues it again); Delete or ``x``
+    removes it. The app owns the ``MessageQueue`` and calls ``show`` after every change."""
+
+    BINDINGS = [
+        Binding("e", "edit", "Edit queued"),
+        Binding("delete,x,backspace", "remove", "Remove queued"),
+    ]
+
+    DEFAULT_CSS = """
+    QueuePanel { height: auto; max-height: 6; border: round $warning; border-title-color: $warning; background: $background 0%; }
+    QueuePanel > ListItem { background: $background 0%; color: $text-muted; }
+    QueuePanel > ListItem.-highlight { color: $text; }
+    """
+
+    class EditRequested(Message):
+        """The person wants the queued message at ``index`` back in the prompt."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class RemoveRequested(Message):
+        """The person removes the queued message at ``index``."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def on_mount(self) -> None:
+        self.display = False
+
+    async def show(self, queue: MessageQueue) -> None:
+        """Show the queue's messages (hidden when empty)."""
+        await self.clear()
+        if queue.items:
+            await self.extend(ListItem(Label(Text(preview(item)))) for item in queue.items)
+        self.border_title = f"queued ({len(queue)}) · sent when the run ends · shift+tab here: e edit · x remove"
+        self.display = bool(queue.items)
+
+    def action_edit(self) -> None:
+        if self.index is not None:
+            self.post_message(self.EditRequested(self.index))
+
+    def action_remove(self) -> None:
+        if self.index is not None:
+            self.post_message(self.RemoveRequested(self.index))
+
+    def on_list_view_selected(self, event: ListView.Selected) -> None:
+        event.stop()
+        self.action_edit()
