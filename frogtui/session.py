@@ -13,7 +13,6 @@ from typing import Any
 from frogtui.agent.trajectory import Trajectory, replay_lines, run_file, write_json_atomic, write_text_atomic
 from frogtui.config import sessions_dir
 
-
 MAX_RUNS = 1000
 """Conversations followed along a session's hand-off chain at most."""
 

@@ -13,7 +13,6 @@ from frogtui.session import Session
 from tests.support import git, turn, write_replay, xml_call
 from tests.test_headless import approvals, run
 
-
 NOTES = "".join(f"line {n}: notes that take room in the context\n" for n in range(60))
 """A file whose Read fills most of a 1,000-token budget (the replay model counts 4 characters a token)."""
 LONG_TURNS = [
