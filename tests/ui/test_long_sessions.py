@@ -21,6 +21,11 @@ from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for
 SMALL = Limits(max_context_tokens=1000, handoff_margin=400)
 
 
+def showing(app: FrogApp, screen: type, widget: str) -> bool:
+    """``screen`` is on top and composed (a pushed screen mounts its widgets a moment later)."""
+    return isinstance(app.screen, screen) and bool(app.screen.query(widget))
+
+
 def run_over(app: FrogApp) -> bool:
     return app.last_exit_reason is not None and not app.busy
 
@@ -36,7 +41,7 @@ async def test_a_full_context_hands_off_edited_by_the_person_and_review_shows_bo
     app = make_app(LONG_TURNS, approve="all", limits=SMALL)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix add and record it")
-        await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen), what="the hand-off editor")
+        await wait_for(pilot, lambda: showing(app, HandoffScreen, "#handoff-text"), what="the hand-off editor")
         assert app.last_exit_reason == "max_context_len"
         assert app.status.context_used > SMALL.max_context_tokens - SMALL.handoff_margin and app.status.context_size == 1000
         editor = app.screen
@@ -77,7 +82,7 @@ async def test_a_third_identical_call_is_asked_about_as_a_repeat_though_the_rule
     app = make_app([turn("a", read), turn("b", read), turn("c", read), turn("", answer="ok")])
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "read it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the repeat to be asked about")
+        await wait_for(pilot, lambda: showing(app, ApprovalScreen, "#approval-rule"), what="the repeat to be asked about")
         said = str(app.screen.query_one("#approval-repeat").render())
         assert "this exact call ran twice already in a row, with the same result" in said
         assert "rule Read: allow (default) would allow it" in str(app.screen.query_one("#approval-rule").render())
@@ -152,13 +157,13 @@ async def test_the_palette_hands_off_between_runs_and_esc_keeps_the_conversation
         await submit(pilot, "say one")
         await wait_for(pilot, lambda: run_over(app), what="the run")
         app.action_handoff()
-        await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen), what="the editor")
+        await wait_for(pilot, lambda: showing(app, HandoffScreen, "#handoff-text"), what="the editor")
         assert "which ended: the person asked for a fresh conversation." in app.screen.text
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HandoffScreen), what="the editor to close")
         assert app.agent.trajectory.run == 1 and any("Kept this conversation" in str(n.render()) for n in app.query(Notice))
         app.action_handoff()
-        await wait_for(pilot, lambda: isinstance(app.screen, HandoffScreen), what="the editor again")
+        await wait_for(pilot, lambda: showing(app, HandoffScreen, "#handoff-text"), what="the editor again")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.agent.trajectory.run == 2 and run_over(app), what="the fresh conversation")
         assert app.agent.messages[-1]["content"] == "fresh" and app.status.session_tokens > app.status.context_used
