@@ -16,8 +16,8 @@ from textual.widgets import Static, TextArea
 from frogtui.ui.approval_screen import KeyLegend
 
 WHY = {
-    "max_context_len": "The context is (nearly) full.",
-    "requested": "You asked for a fresh conversation.",
+    "max_context_len": "The context is (nearly) full",
+    "requested": "You asked for a fresh conversation",
 }
 
 
@@ -47,7 +47,7 @@ class HandoffScreen(ModalScreen[str | None]):
         with Vertical(id="handoff-dialog") as dialog:
             dialog.border_title = "Hand-off to a fresh conversation"
             tokens = f" ({self.used:,} of {self.budget:,} tokens)" if self.budget else ""
-            why = WHY.get(self.ended, f"The run ended ({self.ended}).") + tokens
+            why = WHY.get(self.ended, f"The run ended ({self.ended})") + tokens + "."
             yield Static(Text(f"{why} A fresh conversation starts with the message below, drafted from frogtui's records "
                               "(the task, the files changed, the calls made); edit it as you like. Checkpoints and review go on."),
                          id="handoff-why")
