@@ -65,6 +65,7 @@ class BwrapWrapper:
         for path in mounts.git_paths(self.root):
             if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
                 options += ["--ro-bind", path, path]
+        options += mounts.submodule_options(self.root)
         home = environ.get("HOME") or os.path.expanduser("~")
         options += mounts.mask_options(mounts.secret_paths(home, self.hide, self.expose), writable)
         return [*options, "--chdir", str(self.root)]

@@ -6,7 +6,9 @@
 3. the toolchain the person started frogtui with (virtualenv, conda, ``PATH`` folders) read-only
    where step 1 or 2 hid it;
 4. the repository and the session's temp folder writable;
-5. ``.git`` read-only as a whole (with the git dir and common dir a ``.git`` file points to);
+5. ``.git`` read-only as a whole (with the git dir and common dir a ``.git`` file points to), and
+   each submodule pinned: its folder a mount point (it cannot be moved away and replaced), its
+   ``.git`` read-only (``sandbox_gitlinks``);
 6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty.
 """
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from frogtui.approval.sandbox_gitlinks import submodule_paths
 from frogtui.approval.secrets import RUNTIME_FOLDERS, SECRET_STORES, SYSTEM_SECRETS
 
 ISOLATION = ("--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
@@ -114,6 +117,34 @@ def git_paths(root: Path) -> list[str]:
             if common.is_file():
                 paths.append(os.path.realpath(git_dir / common.read_text(encoding="utf-8", errors="replace").strip()))
     return list(dict.fromkeys(paths))
+
+
+def submodule_options(root: Path) -> list[str]:
+    """Step 5 for submodules: each submodule folder and the folders above it bound onto themselves
+    (a mount point cannot be renamed or removed) and its ``.git`` read-only; an uninitialised one (no ``.git``) read-only as
+    a whole, so no ``.git`` can be planted in it. The person's ``git status`` would run a planted
+    ``core.fsmonitor``."""
+    dot_git = root / ".git"
+    git_dir = os.path.realpath(dot_git) if dot_git.is_dir() else _linked_git_dir(dot_git)
+    options: list[str] = []
+    pinned: set[str] = {str(root)}
+    for folder, sub_git in submodule_paths(str(root), git_dir) if git_dir else []:
+        parent = os.path.dirname(folder)
+        ancestors = []
+        while parent not in pinned and parent.startswith(f"{root}/"):  # a folder holding a mount point can still be moved
+            ancestors.append(parent)
+            parent = os.path.dirname(parent)
+        for path in reversed(ancestors):
+            options += ["--bind", path, path]
+        pinned.update(ancestors)
+        pinned.add(folder)
+        options += ["--bind", folder, folder, "--ro-bind", sub_git, sub_git] if sub_git else ["--ro-bind", folder, folder]
+    return options
+
+
+def _linked_git_dir(dot_git: Path) -> str | None:
+    paths = git_paths(dot_git.parent) if dot_git.is_file() else []
+    return paths[1] if len(paths) > 1 else None
 
 
 def secret_paths(home: str, hide: Iterable[str] = (), expose: Iterable[str] = ()) -> list[str]:

@@ -111,6 +111,35 @@ def test_git_in_the_sandbox_reads_but_cannot_write(workspace: Workspace) -> None
     assert (workspace.root / "b.txt").exists()
 
 
+SUBMODULE_ATTACKS = {
+    "replace .git": "rm -rf sub/.git; git init -q sub; git -C sub config core.fsmonitor 'touch {marker}'",
+    "move the folder away": "mv sub sub-old; mkdir sub; git init -q sub; git -C sub config core.fsmonitor 'touch {marker}'",
+    "plant in an uninitialised one": "git init -q empty; git -C empty config core.fsmonitor 'touch {marker}'",
+    "replace the parent": "mv lib lib-old; mkdir -p lib/deep; git init -q lib/deep; git -C lib/deep config core.fsmonitor 'touch {marker}'",
+}
+
+
+@pytest.mark.parametrize("attack", SUBMODULE_ATTACKS)
+def test_a_submodules_git_cannot_be_planted(workspace: Workspace, tmp_path: Path, attack: str) -> None:
+    """Red team (rt9): a submodule's ``.git`` is a file in the writable working tree. Replaced by a
+    repository whose config sets ``core.fsmonitor``, the person's next ``git status`` (a shell
+    prompt, an editor) recursed into it and ran the command outside the sandbox."""
+    root, marker = workspace.root, tmp_path / "PWNED"
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q")
+    git(upstream, "commit", "-q", "--allow-empty", "-m", "up")
+    for path in ("sub", "lib/deep", "empty"):
+        git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), path)
+    git(root, "commit", "-q", "-m", "submodules")
+    git(root, "submodule", "deinit", "-q", "-f", "empty")
+    observation = run(workspace, SUBMODULE_ATTACKS[attack].format(marker=marker))
+    subprocess.run(["git", "status", "--short"], cwd=root, capture_output=True, check=False)
+    subprocess.run(["git", "-C", "lib", "status", "--short"], cwd=root, capture_output=True, check=False)
+    assert not marker.exists(), observation
+    assert git(root, "submodule", "status").count("\n") == 3
+
+
 # capabilities (finding 2) ---------------------------------------------------------------------
 REMOUNT = ("grep CapEff /proc/self/status; mount -o remount,bind,rw / ; mount -o remount,rw {git}; "
            "echo x > /etc/frogtui-remount-probe; echo x > {git}/probe")
