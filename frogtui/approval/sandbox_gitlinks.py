@@ -41,6 +41,8 @@ def gitlinks(index: str, hash_len: int = 20) -> list[str]:
 
 
 def _parse(data: bytes, hash_len: int) -> list[str]:
+    if struct.pack(">I", GITLINK) not in data:  # no gitlink at all: skip the walk (a scan, ~15 ms per 100k files)
+        return []
     signature, version, count = struct.unpack_from(">4sII", data, 0)
     if signature != b"DIRC" or version not in (2, 3, 4):
         return []
