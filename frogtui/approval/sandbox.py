@@ -19,6 +19,7 @@ from pathlib import Path
 from frogtui.approval import sandbox_mounts as mounts
 from frogtui.approval import seccomp
 from frogtui.approval.rules import SandboxSettings
+from frogtui.config import state_dir
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.workspace import Workspace
@@ -68,6 +69,7 @@ class BwrapWrapper:
         options += mounts.submodule_options(self.root)
         home = environ.get("HOME") or os.path.expanduser("~")
         options += mounts.mask_options(mounts.secret_paths(home, self.hide, self.expose), writable)
+        options += mounts.state_options(state_dir(), writable)
         return [*options, "--chdir", str(self.root)]
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
@@ -84,6 +86,7 @@ class BwrapWrapper:
             "system and .git read-only",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
+            "other sessions hidden",
             "allowlisted environment",
             f"network {'on' if self.network else 'off'}",
         ]

@@ -9,7 +9,9 @@
 5. ``.git`` read-only as a whole (with the git dir and common dir a ``.git`` file points to), and
    each submodule pinned: its folder a mount point (it cannot be moved away and replaced), its
    ``.git`` read-only (``sandbox_gitlinks``);
-6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty.
+6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty;
+7. frogtui's own state folder (every session's trajectory, log and temp folder, the trust store)
+   hidden, the session's temp folder bound back.
 """
 from __future__ import annotations
 
@@ -170,6 +172,18 @@ def mask_options(paths: Iterable[str], writable: Sequence[Path] = ()) -> list[st
             continue
         options += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     return options
+
+
+def state_options(state: Path, writable: Sequence[Path]) -> list[str]:
+    """Step 7: an empty ``state`` folder, with the writable folders under it bound back; nothing
+    when it does not exist, lies inside a writable folder, or holds the repository
+    (``writable[0]``)."""
+    real = os.path.realpath(state)
+    folders = [str(w) for w in writable]
+    if not os.path.isdir(real) or _under_any(real, folders) or (folders and _under_any(folders[0], [real])):
+        return []
+    back = [w for w in folders if _under_any(w, [real])]
+    return ["--tmpfs", real, *[word for w in back for word in ("--bind", w, w)]]
 
 
 def _expand(path: str, home: str) -> str:

@@ -140,6 +140,27 @@ def test_a_submodules_git_cannot_be_planted(workspace: Workspace, tmp_path: Path
     assert git(root, "submodule", "status").count("\n") == 3
 
 
+def test_other_sessions_are_not_readable_inside(py_repo: Path, on_disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team (rt9): frogtui's state folder (every session's trajectory, replay, log and private
+    temp folder, of every repository, and the trust store) was readable from the sandbox; only this
+    session's temp folder is there now."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(on_disk / "state"))
+    from frogtui.config import sessions_dir
+
+    other = sessions_dir() / "20260101-000000-aaaaaa"
+    (other / "tmp").mkdir(parents=True)
+    (other / "trajectory.json").write_text('{"secret": "OTHER-REPO-CONTENT"}')
+    (other / "tmp" / "scratch").write_text("OTHER-TMP")
+    (sessions_dir().parent / "trusted-projects.json").write_text("{}")
+    mine = sessions_dir() / "20260102-000000-bbbbbb" / "tmp"
+    mine.mkdir(parents=True)
+    workspace = Workspace(py_repo, tmp_dir=mine)
+    observation = run(workspace, f"cat {other}/trajectory.json {other}/tmp/scratch; ls -A {sessions_dir()}; "
+                                 f"echo mine > $TMPDIR/x && cat $TMPDIR/x")
+    assert "OTHER-" not in observation and "aaaaaa" not in observation.split("STDERR:")[0], observation
+    assert "mine" in observation and (mine / "x").read_text() == "mine\n"
+
+
 # capabilities (finding 2) ---------------------------------------------------------------------
 REMOUNT = ("grep CapEff /proc/self/status; mount -o remount,bind,rw / ; mount -o remount,rw {git}; "
            "echo x > /etc/frogtui-remount-probe; echo x > {git}/probe")
