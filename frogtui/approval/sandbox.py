@@ -82,7 +82,7 @@ class BwrapWrapper:
         masked = mounts.secret_paths(home, self.hide, self.expose)
         return [
             CONFINES_PRIVILEGES[self.privileges],
-            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI)" if self.seccomp else "no seccomp filter",
+            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",

@@ -330,6 +330,8 @@ def outcome(result):
 print("ptrace", outcome(libc.ptrace(16, child, None, None)))  # PTRACE_ATTACH to our own child
 ctypes.set_errno(0)
 print("tiocsti", outcome(libc.ioctl(0, 0x5412, ctypes.c_char_p(b"x"))))
+ctypes.set_errno(0)
+print("vsock", "ok" if libc.socket(40, 1, 0) >= 0 else errno.errorcode[ctypes.get_errno()])  # AF_VSOCK: no namespace holds it
 os.kill(child, 9)
 """
 
@@ -346,7 +348,7 @@ def test_the_seccomp_filter_refuses_ptrace_and_tiocsti(workspace: Workspace) -> 
     assert isinstance(sandbox.wrap, BwrapWrapper) and sandbox.wrap.seccomp is not None, sandbox.warning
     calls = ToolCall("t", "Bash", {"command": "python3 $TMPDIR/calls.py"})
     observation = ToolRunner(workspace, wrap=sandbox.wrap).run(calls).observation
-    assert "ptrace EPERM" in observation and "tiocsti EPERM" in observation, observation
+    assert "ptrace EPERM" in observation and "tiocsti EPERM" in observation and "vsock EPERM" in observation, observation
     plain = subprocess.run([sys.executable, str(workspace.tmp_dir / "calls.py")], capture_output=True, text=True,
                            stdin=subprocess.DEVNULL, check=False)
     assert "ptrace ok" in plain.stdout and "tiocsti ENOTTY" in plain.stdout, plain.stdout + plain.stderr
