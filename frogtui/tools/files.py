@@ -88,14 +88,17 @@ def preview_edit(ws: Workspace, file_path: str, old_string: str, new_string: str
 def apply_preview(ws: Workspace, preview: Preview) -> None:
     """Write a previewed change, only if the file still has the content it had when previewed.
 
-    The path is resolved again first: a folder swapped for a symlink since the preview is refused.
+    The path is resolved again first: a folder swapped for a symlink since the preview is refused,
+    and so is any ``.git`` entry or file under one (a nested repository's or a submodule's).
 
     Raises:
         StaleFileError: the file changed since the preview (the change must be approved again).
         OutsideRootError: the path now leads somewhere else (outside the repository).
+        PermissionError: it is one of git's own files.
     """
     path = Path(preview.abs_path)
     now = ws.resolve_for_write(preview.abs_path)  # a parent swapped for a symlink since the preview
+    ws.refuse_git_files(now)
     if now.real != path:
         raise OutsideRootError(f"refusing to write {preview.path}: it now resolves to {now.real}, not to the file that was shown")
     if file_sha256(path) != preview.before_hash:
