@@ -171,10 +171,12 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a file")
 
 
-def text_lines(fd: int, display: str, size: int, keep: int) -> Iterator[tuple[str, int, int]]:
+def text_lines(fd: int, display: str, size: int, keep: int, line_bytes: int) -> Iterator[tuple[str, int, int]]:
     """The lines of an open text file as ``str.splitlines`` gives them, each cut to its first
     ``keep`` characters, with its full length and the number of bytes read so far; streamed (one
     huge line costs ``keep`` characters of memory, not the line), strict UTF-8, a leading BOM dropped.
+    A line still going on after about ``line_bytes`` bytes ends the reading: it comes last, with
+    length -1.
 
     Raises:
         NotTextError: NUL bytes in the first 8 KiB (binary) or invalid UTF-8.
@@ -205,6 +207,9 @@ def text_lines(fd: int, display: str, size: int, keep: int) -> Iterator[tuple[st
             if len(pending) > keep + 1:  # keep its head, and its last character (a CR pairs with a next LF)
                 dropped += len(pending) - keep - 1
                 pending = pending[:keep] + pending[-1]
+            if dropped > line_bytes:  # a line that does not end (a sparse file's hole): stop reading
+                yield pending[:keep], -1, position
+                return
         for n, line in enumerate(lines):
             text = line.splitlines()[0] if line.splitlines() else ""
             yield text[:keep], len(text) + (carried if n == 0 else 0), position
@@ -221,7 +226,11 @@ def numbered_lines(path: Path, display: str, start: int, end: int | None, limit:
     try:
         size = os.fstat(fd).st_size
         parts, length, more, cut_at = [display], len(display), 0, -1
-        for n, (line, full, position) in enumerate(text_lines(fd, display, size, limit), start=1):
+        for n, (line, full, position) in enumerate(text_lines(fd, display, size, limit, count_bytes), start=1):
+            if full < 0:  # the line went on past count_bytes; about the rest of the file is left
+                if cut_at < 0 and n >= start:
+                    parts.append(f"{n}. {line}")
+                return "\n".join(parts), max(size - position, 1), False
             if n < start:
                 continue
             if end is not None and n > end:

@@ -221,3 +221,16 @@ def test_glob_survives_a_thousand_nested_folders(ws: Workspace) -> None:
             folder.rmdir()
             folder = folder.parent
     assert out.splitlines()[0] == "top.txt" and "more than 200 levels deep" in out.splitlines()[-1], out[:300]
+
+
+def test_read_of_an_endless_line_stops(ws: Workspace) -> None:
+    """Text, then a hole of 64 GB (a sparse file: NULs are valid UTF-8 after the first 8 KiB): one
+    line that never ends was read to its end, for minutes."""
+    big = ws.root / "sparse.txt"
+    with big.open("wb") as handle:
+        handle.write(b"a" * 70_000)
+        handle.truncate(64 << 30)
+    started = time.monotonic()
+    out = run(ws, "Read", file_path="sparse.txt")
+    assert time.monotonic() - started < 10
+    assert out.startswith("sparse.txt\n1. aaa") and out.splitlines()[-1].startswith("[truncated: the file goes on for about ")
