@@ -10,6 +10,10 @@ from pathlib import Path
 from frogtui.approval.rules import RuleFile, RuleSet, combine, parse_rules
 from frogtui.config import config_dir, state_dir
 from frogtui.errors import ConfigError
+from frogtui.tools.textfile import read_regular
+
+MAX_RULES_BYTES = 1024 * 1024
+"""A rules file bigger than this is refused (a repository's file is read before any sandbox)."""
 
 PROJECT_FILE = ".frogtui.toml"
 USER_FILE = "rules.toml"
@@ -27,14 +31,19 @@ def read_rule_file(path: Path, *, required: bool = False) -> RuleFile | None:
         ConfigError: the file is missing (when required), unreadable or not valid rules.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read(path).decode("utf-8")
     except FileNotFoundError:
         if required:
             raise ConfigError(f"rules file not found: {path}") from None
         return None
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, ValueError) as err:  # also not a regular file (a FIFO, /dev/zero), too big, not UTF-8
         raise ConfigError(f"{path}: cannot read the rules file: {err}") from None
     return parse_rules(text, str(path))
+
+
+def _read(path: Path) -> bytes:
+    """The bytes of a rules file: a regular file of at most ``MAX_RULES_BYTES`` (never blocking)."""
+    return read_regular(path, str(path), MAX_RULES_BYTES)
 
 
 def load_rules(repo: Path, user_file: Path | None = None) -> RuleSet:
@@ -52,7 +61,7 @@ def load_rules(repo: Path, user_file: Path | None = None) -> RuleSet:
 
 
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(_read(path)).hexdigest()
 
 
 def _trust_store() -> Path:

@@ -19,6 +19,7 @@ from pathlib import Path
 from frogtui.approval import sandbox_mounts as mounts
 from frogtui.approval import seccomp
 from frogtui.approval.rules import SandboxSettings
+from frogtui.config import state_dir
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.workspace import Workspace
@@ -65,8 +66,10 @@ class BwrapWrapper:
         for path in mounts.git_paths(self.root):
             if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
                 options += ["--ro-bind", path, path]
+        options += mounts.submodule_options(self.root)
         home = environ.get("HOME") or os.path.expanduser("~")
         options += mounts.mask_options(mounts.secret_paths(home, self.hide, self.expose), writable)
+        options += mounts.state_options(state_dir(), writable)
         return [*options, "--chdir", str(self.root)]
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
@@ -79,10 +82,11 @@ class BwrapWrapper:
         masked = mounts.secret_paths(home, self.hide, self.expose)
         return [
             CONFINES_PRIVILEGES[self.privileges],
-            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI)" if self.seccomp else "no seccomp filter",
+            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
+            "other sessions hidden",
             "allowlisted environment",
             f"network {'on' if self.network else 'off'}",
         ]

@@ -6,8 +6,12 @@
 3. the toolchain the person started frogtui with (virtualenv, conda, ``PATH`` folders) read-only
    where step 1 or 2 hid it;
 4. the repository and the session's temp folder writable;
-5. ``.git`` read-only as a whole (with the git dir and common dir a ``.git`` file points to);
-6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty.
+5. ``.git`` read-only as a whole (with the git dir and common dir a ``.git`` file points to), and
+   each submodule pinned: its folder a mount point (it cannot be moved away and replaced), its
+   ``.git`` read-only (``sandbox_gitlinks``);
+6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty;
+7. frogtui's own state folder (every session's trajectory, log and temp folder, the trust store)
+   hidden, the session's temp folder bound back.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from frogtui.approval.sandbox_gitlinks import submodule_paths
 from frogtui.approval.secrets import RUNTIME_FOLDERS, SECRET_STORES, SYSTEM_SECRETS
 
 ISOLATION = ("--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
@@ -116,6 +121,34 @@ def git_paths(root: Path) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
+def submodule_options(root: Path) -> list[str]:
+    """Step 5 for submodules: each submodule folder and the folders above it bound onto themselves
+    (a mount point cannot be renamed or removed) and its ``.git`` read-only; an uninitialised one (no ``.git``) read-only as
+    a whole, so no ``.git`` can be planted in it. The person's ``git status`` would run a planted
+    ``core.fsmonitor``."""
+    dot_git = root / ".git"
+    git_dir = os.path.realpath(dot_git) if dot_git.is_dir() else _linked_git_dir(dot_git)
+    options: list[str] = []
+    pinned: set[str] = {str(root)}
+    for folder, sub_git in submodule_paths(str(root), git_dir) if git_dir else []:
+        parent = os.path.dirname(folder)
+        ancestors = []
+        while parent not in pinned and parent.startswith(f"{root}/"):  # a folder holding a mount point can still be moved
+            ancestors.append(parent)
+            parent = os.path.dirname(parent)
+        for path in reversed(ancestors):
+            options += ["--bind", path, path]
+        pinned.update(ancestors)
+        pinned.add(folder)
+        options += ["--bind", folder, folder, "--ro-bind", sub_git, sub_git] if sub_git else ["--ro-bind", folder, folder]
+    return options
+
+
+def _linked_git_dir(dot_git: Path) -> str | None:
+    paths = git_paths(dot_git.parent) if dot_git.is_file() else []
+    return paths[1] if len(paths) > 1 else None
+
+
 def secret_paths(home: str, hide: Iterable[str] = (), expose: Iterable[str] = ()) -> list[str]:
     """Step 6: the secret stores that exist, as real paths (``~`` expanded against ``home``)."""
     exposed = {os.path.realpath(_expand(path, home)) for path in expose}
@@ -139,6 +172,18 @@ def mask_options(paths: Iterable[str], writable: Sequence[Path] = ()) -> list[st
             continue
         options += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
     return options
+
+
+def state_options(state: Path, writable: Sequence[Path]) -> list[str]:
+    """Step 7: an empty ``state`` folder, with the writable folders under it bound back; nothing
+    when it does not exist, lies inside a writable folder, or holds the repository
+    (``writable[0]``)."""
+    real = os.path.realpath(state)
+    folders = [str(w) for w in writable]
+    if not os.path.isdir(real) or _under_any(real, folders) or (folders and _under_any(folders[0], [real])):
+        return []
+    back = [w for w in folders if _under_any(w, [real])]
+    return ["--tmpfs", real, *[word for w in back for word in ("--bind", w, w)]]
 
 
 def _expand(path: str, home: str) -> str:

@@ -1,7 +1,8 @@
 """A seccomp filter for the sandbox (bwrap ``--seccomp``): system calls a coding command never needs
 and that attack the kernel or other processes fail with EPERM — mounts, ptrace and reading other
 processes' memory, kernel modules and kexec, bpf, perf events, userfaultfd, keyrings, io_uring,
-and the terminal-injecting ioctls TIOCSTI/TIOCLINUX. Built by hand as classic BPF for x86_64 and
+the terminal-injecting ioctls TIOCSTI/TIOCLINUX, and AF_VSOCK sockets (a VM's host, whatever the
+network namespace). Built by hand as classic BPF for x86_64 and
 aarch64; elsewhere there is no filter (``frogtui doctor`` says so).
 """
 from __future__ import annotations
@@ -14,6 +15,10 @@ import tempfile
 _LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
 _ALLOW, _EPERM = 0x7FFF0000, 0x00050000 | 1
 _TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
+_AF_VSOCK = 40
+_SOCKET = {"x86_64": 41, "aarch64": 198}
+"""``socket``'s number: AF_VSOCK sockets are refused (no network namespace holds them: they reach
+the VM's host with the network off)."""
 _X32_BIT = 0x40000000
 
 DENIED = ("mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
@@ -43,7 +48,8 @@ def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 def filter_program(machine: str | None = None) -> bytes | None:
     """The BPF program for ``machine`` (default: this one), None where there is none."""
-    arch = ARCHES.get(machine or platform.machine())
+    machine = machine or platform.machine()
+    arch = ARCHES.get(machine)
     if arch is None:
         return None
     audit_arch, ioctl, numbers = arch
@@ -53,6 +59,7 @@ def filter_program(machine: str | None = None) -> bytes | None:
         program += [_op(_JGE, _X32_BIT, jf=1), deny]
     for name in DENIED:
         program += [_op(_JEQ, numbers[name], jf=1), deny]
+    program += [_op(_JEQ, _SOCKET[machine], jf=4), _op(_LD_ABS, 16), _op(_JEQ, _AF_VSOCK, jf=1), deny, _op(_RET, _ALLOW)]
     program += [_op(_JEQ, ioctl, jf=5), _op(_LD_ABS, 24), _op(_JEQ, _TIOCSTI, jf=1), deny, _op(_JEQ, _TIOCLINUX, jf=1), deny]
     program.append(_op(_RET, _ALLOW))
     return b"".join(program)

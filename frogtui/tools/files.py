@@ -6,7 +6,7 @@ from pathlib import Path
 
 from frogtui.protocol import Preview
 from frogtui.tools.globwalk import GlobSearch
-from frogtui.tools.textfile import TextFile, atomic_write, decode_text, encode_text, file_sha256, numbered_lines
+from frogtui.tools.textfile import NotTextError, TextFile, atomic_write, decode_text, encode_text, file_sha256, numbered_lines, read_regular
 from frogtui.tools.workspace import OutsideRootError, Workspace
 
 READ_LIMIT = 20_000
@@ -40,12 +40,12 @@ def read(ws: Workspace, file_path: str, offset: int | None = None, limit: int | 
 
 
 def _existing_text(path: Path, display: str) -> TextFile | None:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return None
     if path.is_dir():
         raise IsADirectoryError(f"[Errno 21] Is a directory: '{display}'")
+    try:
+        data = read_regular(path, display)  # a FIFO is refused, never opened: reading it would block for good
+    except FileNotFoundError:
+        return None
     return decode_text(data, display)
 
 
@@ -56,7 +56,7 @@ def preview_write(ws: Workspace, file_path: str, content: str) -> Preview:
     try:
         before = _existing_text(resolved.real, resolved.display)
         before_text = before.text if before else None
-    except ValueError:  # binary or non-UTF-8: it may still be overwritten as a whole
+    except NotTextError:  # binary, non-UTF-8 or too big to show: it may still be overwritten as a whole
         before_text = None
     return Preview(
         path=resolved.display,
@@ -88,21 +88,24 @@ def preview_edit(ws: Workspace, file_path: str, old_string: str, new_string: str
 def apply_preview(ws: Workspace, preview: Preview) -> None:
     """Write a previewed change, only if the file still has the content it had when previewed.
 
-    The path is resolved again first: a folder swapped for a symlink since the preview is refused.
+    The path is resolved again first: a folder swapped for a symlink since the preview is refused,
+    and so is any ``.git`` entry or file under one (a nested repository's or a submodule's).
 
     Raises:
         StaleFileError: the file changed since the preview (the change must be approved again).
         OutsideRootError: the path now leads somewhere else (outside the repository).
+        PermissionError: it is one of git's own files.
     """
     path = Path(preview.abs_path)
     now = ws.resolve_for_write(preview.abs_path)  # a parent swapped for a symlink since the preview
+    ws.refuse_git_files(now)
     if now.real != path:
         raise OutsideRootError(f"refusing to write {preview.path}: it now resolves to {now.real}, not to the file that was shown")
     if file_sha256(path) != preview.before_hash:
         raise StaleFileError(f"{preview.path} changed since the change was shown; it was not written")
     newline, bom = "\n", False
     if preview.before is not None:
-        data = path.read_bytes()
+        data = read_regular(path, preview.path)
         bom = data.startswith(b"\xef\xbb\xbf")
         newline = decode_text(data, preview.path).newline
     atomic_write(path, encode_text(preview.after, newline, bom))

@@ -32,12 +32,54 @@ class TextFile:
         return hashlib.sha256(self.data).hexdigest()
 
 
+MAX_EDIT_BYTES = 64 * 1024 * 1024
+"""The largest file Write/Edit load whole (to show and change it); a bigger one is refused."""
+
+
 def file_sha256(path: Path) -> str | None:
-    """sha256 of the file's bytes, None when it does not exist."""
+    """sha256 of the file's bytes (streamed), None when it does not exist.
+
+    Raises:
+        NotRegularFileError: a FIFO, device or socket (never opened for reading).
+    """
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        fd = open_regular(path, str(path))
     except FileNotFoundError:
         return None
+    digest = hashlib.sha256()
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def read_regular(path: Path, display: str, max_bytes: int = MAX_EDIT_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``.
+
+    Raises:
+        FileNotFoundError: it does not exist.
+        NotRegularFileError: a FIFO, device or socket (refused without blocking).
+        FileTooBigError: it holds more than ``max_bytes``.
+    """
+    fd = open_regular(path, display)
+    try:
+        size = os.fstat(fd).st_size
+        if size > max_bytes:
+            raise FileTooBigError(f"{display} is too big to load whole ({size} bytes, at most {max_bytes}); change it with Bash instead")
+        data = bytearray()
+        while (chunk := os.read(fd, 1 << 20)) and len(data) <= max_bytes:
+            data += chunk
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise FileTooBigError(f"{display} is too big to load whole (over {max_bytes} bytes); change it with Bash instead")
+    return bytes(data)
+
+
+class FileTooBigError(NotTextError):
+    """A file too big for Write/Edit to load whole."""
 
 
 def decode_text(data: bytes, display: str) -> TextFile:
@@ -64,7 +106,7 @@ def decode_text(data: bytes, display: str) -> TextFile:
 
 
 def read_text(path: Path, display: str) -> TextFile:
-    return decode_text(path.read_bytes(), display)
+    return decode_text(read_regular(path, display), display)
 
 
 def encode_text(text: str, newline: str, bom: bool = False) -> bytes:
@@ -129,15 +171,18 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "not a file")
 
 
-def text_lines(fd: int, display: str, size: int) -> Iterator[tuple[str, int]]:
-    """The lines of an open text file as ``str.splitlines`` gives them, each with the number of
-    bytes read so far; streamed, strict UTF-8, a leading BOM dropped.
+def text_lines(fd: int, display: str, size: int, keep: int, line_bytes: int) -> Iterator[tuple[str, int, int]]:
+    """The lines of an open text file as ``str.splitlines`` gives them, each cut to its first
+    ``keep`` characters, with its full length and the number of bytes read so far; streamed (one
+    huge line costs ``keep`` characters of memory, not the line), strict UTF-8, a leading BOM dropped.
+    A line still going on after about ``line_bytes`` bytes ends the reading: it comes last, with
+    length -1.
 
     Raises:
         NotTextError: NUL bytes in the first 8 KiB (binary) or invalid UTF-8.
     """
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    pending, position, first = "", 0, True
+    pending, dropped, position, first = "", 0, 0, True  # the unfinished line, and how much of it was let go
     while True:
         chunk = os.read(fd, 1 << 16)
         if first and b"\0" in chunk[:BINARY_SNIFF]:
@@ -155,11 +200,19 @@ def text_lines(fd: int, display: str, size: int) -> Iterator[tuple[str, int]]:
             piece = piece[1:]
         first = False
         lines = (pending + piece).splitlines(keepends=True)
-        pending = ""
+        carried, pending, dropped = dropped, "", 0
         if chunk and lines and (lines[-1].endswith("\r") or len(lines[-1].splitlines()[0]) == len(lines[-1])):
             pending = lines.pop()  # an unfinished line (or a CR whose LF may follow)
-        for line in lines:
-            yield line.splitlines()[0] if line.splitlines() else "", position
+            dropped = carried if not lines else 0
+            if len(pending) > keep + 1:  # keep its head, and its last character (a CR pairs with a next LF)
+                dropped += len(pending) - keep - 1
+                pending = pending[:keep] + pending[-1]
+            if dropped > line_bytes:  # a line that does not end (a sparse file's hole): stop reading
+                yield pending[:keep], -1, position
+                return
+        for n, line in enumerate(lines):
+            text = line.splitlines()[0] if line.splitlines() else ""
+            yield text[:keep], len(text) + (carried if n == 0 else 0), position
         if not chunk:
             return
 
@@ -173,15 +226,20 @@ def numbered_lines(path: Path, display: str, start: int, end: int | None, limit:
     try:
         size = os.fstat(fd).st_size
         parts, length, more, cut_at = [display], len(display), 0, -1
-        for n, (line, position) in enumerate(text_lines(fd, display, size), start=1):
+        for n, (line, full, position) in enumerate(text_lines(fd, display, size, limit, count_bytes), start=1):
+            if full < 0:  # the line went on past count_bytes; about the rest of the file is left
+                if cut_at < 0 and n >= start:
+                    parts.append(f"{n}. {line}")
+                return "\n".join(parts), max(size - position, 1), False
             if n < start:
                 continue
             if end is not None and n > end:
                 break
-            width = len(str(n)) + 3 + len(line)
+            width = len(str(n)) + 3 + full
             if cut_at < 0:
                 parts.append(f"{n}. {line}")
                 length += width
+                more += full - len(line)  # what a line longer than the limit was not kept
                 if length > limit:
                     cut_at = position
             else:

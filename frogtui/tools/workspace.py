@@ -68,6 +68,20 @@ class Workspace:
             )
         return resolved
 
+    def refuse_git_files(self, resolved: Resolved) -> None:
+        """Refuse a resolved write target that is a ``.git`` entry, or under one, at any depth: any
+        repository's (a submodule's, a nested one's) config runs at the person's next git command
+        there. (The floor already denies the repository's own ``.git`` before asking.)
+
+        Raises:
+            PermissionError: it is one of git's own files.
+        """
+        base = self.root if _is_within(resolved.real, self.root) else self.tmp_dir
+        if any(part.lower() == ".git" for part in resolved.real.relative_to(base).parts):
+            raise PermissionError(
+                f"refusing to write {resolved.display}: it is one of git's own files (under a .git), which no tool writes"
+            )
+
     def display(self, real: Path) -> str:
         try:
             return real.relative_to(self.root).as_posix()

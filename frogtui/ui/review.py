@@ -117,9 +117,9 @@ class ConfirmDiscard(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         listed = "\n".join(f"  {p}" for p in self.paths[:12]) + ("\n  …" if len(self.paths) > 12 else "")
-        with Vertical(id="discard-dialog"):
-            yield Label(f"Discard the rejected changes of this session in {len(self.paths)} file(s)?\n{listed}\n"
-                        "Your own earlier changes are kept. (A copy is kept under refs/frogtui/…/before-discard.)")
+        with Vertical(id="discard-dialog"):  # Text: the names are the model's, never markup
+            yield Label(Text(f"Discard the rejected changes of this session in {len(self.paths)} file(s)?\n{listed}\n"
+                             "Your own earlier changes are kept. (A copy is kept under refs/frogtui/…/before-discard.)"))
             with Horizontal(id="discard-buttons"):
                 yield Button("Discard (y)", id="discard-yes", variant="error")
                 yield Button("Keep (n)", id="discard-no")

@@ -7,11 +7,12 @@ default too, so frogtui never commits the person's earlier work unless they sele
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from frogtui.errors import FrogtuiError
-from frogtui.vcs.commit import CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
+from frogtui.vcs.commit import CommitFailed, CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
 from frogtui.vcs.gitguard import control_files_changed
 from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, Origin, decode, parse_diff
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of, unused_ref
@@ -56,6 +57,9 @@ class ReviewSession:
             hooks_path = run_git(self.repo, "config", "--get", "core.hooksPath").decode().strip() or None
         except GitFailed:
             hooks_path = None
+        if hooks_path and os.path.isabs(hooks_path):  # an absolute one inside the working tree counts too
+            relative = os.path.relpath(os.path.realpath(hooks_path), self.state.root)
+            hooks_path = None if relative.startswith("..") else relative
         return set(control_files_changed(paths, hooks_path))
 
     def load(self) -> HunkSelection:
@@ -156,7 +160,8 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
     drafted by ``model`` (headless ``--commit``). None when the session changed nothing.
 
     Raises:
-        CommitFailed: see ``commit.commit_patch``.
+        CommitFailed: see ``commit.commit_patch``; also when the session changed a file that decides
+            what runs at a commit (a hook in the hooks path, ``.husky/``, ``.gitattributes``…).
     """
     from frogtui.vcs.message import draft_commit_message
 
@@ -164,6 +169,10 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
     selection = review.load()
     if not selection.accepted_count:
         return None
+    control = review.git_control_paths(selection.paths(lambda g: g.origin == "session"))
+    if control:  # with no person to review them, a commit must not run hooks the model wrote
+        raise CommitFailed(f"the run changed {', '.join(sorted(control))}, which decide(s) what runs at a commit; not committing "
+                           "automatically: review it (frogtui --resume, ctrl+r) or commit yourself")
     message = draft_commit_message(model, review.staged_diff(selection))
     return review.commit(selection, message)
 
@@ -175,8 +184,6 @@ def commit_run(state: RepoState | None, model: object | None, *, exit_reason: st
     """Headless ``frogtui run --commit``: commit the run's changes (not the person's earlier ones)
     when the run ended with ``agent``; print one line about it to ``out``. False when a commit was
     wanted and failed (or was skipped because the run did not finish)."""
-    from frogtui.vcs.commit import CommitFailed
-
     if state is None:
         print("frogtui: --commit: not a git repository, nothing committed", file=out)
         return False

@@ -111,6 +111,56 @@ def test_git_in_the_sandbox_reads_but_cannot_write(workspace: Workspace) -> None
     assert (workspace.root / "b.txt").exists()
 
 
+SUBMODULE_ATTACKS = {
+    "replace .git": "rm -rf sub/.git; git init -q sub; git -C sub config core.fsmonitor 'touch {marker}'",
+    "move the folder away": "mv sub sub-old; mkdir sub; git init -q sub; git -C sub config core.fsmonitor 'touch {marker}'",
+    "plant in an uninitialised one": "git init -q empty; git -C empty config core.fsmonitor 'touch {marker}'",
+    "replace the parent": "mv lib lib-old; mkdir -p lib/deep; git init -q lib/deep; git -C lib/deep config core.fsmonitor 'touch {marker}'",
+}
+
+
+@pytest.mark.parametrize("attack", SUBMODULE_ATTACKS)
+def test_a_submodules_git_cannot_be_planted(workspace: Workspace, tmp_path: Path, attack: str) -> None:
+    """Red team (rt9): a submodule's ``.git`` is a file in the writable working tree. Replaced by a
+    repository whose config sets ``core.fsmonitor``, the person's next ``git status`` (a shell
+    prompt, an editor) recursed into it and ran the command outside the sandbox."""
+    root, marker = workspace.root, tmp_path / "PWNED"
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q")
+    git(upstream, "commit", "-q", "--allow-empty", "-m", "up")
+    for path in ("sub", "lib/deep", "empty"):
+        git(root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), path)
+    git(root, "commit", "-q", "-m", "submodules")
+    git(root, "submodule", "deinit", "-q", "-f", "empty")
+    observation = run(workspace, SUBMODULE_ATTACKS[attack].format(marker=marker))
+    subprocess.run(["git", "status", "--short"], cwd=root, capture_output=True, check=False)
+    subprocess.run(["git", "-C", "lib", "status", "--short"], cwd=root, capture_output=True, check=False)
+    assert not marker.exists(), observation
+    assert git(root, "submodule", "status").count("\n") == 3
+
+
+def test_other_sessions_are_not_readable_inside(py_repo: Path, on_disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Red team (rt9): frogtui's state folder (every session's trajectory, replay, log and private
+    temp folder, of every repository, and the trust store) was readable from the sandbox; only this
+    session's temp folder is there now."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(on_disk / "state"))
+    from frogtui.config import sessions_dir
+
+    other = sessions_dir() / "20260101-000000-aaaaaa"
+    (other / "tmp").mkdir(parents=True)
+    (other / "trajectory.json").write_text('{"secret": "OTHER-REPO-CONTENT"}')
+    (other / "tmp" / "scratch").write_text("OTHER-TMP")
+    (sessions_dir().parent / "trusted-projects.json").write_text("{}")
+    mine = sessions_dir() / "20260102-000000-bbbbbb" / "tmp"
+    mine.mkdir(parents=True)
+    workspace = Workspace(py_repo, tmp_dir=mine)
+    observation = run(workspace, f"cat {other}/trajectory.json {other}/tmp/scratch; ls -A {sessions_dir()}; "
+                                 f"echo mine > $TMPDIR/x && cat $TMPDIR/x")
+    assert "OTHER-" not in observation and "aaaaaa" not in observation.split("STDERR:")[0], observation
+    assert "mine" in observation and (mine / "x").read_text() == "mine\n"
+
+
 # capabilities (finding 2) ---------------------------------------------------------------------
 REMOUNT = ("grep CapEff /proc/self/status; mount -o remount,bind,rw / ; mount -o remount,rw {git}; "
            "echo x > /etc/frogtui-remount-probe; echo x > {git}/probe")
@@ -280,6 +330,8 @@ def outcome(result):
 print("ptrace", outcome(libc.ptrace(16, child, None, None)))  # PTRACE_ATTACH to our own child
 ctypes.set_errno(0)
 print("tiocsti", outcome(libc.ioctl(0, 0x5412, ctypes.c_char_p(b"x"))))
+ctypes.set_errno(0)
+print("vsock", "ok" if libc.socket(40, 1, 0) >= 0 else errno.errorcode[ctypes.get_errno()])  # AF_VSOCK: no namespace holds it
 os.kill(child, 9)
 """
 
@@ -296,7 +348,7 @@ def test_the_seccomp_filter_refuses_ptrace_and_tiocsti(workspace: Workspace) -> 
     assert isinstance(sandbox.wrap, BwrapWrapper) and sandbox.wrap.seccomp is not None, sandbox.warning
     calls = ToolCall("t", "Bash", {"command": "python3 $TMPDIR/calls.py"})
     observation = ToolRunner(workspace, wrap=sandbox.wrap).run(calls).observation
-    assert "ptrace EPERM" in observation and "tiocsti EPERM" in observation, observation
+    assert "ptrace EPERM" in observation and "tiocsti EPERM" in observation and "vsock EPERM" in observation, observation
     plain = subprocess.run([sys.executable, str(workspace.tmp_dir / "calls.py")], capture_output=True, text=True,
                            stdin=subprocess.DEVNULL, check=False)
     assert "ptrace ok" in plain.stdout and "tiocsti ENOTTY" in plain.stdout, plain.stdout + plain.stderr

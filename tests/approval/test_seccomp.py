@@ -12,8 +12,8 @@ from frogtui.approval.seccomp import ARCHES, DENIED, filter_program
 ALLOW, EPERM = 0x7FFF0000, 0x00050001
 
 
-def run_filter(program: bytes, arch: int, nr: int, arg1: int = 0) -> int:
-    data = struct.pack("<iIQ6Q", nr, arch, 0, 0, arg1, 0, 0, 0, 0)
+def run_filter(program: bytes, arch: int, nr: int, arg1: int = 0, arg0: int = 0) -> int:
+    data = struct.pack("<iIQ6Q", nr, arch, 0, arg0, arg1, 0, 0, 0, 0)
     ops = [struct.unpack("<HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
     pc, acc = 0, 0
     while True:
@@ -45,6 +45,18 @@ def test_the_program_refuses_exactly_what_it_lists(machine: str) -> None:
     assert run_filter(program, 0x40000003, 1) == EPERM  # i386 ABI
     if machine == "x86_64":
         assert run_filter(program, audit_arch, 0x40000000 | 1) == EPERM  # x32 ABI
+
+
+@pytest.mark.parametrize("machine", sorted(ARCHES))
+def test_vsock_sockets_are_refused(machine: str) -> None:
+    """Red team (rt9): AF_VSOCK is not in any network namespace: from inside the sandbox (network
+    off) a socket reached the VM's host (a cloud or WSL2 dev machine)."""
+    program = filter_program(machine)
+    audit_arch, _, numbers = ARCHES[machine]
+    socket_nr = {"x86_64": 41, "aarch64": 198}[machine]
+    assert run_filter(program, audit_arch, socket_nr, arg0=40) == EPERM  # AF_VSOCK
+    for family in (1, 2, 10, 16):  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK: the network namespace governs them
+        assert run_filter(program, audit_arch, socket_nr, arg0=family) == ALLOW
 
 
 def test_no_program_for_an_unknown_machine() -> None:

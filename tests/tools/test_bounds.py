@@ -166,3 +166,71 @@ def test_the_bounded_glob_finds_what_pythons_glob_finds(ws: Workspace, pattern: 
     full = str(ws.root / pattern)
     want = sorted({os.path.normpath(p) for p in globlib.glob(full, recursive=True) if os.path.isfile(p)})
     assert sorted(os.path.normpath(p) for p in GlobSearch().files(full)) == want
+
+
+# red team (rt9): what the bounds above still let through -------------------------------------
+def test_read_of_one_enormous_line_is_linear_and_bounded(ws: Workspace) -> None:
+    """A minified bundle or a sparse file is one huge line: Read keeps only what it can return
+    (it used to join every 64 KiB chunk onto the whole line so far: 20 MB took 15 s, 200 MB
+    minutes, a sparse 100 GB file all memory)."""
+    with (ws.root / "bundle.js").open("w") as handle:
+        handle.write("first\n" + "x" * 16_000_000 + "\nthird\n")
+    tracemalloc.start()
+    try:
+        started = time.monotonic()
+        out = run(ws, "Read", file_path="bundle.js")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - started < 5
+    assert peak < 4_000_000, peak
+    assert out.startswith("bundle.js\n1. first\n2. xxx") and "\n3. third" not in out
+    assert out.endswith(f"\n[truncated {len('bundle.js') + 9 + 4 + 16_000_000 + 9 - 20_000} chars]"), out[-80:]
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit"])
+def test_write_and_edit_refuse_a_fifo_without_blocking(ws: Workspace, tool: str) -> None:
+    """The preview read the old content with ``read_bytes``: a FIFO in the repository (``mkfifo``)
+    hung frogtui for good, even when the call was then denied."""
+    os.mkfifo(ws.root / "pipe")
+    args = {"file_path": "pipe", "content": "x"} if tool == "Write" else {"file_path": "pipe", "old_string": "a", "new_string": "b"}
+    started = time.monotonic()
+    out = subprocess.run(
+        ["python", "-c", f"from tests.tools.test_bounds import run; from frogtui.tools.workspace import Workspace; "
+                         f"print(run(Workspace({str(ws.root)!r}, {str(ws.tmp_dir)!r}), {tool!r}, **{args!r}))"],
+        capture_output=True, text=True, timeout=20, check=False,
+    )
+    assert time.monotonic() - started < 15
+    assert out.stdout.startswith("NotRegularFileError: pipe is not a regular file (a FIFO)"), out
+
+
+def test_glob_survives_a_thousand_nested_folders(ws: Workspace) -> None:
+    """A deep tree (``mkdir -p d/d/d/…``, or a repository holding one) made Glob raise RecursionError,
+    which no tool catches: ``frogtui run`` ended with a traceback."""
+    folder = ws.root
+    for _ in range(1100):
+        folder = folder / "d"
+        folder.mkdir()
+    (folder / "deep.txt").write_text("")
+    (ws.root / "top.txt").write_text("")
+    try:
+        out = run(ws, "Glob", pattern="**/*.txt")
+    finally:  # shutil.rmtree (pytest's clean-up) recurses too
+        (folder / "deep.txt").unlink()
+        while folder != ws.root:
+            folder.rmdir()
+            folder = folder.parent
+    assert out.splitlines()[0] == "top.txt" and "more than 200 levels deep" in out.splitlines()[-1], out[:300]
+
+
+def test_read_of_an_endless_line_stops(ws: Workspace) -> None:
+    """Text, then a hole of 64 GB (a sparse file: NULs are valid UTF-8 after the first 8 KiB): one
+    line that never ends was read to its end, for minutes."""
+    big = ws.root / "sparse.txt"
+    with big.open("wb") as handle:
+        handle.write(b"a" * 70_000)
+        handle.truncate(64 << 30)
+    started = time.monotonic()
+    out = run(ws, "Read", file_path="sparse.txt")
+    assert time.monotonic() - started < 10
+    assert out.startswith("sparse.txt\n1. aaa") and out.splitlines()[-1].startswith("[truncated: the file goes on for about ")

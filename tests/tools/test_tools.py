@@ -282,3 +282,18 @@ def test_bash_never_sees_credentials(ws: Workspace, monkeypatch: pytest.MonkeyPa
     for name in secrets:
         assert f"{name}=" not in out, name
     assert "EDITOR=vi" in out and f"TMPDIR={ws.tmp_dir}" in out
+
+
+@pytest.mark.parametrize("path", ["sub/.git", "nest/.git/config", "nest/.GIT/config", "deep/er/.git/hooks/pre-commit"])
+def test_write_never_creates_git_files_anywhere(tmp_path: Path, path: str) -> None:
+    """Red team (rt9): the sandbox keeps ``.git`` and submodules' ``.git`` read-only, but Write runs
+    outside it: ``sub/.git`` (``gitdir: ../evil``) or ``nest/.git/config`` with a ``core.fsmonitor``
+    ran at the person's next ``git status`` (in ``nest/``, or recursing into the submodule)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "sub").mkdir()
+    ws = Workspace(root, tmp_dir=tmp_path / "tmp")
+    runner = ToolRunner(ws)
+    out = runner.run(ToolCall("c", "Write", {"file_path": path, "content": "[core]\n\tfsmonitor = touch PWNED\n"})).observation
+    assert out.startswith("PermissionError: refusing to write") and "git's own files" in out, out
+    assert not (root / path).exists() and not (root / path.lower()).exists()

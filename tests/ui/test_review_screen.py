@@ -198,3 +198,26 @@ async def test_a_session_change_to_a_hook_or_git_attributes_is_marked(py_repo: P
         files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
     marked = [label for label in files if "runs at your next commit" in label]
     assert len(marked) == 2 and any(".husky/_/pre-commit" in m for m in marked) and any(".gitattributes" in m for m in marked), files
+
+
+async def test_discard_lists_file_names_as_they_are() -> None:
+    """Red team (rt9): the names are the model's (``touch 'a [/] b'``); read as markup, one crashed
+    the app (MarkupError) when the person chose to discard, another drew a clickable action."""
+    from textual.widgets import Label
+
+    from frogtui.ui.review import ConfirmDiscard
+
+    names = ["a [/] b.txt", "[@click=app.quit]ok[/].txt"]
+
+    class DiscardHost(App[None]):
+        def get_theme_variable_defaults(self) -> dict[str, str]:
+            return dict(VARIABLE_DEFAULTS)
+
+        def on_mount(self) -> None:
+            self.push_screen(ConfirmDiscard(names))
+
+    async with DiscardHost().run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        shown = str(pilot.app.screen.query_one(Label).render())
+        assert all(name in shown for name in names), shown
+

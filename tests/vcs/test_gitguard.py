@@ -5,6 +5,7 @@ the person's own commit from review still runs their hooks. Real git, no sandbox
 ``bash = "none"``)."""
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
@@ -114,3 +115,28 @@ def test_the_trajectory_patch_runs_no_textconv(repo: Path, tmp_path: Path) -> No
     state = discover(repo, "textconv")
     (repo / "f.txt").write_text("b\n")
     assert "+b" in session_patch(state)() and not marker.exists()
+
+
+@pytest.mark.parametrize("hooks_path", [".husky", "ABSOLUTE"])
+def test_an_automatic_commit_never_runs_a_hook_the_run_wrote(repo: Path, tmp_path: Path, hooks_path: str) -> None:
+    """Red team (rt9): ``frogtui run --approve all --commit`` with an in-tree hooks path (husky):
+    the model rewrote ``.husky/pre-commit`` (a Write; the floor guards only ``.git/hooks``) and the
+    automatic commit ran it outside the sandbox, with no person to review it. Now the commit is not
+    made and one line says why; the changes stay for the person."""
+    from frogtui.vcs.review import commit_run
+
+    marker = tmp_path / "HOOK_RAN"
+    (repo / ".husky").mkdir()
+    (repo / ".husky" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (repo / ".husky" / "pre-commit").chmod(0o755)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "husky")
+    git(repo, "config", "core.hooksPath", str(repo / ".husky") if hooks_path == "ABSOLUTE" else hooks_path)
+    state = discover(repo, "auto")
+    (repo / ".husky" / "pre-commit").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (repo / "f.txt").write_text("b\n")
+    out = io.StringIO()
+    assert commit_run(state, None, exit_reason="agent", trailer="", out=out) is False
+    assert not marker.exists()
+    assert ".husky/pre-commit" in out.getvalue() and out.getvalue().count("\n") == 1, out.getvalue()
+    assert git(repo, "log", "-1", "--format=%s").strip() == "husky" and (repo / "f.txt").read_text() == "b\n"
