@@ -1,4 +1,4 @@
-"""Command-line entry point: ``frogtui`` (the app), ``frogtui run`` (headless), ``frogtui doctor``,
+"""Command-line entry point: ``frogtui`` (the app), ``frogtui run`` (headless), ``frogtui acp`` (editors), ``frogtui doctor``,
 ``frogtui policy check``, ``frogtui demo``. Each subcommand's parser lives with the code it runs."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ SUBCOMMANDS = {
     "doctor": "frogtui.doctor:main",
     "policy": "frogtui.approval.cli:main",
     "demo": "frogtui.demo:main",
+    "acp": "frogtui.acp.cli:main",
 }
 
 

@@ -1,0 +1,88 @@
+"""``AcpApprover``: the policy decides; what it would ask a person about becomes a
+``session/request_permission`` carrying the whole call (title, kind, diff or command, why the
+policy asks). Allow once, always allow (naming the narrow session rule it stores, as the app's
+``a`` does) or reject; a cancelled prompt, an unknown option or no answer is a denial."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from acp import schema
+
+from frogtui.acp.sink import AcpSink
+from frogtui.acp.updates import diff_content
+from frogtui.approval import Decision, PolicyEngine, audit_line
+from frogtui.protocol import Approval, ApprovalRequest
+
+MODES = ("policy", "all", "none")
+"""The approval modes, as in the app: ``policy`` asks when the rules say ask; ``all`` allows what
+the floor and the deny rules do not deny; ``none`` denies what the rules would ask about."""
+ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
+
+
+def mode_answer(decision: Decision, mode: str) -> Approval | None:
+    """The answer without asking anyone, or None when a person must be asked."""
+    if decision.kind == "deny":
+        return Approval("deny", decision.reason, by="floor" if decision.floor else "rule", rule=decision.rule)
+    if decision.kind == "allow":
+        return Approval("allow", decision.reason, by="rule", rule=decision.rule)
+    if mode == "all":
+        return Approval("allow", f"approval mode: all (the policy would ask: {decision.reason})", by="mode", rule="mode: all")
+    if mode == "none":
+        return Approval("deny", f"{decision.reason}; approval mode 'none' denies what it would ask about", by="mode", rule="mode: none")
+    return None
+
+
+class AcpApprover:
+    """Implements ``protocol.Approver`` for an ACP session (runs on the agent's worker thread).
+
+    Args:
+        engine: The policy (rules, session rules, floor).
+        sink: The session's sink (its tool call views; its outbox asks the client).
+        cancel: Set when the prompt is cancelled: nothing more is asked.
+        log: Called with one audit line per decision (the session log).
+    """
+
+    def __init__(self, engine: PolicyEngine, sink: AcpSink, *, cancel: threading.Event, log: Callable[[str], None] | None = None) -> None:
+        self.engine = engine
+        self.sink = sink
+        self.cancel = cancel
+        self.log = log
+        self.mode = "policy"
+
+    def approve(self, request: ApprovalRequest) -> Approval:
+        view = self.sink.view(request.call)
+        if request.preview is not None:
+            view.diff = diff_content(request.preview)
+            self.sink.outbox.send(view.progress())
+        decision = self.engine.evaluate(request)
+        approval = mode_answer(decision, self.mode) or self._ask(request, decision)
+        if self.log is not None:
+            self.log(audit_line(request.step, request.call, approval))
+        return approval
+
+    def _ask(self, request: ApprovalRequest, decision: Decision) -> Approval:
+        call = request.call
+        if self.cancel.is_set():
+            return Approval("deny", "the prompt was cancelled", by="person", rule=decision.rule)
+        rule = "; ".join(r.text for r in self.engine.session_rules_for(call))
+        options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
+        if rule:
+            options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow for this session: {rule}", kind="allow_always"))
+        options.append(schema.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
+        why = f"frogtui asks because of `{decision.rule}`: {decision.reason}"
+        response = self.sink.outbox.ask(self.sink.view(call).permission_call(why), options)
+        outcome = response.outcome if response is not None else None
+        if not isinstance(outcome, schema.AllowedOutcome):
+            reason = "the prompt was cancelled" if outcome is not None or self.cancel.is_set() else "the editor gave no answer"
+            return Approval("deny", reason, by="person", rule=decision.rule)
+        if outcome.option_id == ALLOW_ONCE:
+            return Approval("allow", "allowed once", by="person", rule=decision.rule)
+        if outcome.option_id == ALLOW_ALWAYS and rule:
+            stored = self.engine.allow_for_session(call)
+            if stored:
+                return Approval("allow", "always allowed for this session", by="person", rule=stored)
+            return Approval("allow", "allowed once (no safe rule to store)", by="person", rule=decision.rule)
+        if outcome.option_id == REJECT:
+            return Approval("deny", "", by="person", rule=decision.rule)
+        return Approval("deny", f"the editor answered with an unknown option {outcome.option_id[:80]!r}", by="person", rule=decision.rule)

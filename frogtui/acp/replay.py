@@ -1,0 +1,81 @@
+"""``session/load``: a saved conversation (the trajectory the app and ``frogtui run`` write) as
+the session updates that show it again: the person's messages, reasoning, answers, and each tool
+call with its observation."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from acp import schema
+from acp.helpers import update_agent_message_text, update_agent_thought_text, update_user_message_text
+
+from frogtui.acp.limits import CHUNK_BYTES, cap_text
+from frogtui.acp.updates import ToolCallView
+from frogtui.protocol import ToolCall
+
+_FAILED = re.compile(r"^(The user denied|Interrupted by the user|Unknown tool|\w*(Error|Exception): )")
+
+
+def replay_updates(saved: dict[str, Any], root: str) -> Iterator[Any]:
+    """The updates that show ``saved`` (a trajectory dict) again, in order."""
+    views: dict[str, ToolCallView] = {}
+    for message in saved.get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        if role == "user" and text:
+            yield update_user_message_text(cap_text(text, CHUNK_BYTES, "message"))
+        elif role == "assistant":
+            reasoning = message.get("reasoning_content")
+            if isinstance(reasoning, str) and reasoning:
+                yield update_agent_thought_text(cap_text(reasoning, CHUNK_BYTES, "reasoning") + "\n")
+            if text:
+                yield update_agent_message_text(cap_text(text, CHUNK_BYTES, "answer") + "\n")
+            for call in saved_calls(message):
+                views[call.id] = view = ToolCallView(call, root)
+                yield view.start()
+        elif role == "tool":
+            view = views.pop(str(message.get("tool_call_id")), None)
+            if view is not None:
+                view.set_output(text)
+                yield view.progress("failed" if _FAILED.match(text) else "completed")
+
+
+def saved_calls(message: dict[str, Any]) -> list[ToolCall]:
+    """The tool calls of a saved assistant message (arguments as JSON strings, OpenAI style)."""
+    calls = []
+    for item in message.get("tool_calls") or []:
+        function = item.get("function") if isinstance(item, dict) else None
+        if not isinstance(function, dict) or not isinstance(item.get("id"), str):
+            continue
+        try:
+            arguments = json.loads(function.get("arguments") or "{}")
+        except (TypeError, ValueError):
+            arguments = {}
+        calls.append(ToolCall(item["id"], str(function.get("name", "")), arguments if isinstance(arguments, dict) else {}))
+    return calls
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """A prompt's text: text blocks as they are, files the person mentions as ``@path``, embedded
+    text resources as fenced blocks after their path (images and audio are not supported)."""
+    parts = []
+    for block in blocks:
+        if isinstance(block, schema.TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, schema.ResourceContentBlock):
+            parts.append(f"@{uri_path(block.uri)}")
+        elif isinstance(block, schema.EmbeddedResourceContentBlock) and isinstance(block.resource, schema.TextResourceContents):
+            parts.append(f"@{uri_path(block.resource.uri)}:\n```\n{block.resource.text}\n```")
+    return "\n".join(parts)
+
+
+def uri_path(uri: str) -> str:
+    from urllib.parse import unquote, urlparse
+
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri

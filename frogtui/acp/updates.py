@@ -1,0 +1,162 @@
+"""What the loop's events and tool calls look like in ACP: tool kinds, titles, locations, content
+(diffs, notes, observations), stop reasons. Pure functions over frogtui's types and the SDK's
+schema models; every text goes through ``limits``."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp import schema
+from acp.helpers import text_block, tool_content, tool_diff_content
+
+from frogtui.acp.limits import TEXT_BYTES, cap_diff, cap_input, cap_text
+from frogtui.protocol import Approval, Preview, ToolCall
+
+TOOL_KINDS: dict[str, schema.ToolKind] = {"Read": "read", "Glob": "search", "Write": "edit", "Edit": "edit", "Bash": "execute"}
+STOP_REASONS: dict[str, schema.StopReason] = {
+    "agent": "end_turn",
+    "max_tokens_per_turn": "max_tokens",
+    "max_turns": "max_turn_requests",
+    "cancelled": "cancelled",
+}
+"""Leaf exit reasons with an ACP stop reason; the others (errors, a full context) end the turn
+with a message saying why and ``end_turn``."""
+TITLE_CHARS = 200
+Content = schema.ContentToolCallContent | schema.FileEditToolCallContent
+
+
+def stop_reason(exit_reason: str) -> schema.StopReason:
+    return STOP_REASONS.get(exit_reason, "end_turn")
+
+
+def end_message(exit_reason: str, error: str | None) -> str:
+    """The message that tells the person why a run ended without an ACP stop reason of its own
+    ('' for those that have one)."""
+    if exit_reason in STOP_REASONS:
+        return ""
+    return f"\n\n[frogtui: the run ended with `{exit_reason}`{f': {error}' if error else ''}]"
+
+
+def one_line(text: str, width: int = TITLE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def tool_title(call: ToolCall) -> str:
+    """What the editor shows as the call's title: ``Read calc.py``, the Bash command itself."""
+    args = call.arguments
+    if call.name == "Bash":
+        return one_line(str(args.get("command") or "Bash"))
+    if call.name == "Glob":
+        where = f" in {args['path']}" if args.get("path") else ""
+        return one_line(f"Glob {args.get('pattern', '')}{where}")
+    if call.name in ("Read", "Write", "Edit"):
+        return one_line(f"{call.name} {args.get('file_path', '')}")
+    return one_line(call.name or "tool call")
+
+
+def locations(call: ToolCall, root: str) -> list[schema.ToolCallLocation] | None:
+    """The file a path tool touches, as an absolute path (with the first line read, for Read)."""
+    path = call.arguments.get("file_path") if call.name in ("Read", "Write", "Edit") else None
+    if not isinstance(path, str) or not path:
+        return None
+    full = os.path.normpath(os.path.join(root, os.path.expanduser(path)))
+    offset = call.arguments.get("offset")
+    line = offset if call.name == "Read" and isinstance(offset, int) and offset > 0 else None
+    return [schema.ToolCallLocation(path=full, line=line)]
+
+
+def text_content(text: str) -> schema.ContentToolCallContent:
+    return tool_content(text_block(cap_text(text)))
+
+
+def fenced(text: str, info: str = "") -> str:
+    """``text`` as a Markdown code block whose fence no line of it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def diff_content(preview: Preview) -> list[Content]:
+    """A Write/Edit's change as an ACP diff (capped), with a note when only part is shown."""
+    capped = cap_diff(preview.before, preview.after)
+    items: list[Content] = [tool_diff_content(preview.abs_path, capped.new_text, capped.old_text)]
+    if capped.note:
+        items.append(text_content(capped.note))
+    return items
+
+
+def decision_note(approval: Approval) -> str:
+    """Who let the call run or stopped it, and by which rule (shown in the call's content)."""
+    verb = "Allowed" if approval.allowed else "Denied"
+    if approval.by == "person":
+        if not approval.allowed:
+            return "Denied by you."
+        return f"Always allowed for this session: `{approval.rule}`." if approval.reason.startswith("always") else "Allowed once by you."
+    who = {"floor": "the floor (no rule or mode lifts it)", "mode": "the approval mode"}.get(approval.by, "rule")
+    rule = f" `{approval.rule}`" if approval.rule else ""
+    reason = f": {approval.reason}" if approval.reason else ""
+    return f"{verb} by {who}{rule}{reason}"
+
+
+@dataclass
+class ToolCallView:
+    """Everything the client has been told about one tool call (``content`` replaces, so it is
+    resent whole)."""
+
+    call: ToolCall
+    root: str
+    notes: list[str] = field(default_factory=list)
+    diff: list[Content] = field(default_factory=list)
+    output: list[Content] = field(default_factory=list)
+
+    @property
+    def kind(self) -> schema.ToolKind:
+        return TOOL_KINDS.get(self.call.name, "other")
+
+    def content(self) -> list[Content]:
+        items: list[Content] = []
+        description = self.call.arguments.get("description") if self.call.name == "Bash" else None
+        if isinstance(description, str) and description.strip():
+            items.append(text_content(description.strip()))
+        if self.call.name == "Bash" and "\n" in str(self.call.arguments.get("command", "")):
+            items.append(text_content(fenced(str(self.call.arguments["command"]), "sh")))
+        items.extend(text_content(note) for note in self.notes)
+        return items + self.diff + self.output
+
+    def start(self) -> schema.ToolCallStart:
+        return schema.ToolCallStart(
+            session_update="tool_call",
+            tool_call_id=self.call.id,
+            title=tool_title(self.call),
+            kind=self.kind,
+            status="pending",
+            content=self.content() or None,
+            locations=locations(self.call, self.root),
+            raw_input=cap_input(self.call.arguments),
+        )
+
+    def progress(self, status: schema.ToolCallStatus | None = None, *, with_content: bool = True) -> schema.ToolCallProgress:
+        return schema.ToolCallProgress(
+            session_update="tool_call_update",
+            tool_call_id=self.call.id,
+            status=status,
+            content=self.content() if with_content else None,
+        )
+
+    def permission_call(self, why: str) -> schema.ToolCallUpdate:
+        """The full call, as ``session/request_permission`` carries it."""
+        return schema.ToolCallUpdate(
+            tool_call_id=self.call.id,
+            title=tool_title(self.call),
+            kind=self.kind,
+            status="pending",
+            content=[text_content(why), *self.content()],
+            locations=locations(self.call, self.root),
+            raw_input=cap_input(self.call.arguments),
+        )
+
+    def set_output(self, observation: str) -> None:
+        self.output = [text_content(fenced(cap_text(observation, TEXT_BYTES - 1_000)))] if observation else []

@@ -1,0 +1,76 @@
+"""The client side for the ACP tests: ``frogtui acp`` as a subprocess, driven through the SDK's
+own ``spawn_agent_process``, with a scripted person answering permission requests."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from acp import RequestError, spawn_agent_process
+from acp import schema
+
+Answer = str | None | Callable[[schema.ToolCallUpdate, list[schema.PermissionOption]], Awaitable[schema.RequestPermissionResponse]]
+
+
+class ScriptedClient:
+    """Records every update; answers permission requests from ``answers`` in order (an option id,
+    None for a cancelled outcome, or a coroutine function)."""
+
+    def __init__(self, answers: list[Answer] | None = None) -> None:
+        self.answers = list(answers or [])
+        self.updates: list[Any] = []
+        self.permissions: list[tuple[schema.ToolCallUpdate, list[schema.PermissionOption]]] = []
+        self.asked = asyncio.Event()
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append(update)
+
+    async def request_permission(self, session_id: str, tool_call: schema.ToolCallUpdate, options: list[schema.PermissionOption], **kwargs: Any) -> schema.RequestPermissionResponse:
+        self.permissions.append((tool_call, options))
+        self.asked.set()
+        answer = self.answers.pop(0) if self.answers else None
+        if callable(answer):
+            return await answer(tool_call, options)
+        if answer is None:
+            return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
+        return schema.RequestPermissionResponse(outcome=schema.AllowedOutcome(outcome="selected", option_id=answer))
+
+    async def write_text_file(self, *args: Any, **kwargs: Any) -> Any:
+        raise RequestError.method_not_found("fs/write_text_file")
+
+    async def read_text_file(self, *args: Any, **kwargs: Any) -> Any:
+        raise RequestError.method_not_found("fs/read_text_file")
+
+    # what the tests look at ---------------------------------------------------------------
+    def of(self, kind: str) -> list[Any]:
+        return [u for u in self.updates if u.session_update == kind]
+
+    def text(self, kind: str) -> str:
+        return "".join(u.content.text for u in self.of(kind))
+
+    def calls(self) -> dict[str, list[Any]]:
+        """Each tool call id with its ``tool_call`` and ``tool_call_update``s, in order."""
+        calls: dict[str, list[Any]] = {}
+        for u in self.updates:
+            if u.session_update in ("tool_call", "tool_call_update"):
+                calls.setdefault(u.tool_call_id, []).append(u)
+        return calls
+
+    def final_status(self, call_id: str) -> str | None:
+        return [u.status for u in self.calls()[call_id] if u.status][-1]
+
+
+@contextlib.asynccontextmanager
+async def acp_agent(client: ScriptedClient, *args: str, cwd: Path, stderr: Path) -> AsyncIterator[Any]:
+    """``frogtui acp ARGS`` as a subprocess (the test's environment, stderr to a file), initialised."""
+    with stderr.open("wb") as err:
+        async with spawn_agent_process(
+            client, sys.executable, "-m", "frogtui", "acp", *args, env=dict(os.environ), cwd=cwd, transport_kwargs={"stderr": err}
+        ) as (conn, process):
+            init = await asyncio.wait_for(conn.initialize(protocol_version=1), 30)
+            assert init.protocol_version == 1
+            yield conn
