@@ -88,7 +88,7 @@ class Outbox:
     async def flush(self) -> None:
         """Wait until everything queued so far has been written."""
         done = self.loop.create_future()
-        self._push(_Flush(done))
+        self.loop.call_soon(self._push, _Flush(done))  # behind every ``send`` made before, from any thread
         await done
 
     async def close(self) -> None:

@@ -25,9 +25,12 @@ class ScriptedClient:
         self.updates: list[Any] = []
         self.permissions: list[tuple[schema.ToolCallUpdate, list[schema.PermissionOption]]] = []
         self.asked = asyncio.Event()
+        self.on_update: Callable[[Any], None] | None = None
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append(update)
+        if self.on_update is not None:
+            self.on_update(update)
 
     async def request_permission(self, session_id: str, tool_call: schema.ToolCallUpdate, options: list[schema.PermissionOption], **kwargs: Any) -> schema.RequestPermissionResponse:
         self.permissions.append((tool_call, options))
@@ -65,11 +68,11 @@ class ScriptedClient:
 
 
 @contextlib.asynccontextmanager
-async def acp_agent(client: ScriptedClient, *args: str, cwd: Path, stderr: Path) -> AsyncIterator[Any]:
+async def acp_agent(client: ScriptedClient, *args: str, cwd: Path, stderr: Path, env: dict[str, str] | None = None, **connection: Any) -> AsyncIterator[Any]:
     """``frogtui acp ARGS`` as a subprocess (the test's environment, stderr to a file), initialised."""
     with stderr.open("wb") as err:
         async with spawn_agent_process(
-            client, sys.executable, "-m", "frogtui", "acp", *args, env=dict(os.environ), cwd=cwd, transport_kwargs={"stderr": err}
+            client, sys.executable, "-m", "frogtui", "acp", *args, env=env or dict(os.environ), cwd=cwd, transport_kwargs={"stderr": err}, **connection
         ) as (conn, process):
             init = await asyncio.wait_for(conn.initialize(protocol_version=1), 30)
             assert init.protocol_version == 1
