@@ -17,7 +17,15 @@ from acp.helpers import text_block, tool_content
 from frogtui.acp.limits import CHUNK_BYTES, MAX_MESSAGE_BYTES
 
 log = logging.getLogger(__name__)
-Chunk = (schema.AgentThoughtChunk, schema.AgentMessageChunk)
+CHUNK_CHARS = CHUNK_BYTES // 12
+"""Pieces are merged up to this many characters (12 JSON bytes at most each)."""
+
+
+@dataclass(slots=True)
+class _Text:
+    kind: str
+    """``thought`` or ``message``."""
+    text: str
 
 
 @dataclass
@@ -44,6 +52,11 @@ def within_limit(update: Any) -> Any:
     return update.model_copy(update={"content": [tool_content(text_block(note))], "raw_input": None})
 
 
+def _resolve(done: asyncio.Future[None]) -> None:
+    if not done.done():
+        done.set_result(None)
+
+
 class Outbox:
     """One session's ordered way out.
 
@@ -58,6 +71,7 @@ class Outbox:
         self.loop = asyncio.get_running_loop()
         self._items: collections.deque[Any] = collections.deque()
         self._wake = asyncio.Event()
+        self._woken = False
         self._asking: asyncio.Future[Any] | None = None
         self.cancelled = False
         self.closed = False
@@ -66,13 +80,27 @@ class Outbox:
     # any thread ------------------------------------------------------------------------
     def send(self, update: Any) -> None:
         """Queue a session update (thread-safe)."""
-        self.loop.call_soon_threadsafe(self._push, update)
+        self._push(update)
+
+    def text(self, kind: str, text: str) -> None:
+        """Queue a piece of reasoning (``thought``) or answer (``message``); pieces of one kind that
+        wait together go out as one chunk (thread-safe)."""
+        self._push(_Text(kind, text))
 
     def ask(self, tool_call: schema.ToolCallUpdate, options: list[schema.PermissionOption]) -> schema.RequestPermissionResponse | None:
         """Ask the client for permission and wait (call from the worker thread, never the loop)."""
         answer: concurrent.futures.Future[schema.RequestPermissionResponse | None] = concurrent.futures.Future()
-        self.loop.call_soon_threadsafe(self._push, _Ask(tool_call, options, answer))
+        self._push(_Ask(tool_call, options, answer))
         return answer.result()
+
+    def _push(self, item: Any) -> None:
+        if self.closed:
+            self._settle(item)
+            return
+        self._items.append(item)  # deque.append is atomic; one wake-up serves every item behind it
+        if not self._woken:
+            self._woken = True
+            self.loop.call_soon_threadsafe(self._wake.set)
 
     # event loop ------------------------------------------------------------------------
     def cancel_pending(self) -> None:
@@ -86,37 +114,30 @@ class Outbox:
         self.cancelled = False
 
     async def flush(self) -> None:
-        """Wait until everything queued so far has been written."""
+        """Wait until everything queued so far (from any thread) has been written."""
         done = self.loop.create_future()
-        self.loop.call_soon(self._push, _Flush(done))  # behind every ``send`` made before, from any thread
+        self._push(_Flush(done))
         await done
 
     async def close(self) -> None:
         self.closed = True
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
-        for item in self._items:
-            self._settle(item)
-        self._items.clear()
-
-    def _push(self, item: Any) -> None:
-        if self.closed:
-            self._settle(item)
-            return
-        self._items.append(item)
-        self._wake.set()
+        while self._items:
+            self._settle(self._items.popleft())
 
     @staticmethod
     def _settle(item: Any) -> None:
         if isinstance(item, _Ask) and not item.answer.done():
             item.answer.set_result(None)
         elif isinstance(item, _Flush) and not item.done.done():
-            item.done.set_result(None)
+            item.done.get_loop().call_soon_threadsafe(_resolve, item.done)
 
     async def _pump(self) -> None:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            self._woken = False
             while self._items:
                 item = self._items.popleft()
                 try:
@@ -127,28 +148,30 @@ class Outbox:
 
     async def _deliver(self, item: Any) -> None:
         if isinstance(item, _Flush):
-            self._settle(item)
+            _resolve(item.done)
         elif isinstance(item, _Ask):
             item.answer.set_result(await self._request(item))
         elif self.closed:
             return
         else:
-            if isinstance(item, Chunk):
+            if isinstance(item, _Text):
                 item = self._merge(item)
             elif isinstance(item, (schema.ToolCallStart, schema.ToolCallProgress)):
                 item = within_limit(item)
             await self.conn.session_update(session_id=self.session_id, update=item)
 
-    def _merge(self, first: Any) -> Any:
-        """``first`` with the text of the same kind of chunks queued right behind it."""
-        kind = type(first)
-        texts = [first.content.text]
-        size = len(texts[0])
-        while self._items and type(self._items[0]) is kind and size < CHUNK_BYTES // 12:
-            text = self._items.popleft().content.text
+    def _merge(self, first: _Text) -> Any:
+        """One chunk: ``first`` and the pieces of the same kind queued right behind it."""
+        texts = [first.text]
+        size = len(first.text)
+        while self._items and isinstance(self._items[0], _Text) and self._items[0].kind == first.kind and size < CHUNK_CHARS:
+            text = self._items.popleft().text
             texts.append(text)
             size += len(text)
-        return first if len(texts) == 1 else kind(session_update=first.session_update, content=text_block("".join(texts)))
+        block = text_block("".join(texts))
+        if first.kind == "thought":
+            return schema.AgentThoughtChunk(session_update="agent_thought_chunk", content=block)
+        return schema.AgentMessageChunk(session_update="agent_message_chunk", content=block)
 
     async def _request(self, item: _Ask) -> schema.RequestPermissionResponse | None:
         if self.cancelled or self.closed:

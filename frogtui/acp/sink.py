@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from acp import schema
-from acp.helpers import update_agent_message_text, update_agent_thought_text
 
 from frogtui.acp.outbox import Outbox
 from frogtui.acp.updates import ToolCallView, decision_note
@@ -40,9 +39,9 @@ class AcpSink:
     def emit(self, event: Any) -> None:
         send = self.outbox.send
         if isinstance(event, ev.ReasoningDelta):
-            send(update_agent_thought_text(event.text))
+            self.outbox.text("thought", event.text)
         elif isinstance(event, ev.AnswerDelta):
-            send(update_agent_message_text(event.text))
+            self.outbox.text("message", event.text)
         elif isinstance(event, ev.ToolCallProposed):
             send(self.view(event.call).start())
         elif isinstance(event, ev.ApprovalAnswered):
