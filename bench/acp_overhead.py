@@ -78,8 +78,18 @@ def baseline(repo: Path, replay: Path) -> float:
 async def through_acp(repo: Path, replay: Path) -> tuple[float, int]:
     client = QuietClient()
     env = dict(os.environ)
-    async with spawn_agent_process(client, sys.executable, "-m", "frogtui", "acp", "--model", f"replay:{replay}", env=env, cwd=repo,
-                                   transport_kwargs={"stderr": subprocess.DEVNULL}) as (conn, _process):
+    async with spawn_agent_process(
+        client,
+        sys.executable,
+        "-m",
+        "frogtui",
+        "acp",
+        "--model",
+        f"replay:{replay}",
+        env=env,
+        cwd=repo,
+        transport_kwargs={"stderr": subprocess.DEVNULL},
+    ) as (conn, _process):
         await conn.initialize(protocol_version=1)
         session = await conn.new_session(cwd=str(repo))
         await conn.prompt(session_id=session.session_id, prompt=[text_block("warm up")])  # loads the model; not timed
@@ -107,10 +117,16 @@ def main() -> None:
             base = baseline(repo, folder / "replay.jsonl")
             acp_s, updates = asyncio.run(through_acp(repo, folder / "replay.jsonl"))
             per_step.append((acp_s - base) / (args.steps + 1))
-            print(f"run {run}: baseline {base * 1000:8.1f} ms   acp {acp_s * 1000:8.1f} ms   {updates} updates   "
-                  f"overhead {per_step[-1] * 1000:6.2f} ms/step")
+            print(
+                f"run {run}: baseline {base * 1000:8.1f} ms   acp {acp_s * 1000:8.1f} ms   {updates} updates   "
+                f"overhead {per_step[-1] * 1000:6.2f} ms/step"
+            )
     median = statistics.median(per_step)
-    print(json.dumps({"steps": args.steps + 1, "words_per_step": args.words, "runs": args.runs, "overhead_ms_per_step": round(median * 1000, 3)}))
+    print(
+        json.dumps(
+            {"steps": args.steps + 1, "words_per_step": args.words, "runs": args.runs, "overhead_ms_per_step": round(median * 1000, 3)}
+        )
+    )
 
 
 if __name__ == "__main__":

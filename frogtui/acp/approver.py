@@ -68,7 +68,9 @@ class AcpApprover:
         rule = "; ".join(r.text for r in self.engine.session_rules_for(call))
         options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
         if rule:
-            options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow for this session: {rule}", kind="allow_always"))
+            options.append(
+                schema.PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow for this session: {rule}", kind="allow_always")
+            )
         options.append(schema.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
         why = f"frogtui asks because of `{decision.rule}`: {decision.reason}"
         response = self.sink.outbox.ask(self.sink.view(call).permission_call(why), options)

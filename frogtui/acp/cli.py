@@ -20,7 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=SETTINGS_HELP,
     )
     parser.add_argument("--repo", help="repository root for every session (default: the cwd the editor sends)")
-    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)")
+    parser.add_argument(
+        "--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)"
+    )
     return parser
 
 

@@ -86,6 +86,7 @@ def rules_in_force(session: AcpSession) -> str:
         lines += ["", "Rules (the strictest match wins; deny beats ask beats allow):"]
         lines += [f"- `{rule.text}` → {rule.decision}{f' ({rule.source})' if rule.source else ''}" for rule in rules.rules]
     sandbox = "none" if session.sandbox_wrap is None else f"bubblewrap, network {'on' if rules.sandbox.network else 'off'}"
-    lines += ["", f"Bash sandbox: {sandbox}. The floor (writes outside the repository, .git internals, secrets, `curl … | sh`) is refused whatever the rules say."]
+    floor = "The floor (writes outside the repository, .git internals, secrets, `curl … | sh`) is refused whatever the rules say."
+    lines += ["", f"Bash sandbox: {sandbox}. {floor}"]
     lines += [f"Note: {note}" for note in session.notes]
     return "\n".join(lines)

@@ -58,7 +58,9 @@ class FrogAgent:
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **kwargs: Any) -> schema.InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None, **kwargs: Any
+    ) -> schema.InitializeResponse:
         return schema.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(
@@ -143,7 +145,9 @@ class FrogAgent:
         self._set_mode(self._session(session_id), mode_id)
         return schema.SetSessionModeResponse()
 
-    async def set_config_option(self, config_id: str, session_id: str, value: str | bool, **kwargs: Any) -> schema.SetSessionConfigOptionResponse:
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> schema.SetSessionConfigOptionResponse:
         acp_session = self._session(session_id)
         if config_id != "mode":
             raise _invalid(f"unknown config option {config_id!r}")
@@ -207,17 +211,27 @@ class FrogAgent:
         call_id = f"frogtui-load-model-{self._loads}"
         outbox = acp_session.outbox
         lines: list[str] = []
-        outbox.send(schema.ToolCallStart(session_update="tool_call", tool_call_id=call_id, title=f"Loading model {spec}", kind="other", status="in_progress"))
+        outbox.send(
+            schema.ToolCallStart(
+                session_update="tool_call", tool_call_id=call_id, title=f"Loading model {spec}", kind="other", status="in_progress"
+            )
+        )
 
         def report(line: str) -> None:
             lines.append(line)
             del lines[:-20]
-            outbox.send(schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, content=[text_content("\n".join(lines))]))
+            outbox.send(
+                schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, content=[text_content("\n".join(lines))])
+            )
 
         try:
             self.model = await asyncio.to_thread(load_model, spec, acp_session.config, report)
         except FrogtuiError as err:
-            outbox.send(schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, status="failed", content=[text_content(str(err))]))
+            outbox.send(
+                schema.ToolCallProgress(
+                    session_update="tool_call_update", tool_call_id=call_id, status="failed", content=[text_content(str(err))]
+                )
+            )
             raise
         outbox.send(schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, status="completed"))
         return self.model

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from acp import schema
 from acp.helpers import text_block, tool_content, tool_diff_content

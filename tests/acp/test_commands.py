@@ -9,7 +9,7 @@ from pathlib import Path
 
 from acp.helpers import text_block
 
-from tests.acp.client import ScriptedClient, acp_agent
+from tests.acp.support import ScriptedClient, acp_agent
 from tests.support import turn, write_replay, xml_call
 
 
@@ -48,7 +48,9 @@ async def test_review_undo_rules(py_repo: Path, tmp_path: Path) -> None:
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("what now?")]), 60)
     saved = json.loads((Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions" / sid / "trajectory.json").read_text())
     last_user = [m["content"] for m in saved["messages"] if m["role"] == "user"][-1]
-    assert last_user.startswith("The user rewound the files to the checkpoint taken before step 1 (Edit).") and last_user.endswith("what now?")
+    assert last_user.startswith("The user rewound the files to the checkpoint taken before step 1 (Edit).") and last_user.endswith(
+        "what now?"
+    )
 
 
 async def test_a_model_that_does_not_load_ends_the_turn_with_a_message(py_repo: Path, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from acp.connection import StreamDirection, StreamEvent
 from acp.helpers import text_block
 
 from frogtui.acp.limits import MAX_MESSAGE_BYTES
-from tests.acp.client import ScriptedClient, acp_agent
+from tests.acp.support import ScriptedClient, acp_agent
 from tests.support import turn, write_replay, xml_call
 
 POLLUTER = '''
@@ -34,12 +34,16 @@ sys.meta_path.insert(0, Polluter())
 '''
 
 
-async def test_output_to_fd1_during_model_load_does_not_reach_the_stream(py_repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+async def test_output_to_fd1_during_model_load_does_not_reach_the_stream(
+    py_repo: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(POLLUTER)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
-    replay = write_replay(tmp_path / "replay.jsonl", [turn("Read.", xml_call("Read", file_path="calc.py")), turn("Done.", answer="Ünïcødé ✓ 🐸")])
+    replay = write_replay(
+        tmp_path / "replay.jsonl", [turn("Read.", xml_call("Read", file_path="calc.py")), turn("Done.", answer="Ünïcødé ✓ 🐸")]
+    )
     client = ScriptedClient()
     caplog.set_level(logging.DEBUG)
     async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr", env=env) as conn:
@@ -59,7 +63,9 @@ async def test_large_output_and_diff_stay_under_the_size_limit(py_repo: Path, tm
     (py_repo / "big.txt").write_text(old)
     config = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[limits]\nmax_tokens_per_turn = 1000000\nmax_context_tokens = 100000000\n")  # the replay model counts words and chars/4
+    config.write_text(
+        "[limits]\nmax_tokens_per_turn = 1000000\nmax_context_tokens = 100000000\n"
+    )  # the replay model counts words and chars/4
     big_write = "é" * 5_000_000
     replay = write_replay(
         tmp_path / "replay.jsonl",

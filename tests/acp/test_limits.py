@@ -10,7 +10,7 @@ def test_fit_counts_escaped_bytes_and_cuts_at_a_line_end() -> None:
     text = "🐸 frog\n" * 10_000
     kept, cut = fit(text, 50_000)
     assert json_size(kept) <= 50_000 and cut == len(text) - len(kept)
-    assert kept.endswith("\n") and kept + text[len(kept):] == text
+    assert kept.endswith("\n") and kept + text[len(kept) :] == text
     assert fit("short", 100) == ("short", 0)
 
 

@@ -3,38 +3,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
 from acp import RequestError, schema
 from acp.helpers import text_block
 
-from tests.acp.client import ScriptedClient, acp_agent
+from tests.acp.support import DENY_PUSH, ScriptedClient, acp_agent, full_session_turns, session_folder, user_rules
 from tests.support import turn, write_replay, xml_call
-
-DENY_PUSH = '[[rules]]\ntool = "Bash"\nmatch = "git push *"\ndecision = "deny"\n'
-
-
-def user_rules(text: str) -> None:
-    folder = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "rules.toml").write_text(text)
-
-
-def session_folder(session_id: str) -> Path:
-    return Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions" / session_id
-
-
-def full_session_turns() -> list[str]:
-    return [
-        turn("Look at calc.py first.", xml_call("Read", file_path="calc.py")),
-        turn("add subtracts: fix it.", xml_call("Edit", file_path="calc.py", old_string="return a - b", new_string="return a + b")),
-        turn("Add a docstring.", xml_call("Edit", file_path="calc.py", old_string="def add(a, b):", new_string='def add(a, b):\n    """Sum."""')),
-        turn("And a comment.", xml_call("Edit", file_path="calc.py", old_string="    return a + b", new_string="    return a + b  # fixed ✓")),
-        turn("Publish it.", xml_call("Bash", command="git push origin main", description="Push the fix")),
-        turn("Pushing is not allowed; done.", answer="Fixed `add`: it adds now. ✓"),
-    ]
 
 
 async def test_full_session(py_repo: Path, tmp_path: Path) -> None:
@@ -109,7 +85,11 @@ async def test_cancel_while_permission_pending(py_repo: Path, tmp_path: Path, la
     replay = write_replay(
         tmp_path / "replay.jsonl",
         [
-            turn("Fix it and record.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b"), xml_call("Bash", command="touch ran.txt")),
+            turn(
+                "Fix it and record.",
+                xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b"),
+                xml_call("Bash", command="touch ran.txt"),
+            ),
             turn("Again.", xml_call("Bash", command="touch ran2.txt")),
         ],
     )
@@ -169,7 +149,9 @@ async def test_floor_denial_never_asks(py_repo: Path, tmp_path: Path) -> None:
 
 
 async def test_load_replays_a_finished_session_and_continues(py_repo: Path, tmp_path: Path) -> None:
-    first = write_replay(tmp_path / "first.jsonl", [turn("Read it.", xml_call("Read", file_path="calc.py")), turn("Seen.", answer="calc.py subtracts.")])
+    first = write_replay(
+        tmp_path / "first.jsonl", [turn("Read it.", xml_call("Read", file_path="calc.py")), turn("Seen.", answer="calc.py subtracts.")]
+    )
     client = ScriptedClient()
     async with acp_agent(client, "--model", f"replay:{first}", cwd=py_repo, stderr=tmp_path / "stderr1") as conn:
         new = await conn.new_session(cwd=str(py_repo))
@@ -181,7 +163,14 @@ async def test_load_replays_a_finished_session_and_continues(py_repo: Path, tmp_
         loaded = await asyncio.wait_for(conn.load_session(cwd=str(py_repo), session_id=new.session_id), 30)
         assert loaded.modes.current_mode_id == "policy"
         replayed = [u.session_update for u in reloaded.updates if u.session_update != "available_commands_update"]
-        assert replayed == ["user_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "agent_thought_chunk", "agent_message_chunk"]
+        assert replayed == [
+            "user_message_chunk",
+            "agent_thought_chunk",
+            "tool_call",
+            "tool_call_update",
+            "agent_thought_chunk",
+            "agent_message_chunk",
+        ]
         assert reloaded.text("user_message_chunk") == "what does add do? ✓"
         call = reloaded.of("tool_call")[0]
         assert call.kind == "read" and call.title == "Read calc.py" and reloaded.final_status(call.tool_call_id) == "completed"

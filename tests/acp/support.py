@@ -1,5 +1,6 @@
-"""The client side for the ACP tests: ``frogtui acp`` as a subprocess, driven through the SDK's
-own ``spawn_agent_process``, with a scripted person answering permission requests."""
+"""For the ACP tests: ``frogtui acp`` as a subprocess driven through the SDK's own
+``spawn_agent_process``, a scripted person answering permission requests, the full session's
+replay turns and rules."""
 from __future__ import annotations
 
 import asyncio
@@ -12,6 +13,8 @@ from typing import Any
 
 from acp import RequestError, spawn_agent_process
 from acp import schema
+
+from tests.support import turn, xml_call
 
 Answer = str | None | Callable[[schema.ToolCallUpdate, list[schema.PermissionOption]], Awaitable[schema.RequestPermissionResponse]]
 
@@ -32,7 +35,9 @@ class ScriptedClient:
         if self.on_update is not None:
             self.on_update(update)
 
-    async def request_permission(self, session_id: str, tool_call: schema.ToolCallUpdate, options: list[schema.PermissionOption], **kwargs: Any) -> schema.RequestPermissionResponse:
+    async def request_permission(
+        self, session_id: str, tool_call: schema.ToolCallUpdate, options: list[schema.PermissionOption], **kwargs: Any
+    ) -> schema.RequestPermissionResponse:
         self.permissions.append((tool_call, options))
         self.asked.set()
         answer = self.answers.pop(0) if self.answers else None
@@ -68,12 +73,52 @@ class ScriptedClient:
 
 
 @contextlib.asynccontextmanager
-async def acp_agent(client: ScriptedClient, *args: str, cwd: Path, stderr: Path, env: dict[str, str] | None = None, **connection: Any) -> AsyncIterator[Any]:
+async def acp_agent(
+    client: ScriptedClient, *args: str, cwd: Path, stderr: Path, env: dict[str, str] | None = None, **connection: Any
+) -> AsyncIterator[Any]:
     """``frogtui acp ARGS`` as a subprocess (the test's environment, stderr to a file), initialised."""
     with stderr.open("wb") as err:
         async with spawn_agent_process(
-            client, sys.executable, "-m", "frogtui", "acp", *args, env=env or dict(os.environ), cwd=cwd, transport_kwargs={"stderr": err}, **connection
+            client,
+            sys.executable,
+            "-m",
+            "frogtui",
+            "acp",
+            *args,
+            env=env or dict(os.environ),
+            cwd=cwd,
+            transport_kwargs={"stderr": err},
+            **connection,
         ) as (conn, process):
             init = await asyncio.wait_for(conn.initialize(protocol_version=1), 30)
             assert init.protocol_version == 1
             yield conn
+
+
+DENY_PUSH = '[[rules]]\ntool = "Bash"\nmatch = "git push *"\ndecision = "deny"\n'
+
+
+def user_rules(text: str) -> None:
+    folder = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "rules.toml").write_text(text)
+
+
+def session_folder(session_id: str) -> Path:
+    return Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions" / session_id
+
+
+def full_session_turns() -> list[str]:
+    return [
+        turn("Look at calc.py first.", xml_call("Read", file_path="calc.py")),
+        turn("add subtracts: fix it.", xml_call("Edit", file_path="calc.py", old_string="return a - b", new_string="return a + b")),
+        turn(
+            "Add a docstring.",
+            xml_call("Edit", file_path="calc.py", old_string="def add(a, b):", new_string='def add(a, b):\n    """Sum."""'),
+        ),
+        turn(
+            "And a comment.", xml_call("Edit", file_path="calc.py", old_string="    return a + b", new_string="    return a + b  # fixed ✓")
+        ),
+        turn("Publish it.", xml_call("Bash", command="git push origin main", description="Push the fix")),
+        turn("Pushing is not allowed; done.", answer="Fixed `add`: it adds now. ✓"),
+    ]
