@@ -8,7 +8,8 @@ wiring, its trace going to memory (the baseline), and through a ``frogtui acp`` 
 SDK's client (every reasoning delta, tool call and usage update crosses the pipe as JSON and is
 parsed by the client). Times are from the prompt to its answer; on both sides a first prompt (one
 turn, no call) loads the model and builds the agent before the clock starts. Overhead per step =
-(ACP - baseline) / steps, median over runs. The last line is one JSON object.
+(ACP - baseline) / steps: the median over runs, and the fastest ACP run against the fastest
+baseline (the figure least disturbed by other load on the machine). The last line is one JSON object.
 """
 from __future__ import annotations
 
@@ -107,6 +108,8 @@ def main() -> None:
     parser.add_argument("--words", type=int, default=150)
     args = parser.parse_args()
     per_step: list[float] = []
+    bases: list[float] = []
+    acps: list[float] = []
     with tempfile.TemporaryDirectory(prefix="frogtui-acp-bench-") as tmp:
         os.environ.setdefault("XDG_STATE_HOME", str(Path(tmp) / "state"))
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # default rules: Read is allowed
@@ -116,6 +119,8 @@ def main() -> None:
             repo = make_repo(folder, args.steps, args.words)
             base = baseline(repo, folder / "replay.jsonl")
             acp_s, updates = asyncio.run(through_acp(repo, folder / "replay.jsonl"))
+            bases.append(base)
+            acps.append(acp_s)
             per_step.append((acp_s - base) / (args.steps + 1))
             print(
                 f"run {run}: baseline {base * 1000:8.1f} ms   acp {acp_s * 1000:8.1f} ms   {updates} updates   "

@@ -9,28 +9,13 @@ from collections.abc import Callable
 
 from acp import schema
 
+from frogtui.acp.modes import mode_answer
 from frogtui.acp.sink import AcpSink
 from frogtui.acp.updates import diff_content
 from frogtui.approval import Decision, PolicyEngine, audit_line
 from frogtui.protocol import Approval, ApprovalRequest
 
-MODES = ("policy", "all", "none")
-"""The approval modes, as in the app: ``policy`` asks when the rules say ask; ``all`` allows what
-the floor and the deny rules do not deny; ``none`` denies what the rules would ask about."""
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
-
-
-def mode_answer(decision: Decision, mode: str) -> Approval | None:
-    """The answer without asking anyone, or None when a person must be asked."""
-    if decision.kind == "deny":
-        return Approval("deny", decision.reason, by="floor" if decision.floor else "rule", rule=decision.rule)
-    if decision.kind == "allow":
-        return Approval("allow", decision.reason, by="rule", rule=decision.rule)
-    if mode == "all":
-        return Approval("allow", f"approval mode: all (the policy would ask: {decision.reason})", by="mode", rule="mode: all")
-    if mode == "none":
-        return Approval("deny", f"{decision.reason}; approval mode 'none' denies what it would ask about", by="mode", rule="mode: none")
-    return None
 
 
 class AcpApprover:

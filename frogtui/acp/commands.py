@@ -2,12 +2,16 @@
 that makes sense in an editor. They run without the model; the answer is one message."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from acp import schema
 
 from frogtui.acp.limits import cap_text
-from frogtui.acp.session import AcpSession
 from frogtui.acp.updates import fenced
 from frogtui.errors import FrogtuiError
+
+if TYPE_CHECKING:
+    from frogtui.acp.session import AcpSession
 
 COMMANDS = (
     ("review", "Summary of this session's changes (review and commit them hunk by hunk in the app: frogtui --resume, ctrl+r)"),

@@ -9,28 +9,25 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.helpers import update_agent_message_text
 
 from frogtui import __version__
-from frogtui.acp.approver import MODES
 from frogtui.acp.commands import available_commands, command_name, run_command
+from frogtui.acp.modes import MODE_TEXT, MODES
 from frogtui.acp.outbox import Outbox
 from frogtui.acp.replay import prompt_text, replay_updates
-from frogtui.acp.session import AcpSession, open_session
 from frogtui.acp.updates import end_message, stop_reason, text_content
 from frogtui.config import Config, load_config, repo_folder, sessions_dir
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import Model
 from frogtui.session import Session
 
-MODE_TEXT = {
-    "policy": ("Ask (policy)", "Ask before what the rules say to ask about (the default)"),
-    "all": ("Allow all", "Allow everything the floor and your deny rules allow, without asking; FrogNano has no safety alignment"),
-    "none": ("Deny asks", "Deny what the rules would ask about; only what they allow runs"),
-}
+if TYPE_CHECKING:
+    from frogtui.acp.session import AcpSession
+
 SESSION_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]{0,99}$")
 
 
@@ -82,6 +79,8 @@ class FrogAgent:
             raise _invalid(str(err)) from None
 
     async def _open(self, config: Config, session: Session, *, resumed: bool) -> AcpSession:
+        from frogtui.acp.session import open_session  # policy, sandbox, git: imported with the first session
+
         outbox = Outbox(self.conn, session.id)
         try:
             acp_session = await asyncio.to_thread(open_session, config, session, outbox, resumed=resumed)

@@ -11,8 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError, spawn_agent_process
-from acp import schema
+from acp import RequestError, schema, spawn_agent_process
 
 from tests.support import turn, xml_call
 

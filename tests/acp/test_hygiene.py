@@ -5,6 +5,8 @@ import asyncio
 import json
 import logging
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,11 @@ async def test_large_output_and_diff_stay_under_the_size_limit(py_repo: Path, tm
     assert "The change is large" in notes
     assert "[frogtui: argument truncated" in huge.raw_input["content"]
     assert client.final_status(bash.tool_call_id) == "completed"
+
+
+def test_initialize_needs_no_heavy_import() -> None:
+    """``initialize`` answers from what the server module imports: no model, git, policy or UI code."""
+    heavy = ("llama_cpp", "bashlex", "git", "textual", "frogtui.approval")
+    code = f"import sys, frogtui.acp.server; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=dict(os.environ))
+    assert done.stdout.strip() == "[]"
