@@ -158,6 +158,8 @@ class FrogAgent:
             raise _invalid(f"unknown approval mode {mode!r}: use {', '.join(MODES)}")
         acp_session.approver.mode = mode
         acp_session.session.log(f"approval mode: {mode}")
+        if mode == "all":
+            acp_session.unshown.append(f"approval mode all: {MODE_TEXT['all'][1]}.")
 
     # prompts ----------------------------------------------------------------------------
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> schema.PromptResponse:
@@ -175,6 +177,9 @@ class FrogAgent:
 
     async def _answer(self, acp_session: AcpSession, text: str) -> schema.StopReason:
         say = acp_session.outbox.send
+        if acp_session.unshown:
+            say(update_agent_message_text("".join(f"> frogtui: {line}\n\n" for line in acp_session.unshown)))
+            acp_session.unshown.clear()
         name = command_name(text)
         if name is not None:
             say(update_agent_message_text(await asyncio.to_thread(run_command, name, acp_session)))

@@ -41,9 +41,12 @@ class AcpSession:
     undone: set[tuple[int, int]] = field(default_factory=set)
     busy: bool = False
     """A prompt is running."""
+    unshown: list[str] = field(default_factory=list)
+    """Warnings the person has not seen yet (shown at the start of the next prompt's answer)."""
 
     def __post_init__(self) -> None:
-        self.sink = AcpSink(self.outbox, str(self.engine.workspace.root), self._context_size)
+        self.unshown = list(self.notes)
+        self.sink = AcpSink(self.outbox, str(self.engine.workspace.root), self._context_size, log=self.session.log)
         self.approver = AcpApprover(self.engine, self.sink, cancel=self.cancelled, log=self.session.log)
 
     @property

@@ -60,7 +60,21 @@ async def test_a_model_that_does_not_load_ends_the_turn_with_a_message(py_repo: 
         for _ in range(2):  # the connection lives on
             response = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("go")]), 60)
             assert response.stop_reason == "end_turn"
-    assert client.text("agent_message_chunk").startswith("frogtui: ")
-    assert "missing.gguf" in client.text("agent_message_chunk")
+    assert client.text("agent_message_chunk").count(f"frogtui: model file not found: {tmp_path / 'missing.gguf'}") == 2
     loads = client.of("tool_call")
     assert len(loads) == 2 and all(client.final_status(u.tool_call_id) == "failed" for u in loads)
+
+
+async def test_warnings_are_shown_with_the_next_answer(tmp_path: Path) -> None:
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    replay = write_replay(tmp_path / "replay.jsonl", [turn("Hi.", answer="Hello.")])
+    client = ScriptedClient()
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=folder, stderr=tmp_path / "stderr") as conn:
+        new = await conn.new_session(cwd=str(folder))
+        await conn.set_session_mode(session_id=new.session_id, mode_id="all")
+        await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("hi")]), 60)
+    first = client.of("agent_message_chunk")[0].content.text
+    assert f"> frogtui: {folder} is not in a git repository" in first
+    assert "> frogtui: approval mode all: " in first and "no safety alignment" in first
+    assert client.text("agent_message_chunk").endswith("Hello.")
