@@ -96,7 +96,10 @@ async def test_cancel_while_permission_pending(py_repo: Path, tmp_path: Path, la
     holder: dict[str, object] = {}
 
     async def cancel_instead(tool_call: schema.ToolCallUpdate, options: list[schema.PermissionOption]) -> schema.RequestPermissionResponse:
-        await holder["conn"].cancel(session_id=holder["id"])  # type: ignore[attr-defined]
+        conn = holder["conn"]
+        with pytest.raises(RequestError, match="Invalid request"):  # one prompt at a time in a session
+            await conn.prompt(session_id=holder["id"], prompt=[text_block("meanwhile")])  # type: ignore[attr-defined]
+        await conn.cancel(session_id=holder["id"])  # type: ignore[attr-defined]
         if late_answer:
             return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))
         await asyncio.Event().wait()  # never answers
