@@ -9,10 +9,9 @@ from collections.abc import Callable
 
 from acp import schema
 
-from frogtui.acp.modes import mode_answer
 from frogtui.acp.sink import AcpSink
 from frogtui.acp.updates import diff_content
-from frogtui.approval import Decision, PolicyEngine, audit_line
+from frogtui.approval import ApprovalMode, Decision, PolicyEngine, apply_mode, audit_line
 from frogtui.protocol import Approval, ApprovalRequest
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
@@ -24,16 +23,19 @@ class AcpApprover:
     Args:
         engine: The policy (rules, session rules, floor).
         sink: The session's sink (its tool call views; its outbox asks the client).
-        cancel: Set when the prompt is cancelled: nothing more is asked.
+        mode: The approval mode (``approval.apply_mode``: the same meaning as in the app).
         log: Called with one audit line per decision (the session log).
     """
 
-    def __init__(self, engine: PolicyEngine, sink: AcpSink, *, cancel: threading.Event, log: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, engine: PolicyEngine, sink: AcpSink, *, mode: ApprovalMode = "policy", log: Callable[[str], None] | None = None
+    ) -> None:
         self.engine = engine
         self.sink = sink
-        self.cancel = cancel
+        self.mode: ApprovalMode = mode
         self.log = log
-        self.mode = "policy"
+        self.cancelled = threading.Event()
+        """Set when the prompt is cancelled (cleared when the next starts): nothing more is asked."""
 
     def approve(self, request: ApprovalRequest) -> Approval:
         view = self.sink.view(request.call)
@@ -41,14 +43,14 @@ class AcpApprover:
             view.diff = diff_content(request.preview)
             self.sink.outbox.send(view.progress())
         decision = self.engine.evaluate(request)
-        approval = mode_answer(decision, self.mode) or self._ask(request, decision)
+        approval = apply_mode(self.mode, decision, request.call.name) or self._ask(request, decision)
         if self.log is not None:
             self.log(audit_line(request.step, request.call, approval))
         return approval
 
     def _ask(self, request: ApprovalRequest, decision: Decision) -> Approval:
         call = request.call
-        if self.cancel.is_set():
+        if self.cancelled.is_set():
             return Approval("deny", "the prompt was cancelled", by="person", rule=decision.rule)
         rule = "; ".join(r.text for r in self.engine.session_rules_for(call))
         options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
@@ -61,7 +63,7 @@ class AcpApprover:
         response = self.sink.outbox.ask(self.sink.view(call).permission_call(why), options)
         outcome = response.outcome if response is not None else None
         if not isinstance(outcome, schema.AllowedOutcome):
-            reason = "the prompt was cancelled" if outcome is not None or self.cancel.is_set() else "the editor gave no answer"
+            reason = "the prompt was cancelled" if outcome is not None or self.cancelled.is_set() else "the editor gave no answer"
             return Approval("deny", reason, by="person", rule=decision.rule)
         if outcome.option_id == ALLOW_ONCE:
             return Approval("allow", "allowed once", by="person", rule=decision.rule)

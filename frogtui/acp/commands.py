@@ -48,11 +48,11 @@ def run_command(name: str, session: AcpSession) -> str:
 
 def review_summary(session: AcpSession) -> str:
     from frogtui.vcs.hunks import section_path, split_sections
-    from frogtui.vcs.repository import session_patch
 
-    if session.repo_state is None:
+    core = session.core
+    if core.repo_state is None:
         return "Review needs a git repository: this folder is not in one."
-    patch = session_patch(session.repo_state)()
+    patch = core.patch()
     if not patch.strip():
         return "No changes since this session started."
     lines = []
@@ -67,29 +67,29 @@ def review_summary(session: AcpSession) -> str:
 
 
 def undo_last(session: AcpSession) -> str:
-    if session.checkpoints is None:
+    core = session.core
+    if core.checkpoints is None:
         return "Undo needs a git repository (checkpoints live there): this folder is not in one."
-    remaining = [c for c in session.checkpoints.taken if (c.step, c.action) not in session.undone]
-    if not remaining:
+    checkpoint = core.next_undo()
+    if checkpoint is None:
         return "Nothing (more) to undo: no file-changing action ran in this session since it was opened."
-    checkpoint = remaining[-1]
     try:
-        result = session.checkpoints.rewind(checkpoint.step, checkpoint.action)
+        result = core.undo(checkpoint)
     except FrogtuiError as err:
         return f"Undo failed: {err}"
-    session.undone.add((checkpoint.step, checkpoint.action))
-    session.rewind_note = (session.rewind_note + "\n" + result.message).strip()
     return f"Undid step {checkpoint.step} ({checkpoint.tool}). {result.summary} The model is told with your next message."
 
 
 def rules_in_force(session: AcpSession) -> str:
-    rules = session.engine.rules
+    core = session.core
+    assert core.engine is not None
+    rules = core.engine.rules
     lines = [f"Approval mode: `{session.approver.mode}`.", "", "Defaults inside the repository:"]
     lines += [f"- {tool}: {kind}" for tool, kind in rules.tools.items()]
     if rules.rules:
         lines += ["", "Rules (the strictest match wins; deny beats ask beats allow):"]
         lines += [f"- `{rule.text}` → {rule.decision}{f' ({rule.source})' if rule.source else ''}" for rule in rules.rules]
-    sandbox = "none" if session.sandbox_wrap is None else f"bubblewrap, network {'on' if rules.sandbox.network else 'off'}"
+    sandbox = f"bubblewrap, network {'on' if rules.sandbox.network else 'off'}" if core.sandboxed else "none"
     floor = "The floor (writes outside the repository, .git internals, secrets, `curl … | sh`) is refused whatever the rules say."
     lines += ["", f"Bash sandbox: {sandbox}. {floor}"]
     lines += [f"Note: {note}" for note in session.notes]

@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,23 @@ def _invalid(message: str) -> RequestError:
     return RequestError.invalid_params({"message": message})
 
 
+class SharedModel:
+    """The process's one model, loaded by the first prompt that needs it; every session's core
+    gets it through its ``model_loader`` (one prompt runs at a time: ``FrogAgent.run_lock``)."""
+
+    def __init__(self) -> None:
+        self.model: Model | None = None
+        self._lock = threading.Lock()
+
+    def load(self, spec: str, config: Config, report: Any = None) -> Model:
+        with self._lock:
+            if self.model is None:
+                from frogtui.models import load_model
+
+                self.model = load_model(spec, config, report=report)
+            return self.model
+
+
 class FrogAgent:
     """The ACP agent (the SDK's ``Agent`` protocol).
 
@@ -48,7 +66,7 @@ class FrogAgent:
         self.model_spec = model_spec
         self.conn: Any = None
         self.sessions: dict[str, AcpSession] = {}
-        self.model: Model | None = None
+        self.shared = SharedModel()
         self.run_lock = asyncio.Lock()
         self._loads = 0
 
@@ -78,16 +96,26 @@ class FrogAgent:
         except FrogtuiError as err:
             raise _invalid(str(err)) from None
 
-    async def _open(self, config: Config, session: Session, *, resumed: bool) -> AcpSession:
-        from frogtui.acp.session import open_session  # policy, sandbox, git: imported with the first session
+    async def _open(self, config: Config, resume: Session | None = None) -> AcpSession:
+        from frogtui.acp.session import AcpSession  # the policy, git and the loop come with the first session
+        from frogtui.agent.session_core import SessionCore
+        from frogtui.vcs.repository import not_a_repo_message
 
-        outbox = Outbox(self.conn, session.id)
+        core = SessionCore(config, resume=resume, model_loader=self.shared.load)
+        if resume is not None and core.saved is None:
+            raise _invalid(f"session {resume.id} has no saved conversation")
+        outbox = Outbox(self.conn, core.session.id)
         try:
-            acp_session = await asyncio.to_thread(open_session, config, session, outbox, resumed=resumed)
+            notes = await asyncio.to_thread(core.prepare)
         except FrogtuiError as err:
             await outbox.close()
             raise _invalid(str(err)) from None
-        self.sessions[session.id] = acp_session
+        if core.repo_state is None:
+            notes.append(not_a_repo_message(config.repo))
+        for line in notes:
+            core.session.log(f"warning: {line}")
+        acp_session = AcpSession(core, outbox, notes)
+        self.sessions[acp_session.id] = acp_session
         outbox.send(available_commands())
         return acp_session
 
@@ -115,21 +143,17 @@ class FrogAgent:
         ]
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> schema.NewSessionResponse:
-        config = self._config(cwd)
-        acp_session = await self._open(config, Session.create(config.repo), resumed=False)
+        acp_session = await self._open(self._config(cwd))
         return schema.NewSessionResponse(session_id=acp_session.id, **self._modes(acp_session))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> schema.LoadSessionResponse:
         config = self._config(cwd)
         session = find_session(session_id, config.repo)
-        saved = session.load_trajectory()
-        if saved is None:
-            raise _invalid(f"session {session_id} has no saved conversation")
         if session_id in self.sessions:
             raise _invalid(f"session {session_id} is already open")
-        acp_session = await self._open(config, session, resumed=True)
-        acp_session.saved = saved
-        for update in replay_updates(saved, str(config.repo)):
+        acp_session = await self._open(config, resume=session)
+        assert acp_session.core.saved is not None
+        for update in replay_updates(acp_session.core.saved, str(config.repo)):
             acp_session.outbox.send(update)
         await acp_session.outbox.flush()
         return schema.LoadSessionResponse(**self._modes(acp_session))
@@ -157,7 +181,7 @@ class FrogAgent:
         if mode not in MODES:
             raise _invalid(f"unknown approval mode {mode!r}: use {', '.join(MODES)}")
         acp_session.approver.mode = mode
-        acp_session.session.log(f"approval mode: {mode}")
+        acp_session.core.session.log(f"approval mode: {mode}")
         if mode == "all":
             acp_session.unshown.append(f"approval mode all: {MODE_TEXT['all'][1]}.")
 
@@ -167,7 +191,7 @@ class FrogAgent:
         if acp_session.busy:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
         acp_session.busy = True
-        acp_session.cancelled.clear()
+        acp_session.approver.cancelled.clear()
         acp_session.outbox.reset()
         try:
             return schema.PromptResponse(stop_reason=await self._answer(acp_session, prompt_text(prompt)))
@@ -187,63 +211,57 @@ class FrogAgent:
         if not text.strip():
             say(update_agent_message_text("frogtui: the prompt has no text."))
             return "end_turn"
+        cancelled = acp_session.approver.cancelled
         async with self.run_lock:
-            if acp_session.cancelled.is_set():
+            if cancelled.is_set():
                 return "cancelled"
             try:
-                model = await self._load_model(acp_session)
+                await self._load_model(acp_session)
             except FrogtuiError as err:
                 say(update_agent_message_text(f"frogtui: {err}"))
                 return "end_turn"
-            if acp_session.cancelled.is_set():
+            if cancelled.is_set():
                 return "cancelled"
-            result = await asyncio.to_thread(acp_session.run, text, model)
+            result = await asyncio.to_thread(acp_session.run, text)
         note = end_message(result.exit_reason, result.error)
         if note:
             say(update_agent_message_text(note))
         return stop_reason(result.exit_reason)
 
     async def _load_model(self, acp_session: AcpSession) -> Model:
-        """The process's model, loaded on the first prompt; progress is a ``tool_call`` of kind
-        ``other`` in the session that waits for it."""
-        if self.model is not None:
-            return self.model
-        from frogtui.models import load_model
-
-        spec = acp_session.config.model_spec
+        """The process's model for ``acp_session``'s core; the first load shows as a ``tool_call``
+        of kind ``other`` with its progress lines."""
+        core = acp_session.core
+        if self.shared.model is not None:
+            return core.load_model()
         self._loads += 1
         call_id = f"frogtui-load-model-{self._loads}"
         outbox = acp_session.outbox
         lines: list[str] = []
-        outbox.send(
-            schema.ToolCallStart(
-                session_update="tool_call", tool_call_id=call_id, title=f"Loading model {spec}", kind="other", status="in_progress"
-            )
-        )
+
+        def progress(status: Any = None, text: str | None = None) -> schema.ToolCallProgress:
+            content = [text_content(text)] if text else None
+            return schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, status=status, content=content)
 
         def report(line: str) -> None:
             lines.append(line)
             del lines[:-20]
-            outbox.send(
-                schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, content=[text_content("\n".join(lines))])
-            )
+            outbox.send(progress(text="\n".join(lines)))
 
+        title = f"Loading model {core.config.model_spec}"
+        outbox.send(schema.ToolCallStart(session_update="tool_call", tool_call_id=call_id, title=title, kind="other", status="in_progress"))
         try:
-            self.model = await asyncio.to_thread(load_model, spec, acp_session.config, report)
+            model = await asyncio.to_thread(core.load_model, report)
         except FrogtuiError as err:
-            outbox.send(
-                schema.ToolCallProgress(
-                    session_update="tool_call_update", tool_call_id=call_id, status="failed", content=[text_content(str(err))]
-                )
-            )
+            outbox.send(progress("failed", str(err)))
             raise
-        outbox.send(schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, status="completed"))
-        return self.model
+        outbox.send(progress("completed"))
+        return model
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         acp_session = self.sessions.get(session_id)
         if acp_session is not None:
-            acp_session.session.log("cancelled by the editor")
+            acp_session.core.session.log("cancelled by the editor")
             acp_session.cancel()
             acp_session.outbox.cancel_pending()
 
@@ -253,8 +271,8 @@ class FrogAgent:
             acp_session.cancel()
             await acp_session.outbox.close()
         async with self.run_lock:
-            if self.model is not None:
-                await asyncio.to_thread(self.model.close)
+            if self.shared.model is not None:
+                await asyncio.to_thread(self.shared.model.close)
 
 
 def find_session(session_id: str, repo: Path) -> Session:
