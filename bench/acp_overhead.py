@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from acp import spawn_agent_process  # noqa: E402
 from acp.helpers import text_block  # noqa: E402
 
+from frogtui.agent.session_core import SessionCore  # noqa: E402
 from frogtui.config import load_config  # noqa: E402
 from frogtui.headless import build_agent  # noqa: E402
 from frogtui.models import load_model  # noqa: E402
-from frogtui.session import Session  # noqa: E402
 
 
 class QuietClient:
@@ -65,12 +65,11 @@ def make_repo(folder: Path, steps: int, words: int) -> Path:
 
 def baseline(repo: Path, replay: Path) -> float:
     config = load_config(repo=repo, model_spec=f"replay:{replay}")
-    model = load_model(config.model_spec, config)
-    session = Session.create(repo)
-    agent, _state = build_agent(config, model, session, io.StringIO())
-    agent.run("warm up")
+    core = SessionCore(config, model=load_model(config.model_spec, config))
+    build_agent(core, io.StringIO())
+    core.send("warm up")
     started = time.perf_counter()
-    result = agent.send("read notes.txt many times")
+    result = core.send("read notes.txt many times")
     elapsed = time.perf_counter() - started
     assert result.exit_reason == "agent", result.exit_reason
     return elapsed
