@@ -157,8 +157,22 @@ class Outbox:
             if isinstance(item, _Text):
                 item = self._merge(item)
             elif isinstance(item, (schema.ToolCallStart, schema.ToolCallProgress)):
-                item = within_limit(item)
+                item = within_limit(self._latest(item))
             await self.conn.session_update(session_id=self.session_id, update=item)
+
+    def _latest(self, update: Any) -> Any:
+        """``update``, or the newer content updates of the same call queued right behind it, which
+        replace it (a command's output arrives faster than a slow client reads it)."""
+        while (
+            isinstance(update, schema.ToolCallProgress)
+            and update.status is None
+            and self._items
+            and isinstance(self._items[0], schema.ToolCallProgress)
+            and self._items[0].tool_call_id == update.tool_call_id
+            and self._items[0].content is not None
+        ):
+            update = self._items.popleft()
+        return update
 
     def _merge(self, first: _Text) -> Any:
         """One chunk: ``first`` and the pieces of the same kind queued right behind it."""

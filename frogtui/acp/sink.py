@@ -1,5 +1,6 @@
 """``AcpSink``: the loop's events as ACP session updates (reasoning → ``agent_thought_chunk``,
-answer → ``agent_message_chunk``, each call → ``tool_call`` then ``tool_call_update``s, usage →
+answer → ``agent_message_chunk``, each call → ``tool_call`` then ``tool_call_update``s (Bash
+output as it arrives), usage →
 ``usage_update``). Runs on the agent's worker thread; the ``Outbox`` carries the updates."""
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ class AcpSink:
             send(view.progress())
         elif isinstance(event, ev.ToolStarted):
             send(self.view(event.call).progress("in_progress", with_content=False))
+        elif isinstance(event, ev.ToolOutput):
+            view = self.view(event.call)
+            view.stream(event.text)
+            send(view.progress())
         elif isinstance(event, ev.ToolFinished):
             view = self.view(event.call)
             view.set_output(event.observation)

@@ -23,6 +23,8 @@ STOP_REASONS: dict[str, schema.StopReason] = {
 """Leaf exit reasons with an ACP stop reason; the others (errors, a full context) end the turn
 with a message saying why and ``end_turn``."""
 TITLE_CHARS = 200
+STREAM_CHARS = 4_000
+"""How much of a running command's output is shown while it runs (the tail)."""
 Content = schema.ContentToolCallContent | schema.FileEditToolCallContent
 
 
@@ -110,6 +112,8 @@ class ToolCallView:
     notes: list[str] = field(default_factory=list)
     diff: list[Content] = field(default_factory=list)
     output: list[Content] = field(default_factory=list)
+    streamed: str = ""
+    """The tail of a running command's output (``STREAM_CHARS`` at most)."""
 
     @property
     def kind(self) -> schema.ToolKind:
@@ -156,6 +160,14 @@ class ToolCallView:
             locations=locations(self.call, self.root),
             raw_input=cap_input(self.call.arguments),
         )
+
+    def stream(self, text: str) -> None:
+        """Add output of the running command (its last ``STREAM_CHARS`` are shown)."""
+        self.streamed += text
+        cut = len(self.streamed) > STREAM_CHARS
+        if cut:
+            self.streamed = self.streamed[-STREAM_CHARS:]
+        self.output = [text_content(fenced(("…\n" if cut else "") + self.streamed))]
 
     def set_output(self, observation: str) -> None:
         self.output = [text_content(fenced(cap_text(observation, TEXT_BYTES - 1_000)))] if observation else []

@@ -94,6 +94,14 @@ class ToolStarted(CallEvent):
 
 
 @dataclass(frozen=True)
+class ToolOutput(CallEvent):
+    """Output of a running Bash command as it is read (stdout and stderr pieces as they come),
+    before its ``ToolFinished``; the observation the model sees is still ``ToolFinished``'s."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolFinished(CallEvent):
     observation: str
     duration_s: float
@@ -144,6 +152,7 @@ AgentEvent = (
     | ToolCallProposed
     | ApprovalAnswered
     | ToolStarted
+    | ToolOutput
     | ToolFinished
     | StepUsage
     | AssistantTurnEnded

@@ -348,7 +348,7 @@ class Agent:
                     raise _Stop("tool_error", f"checkpoint failed: {err}") from None
             self.sink.emit(ev.ToolStarted(step=step, call=call))
             started = self.clock()
-            outcome = self.runner.run(call, preview=preview, cancel=self.cancel)
+            outcome = self.runner.run(call, preview=preview, cancel=self.cancel, on_output=self._output_to_sink(step, call))
             duration = self.clock() - started
             if outcome.stale:
                 continue  # the file changed after the diff was shown: show it again
@@ -357,6 +357,10 @@ class Agent:
             return observation
         path = call.arguments.get("file_path", "")
         return self._not_run(step, call, f"RuntimeError: {path} kept changing while waiting for approval; nothing was written")
+
+    def _output_to_sink(self, step: int, call: ToolCall) -> Callable[[str], None]:
+        """Passes a running command's output on as ``ToolOutput`` events (on the loop's thread)."""
+        return lambda text: self.sink.emit(ev.ToolOutput(step, call, text))
 
     def _not_run(self, step: int, call: ToolCall, observation: str) -> str:
         """Report a call that did not run (invalid, denied, interrupted) and return its observation."""

@@ -11,6 +11,7 @@ as it is instead.
 """
 from __future__ import annotations
 
+import codecs
 import os
 import selectors
 import signal
@@ -31,6 +32,8 @@ DRAIN_S = 2.0
 
 CommandWrapper = Callable[[Sequence[str]], list[str]]
 """Turns the plain argv (``bash -c COMMAND``) into the argv to run, e.g. under bubblewrap."""
+OutputCallback = Callable[[str], None]
+"""Receives a running command's output as it is read, on the thread that called ``run_bash``."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,10 @@ def run_bash(
     cancel: threading.Event | None = None,
     wrap: CommandWrapper | None = None,
     env: dict[str, str] | None = None,
+    on_output: OutputCallback | None = None,
 ) -> BashResult:
-    """Run ``command`` and return Leaf's observation."""
+    """Run ``command`` and return Leaf's observation; ``on_output`` (when given) receives the
+    output as it is read (each stream decoded as UTF-8 on its own)."""
     limit = effective_timeout(timeout)
     argv = shell_argv(command)
     if wrap is not None:
@@ -115,7 +120,7 @@ def run_bash(
     out, err = CappedOutput(), CappedOutput()
     try:
         sinks = {proc.stdout.fileno(): out, proc.stderr.fileno(): err}  # type: ignore[union-attr]
-        timed_out, cancelled = _pump(proc, sinks, limit, cancel)
+        timed_out, cancelled = _pump(proc, sinks, limit, cancel, _Relay(on_output, sinks) if on_output is not None else None)
     finally:
         # Kill the group in every case (also on KeyboardInterrupt): a finished shell may leave
         # background children holding the pipes.
@@ -133,9 +138,11 @@ def run_bash(
     return BashResult(observation=compose(head, out, err), exit_code=code, timed_out=timed_out, cancelled=cancelled)
 
 
-def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, CappedOutput], limit: float, cancel: threading.Event | None) -> tuple[bool, bool]:
+def _pump(
+    proc: subprocess.Popen[bytes], sinks: dict[int, CappedOutput], limit: float, cancel: threading.Event | None, relay: _Relay | None = None
+) -> tuple[bool, bool]:
     """Read both pipes until the command ends (then what is left, briefly), the deadline passes or
-    ``cancel`` is set. Returns (timed_out, cancelled)."""
+    ``cancel`` is set; ``relay`` passes what is read on. Returns (timed_out, cancelled)."""
     selector = selectors.DefaultSelector()
     for fd in sinks:
         selector.register(fd, selectors.EVENT_READ)
@@ -163,10 +170,26 @@ def _pump(proc: subprocess.Popen[bytes], sinks: dict[int, CappedOutput], limit: 
                     sinks[key.fd].add(data)
                 else:
                     selector.unregister(key.fd)
+                if relay is not None:
+                    relay.pass_on(key.fd, data)
         return False, False
     finally:
         selector.close()
         closer()
+
+
+class _Relay:
+    """Decodes each stream incrementally (a character split between two reads stays whole) and
+    passes the text on."""
+
+    def __init__(self, on_output: OutputCallback, sinks: dict[int, CappedOutput]) -> None:
+        self.on_output = on_output
+        self.decoders = {fd: codecs.getincrementaldecoder("utf-8")("replace") for fd in sinks}
+
+    def pass_on(self, fd: int, data: bytes) -> None:
+        text = self.decoders[fd].decode(data, final=not data)  # b"": the stream ended
+        if text:
+            self.on_output(text)
 
 
 def _exit_signal(proc: subprocess.Popen[bytes]) -> tuple[int, Callable[[], None]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from frogtui.protocol import Preview, ToolCall
 from frogtui.tools import files
-from frogtui.tools.bash import CommandWrapper, run_bash
+from frogtui.tools.bash import CommandWrapper, OutputCallback, run_bash
 from frogtui.tools.environment import CREDENTIAL_NAME
 from frogtui.tools.files import StaleFileError
 from frogtui.tools.workspace import Workspace
@@ -67,9 +67,17 @@ class ToolRunner:
             )
         return None
 
-    def run(self, call: ToolCall, *, preview: Preview | None = None, cancel: threading.Event | None = None) -> ToolOutcome:
+    def run(
+        self,
+        call: ToolCall,
+        *,
+        preview: Preview | None = None,
+        cancel: threading.Event | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> ToolOutcome:
         """Run ``call`` (its arguments converted, ``call.error`` None). Write/Edit apply ``preview`` when given,
-        and only if the file still has the previewed content."""
+        and only if the file still has the previewed content. Bash passes its output to ``on_output``
+        as it is read (on this thread)."""
         args = call.arguments
         try:
             if call.name == "Read":
@@ -91,6 +99,7 @@ class ToolRunner:
                     cancel=cancel,
                     wrap=self.wrap,
                     env=self.bash_env(),
+                    on_output=on_output,
                 )
                 ok = result.exit_code == 0
                 return ToolOutcome(result.observation, ok=ok, exit_code=result.exit_code, cancelled=result.cancelled)

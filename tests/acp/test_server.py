@@ -187,3 +187,21 @@ async def test_load_replays_a_finished_session_and_continues(py_repo: Path, tmp_
     saved = json.loads((session_folder(new.session_id) / "trajectory.json").read_text())
     assert [m["content"] for m in saved["messages"] if m["role"] == "user"] == ["what does add do? ✓", "and now?"]
     assert saved["final_message"] == "Still subtracts."
+
+
+async def test_bash_output_streams_while_the_command_runs(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(
+        tmp_path / "replay.jsonl",
+        [turn("Run it.", xml_call("Bash", command="echo started; sleep 1.5; echo finished")), turn("Done.", answer="ok")],
+    )
+    client = ScriptedClient(["allow_once"])
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
+        new = await conn.new_session(cwd=str(py_repo))
+        response = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("go")]), 120)
+    assert response.stop_reason == "end_turn"
+    bash = client.of("tool_call")[-1]
+    updates = client.calls()[bash.tool_call_id]
+    texts = [" ".join(c.content.text for c in u.content or [] if c.type == "content") for u in updates]
+    running = [t for u, t in zip(updates, texts) if u.status is None and "started" in t and "finished" not in t]
+    assert running, texts  # the first line arrived while the command still ran
+    assert updates[-1].status == "completed" and "Exit code: 0" in texts[-1] and "finished" in texts[-1]

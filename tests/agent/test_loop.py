@@ -90,6 +90,19 @@ def test_events_come_in_order(py_repo: Path, tmp_path: Path) -> None:
     assert "".join(e.text for e in sink.of(ev.ReasoningDelta)).rstrip() == "Look first."
 
 
+def test_bash_output_is_passed_on_before_the_call_finishes(py_repo: Path, tmp_path: Path) -> None:
+    agent, sink = make_agent(py_repo, tmp_path, [turn("Run.", xml_call("Bash", command="echo first; sleep 0.3; echo second"))])
+    threads: list[threading.Thread] = []
+    record = sink.emit
+    sink.emit = lambda event: (threads.append(threading.current_thread()), record(event))  # type: ignore[method-assign]
+    agent.run("go")
+    kinds = [type(e).__name__ for e in sink.events if isinstance(e, (ev.ToolStarted, ev.ToolOutput, ev.ToolFinished))]
+    assert kinds[0] == "ToolStarted" and kinds[-1] == "ToolFinished" and "ToolOutput" in kinds
+    streamed = "".join(e.text for e in sink.of(ev.ToolOutput))
+    assert "first\nsecond\n" in streamed and "second" in sink.of(ev.ToolFinished)[0].observation
+    assert set(threads) == {threading.current_thread()}  # events come on the loop's thread, as the sink expects
+
+
 def test_denial_reason_becomes_the_observation(py_repo: Path, tmp_path: Path) -> None:
     person = ScriptedPerson(Approval("deny", reason="use pytest -x instead", by="person"))
     agent, sink = make_agent(py_repo, tmp_path, [turn("", xml_call("Bash", command="rm -rf build"))], person)

@@ -255,6 +255,21 @@ def test_unknown_tool_and_bad_arguments(ws: Workspace) -> None:
     assert run(ws, "Read", file_path="a", offset="ten") == "ValueError: parameter 'offset' of Read expects an integer, got 'ten'"
 
 
+def test_bash_output_is_passed_on_as_it_arrives(ws: Workspace) -> None:
+    pieces: list[tuple[float, str]] = []
+    started = time.monotonic()
+    result = run_bash(
+        "printf 'first \\342\\234'; sleep 0.5; printf '\\223 done\\n'; echo oops >&2",
+        str(ws.root),
+        on_output=lambda text: pieces.append((time.monotonic() - started, text)),
+    )
+    streamed = "".join(text for _, text in pieces)
+    assert "first ✓ done\n" in streamed and streamed.endswith("oops\n")  # the split ✓ is decoded whole
+    first = next(t for t, text in pieces if "first" in text)
+    assert first < pieces[-1][0] - 0.3  # passed on before the command ended
+    assert result.observation.startswith("Exit code: 0\nSTDOUT:\nfirst ✓ done\n\nSTDERR:\n") and result.observation.endswith("oops\n")
+
+
 def test_bash_environment_points_at_the_repository(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYENV_DIR", "/somewhere/the/sandbox/hides")
     monkeypatch.setenv("OLDPWD", "/elsewhere")
