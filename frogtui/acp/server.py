@@ -9,8 +9,10 @@ import json
 import os
 import re
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.helpers import update_agent_message_text
@@ -29,6 +31,7 @@ from frogtui.session import Session
 if TYPE_CHECKING:
     from frogtui.acp.session import AcpSession
 
+T = TypeVar("T")
 SESSION_ID = re.compile(r"^[0-9A-Za-z][0-9A-Za-z._-]{0,99}$")
 
 
@@ -68,7 +71,12 @@ class FrogAgent:
         self.sessions: dict[str, AcpSession] = {}
         self.shared = SharedModel()
         self.run_lock = asyncio.Lock()
+        self.workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="frogtui-acp")
+        """Where the blocking work runs (the loop, git, the model load); ``shutdown`` waits for it."""
         self._loads = 0
+
+    async def _blocking(self, func: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.workers, func, *args)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -106,7 +114,7 @@ class FrogAgent:
             raise _invalid(f"session {resume.id} has no saved conversation")
         outbox = Outbox(self.conn, core.session.id)
         try:
-            notes = await asyncio.to_thread(core.prepare)
+            notes = await self._blocking(core.prepare)
         except FrogtuiError as err:
             await outbox.close()
             raise _invalid(str(err)) from None
@@ -206,7 +214,7 @@ class FrogAgent:
             acp_session.unshown.clear()
         name = command_name(text)
         if name is not None:
-            say(update_agent_message_text(await asyncio.to_thread(run_command, name, acp_session)))
+            say(update_agent_message_text(await self._blocking(run_command, name, acp_session)))
             return "end_turn"
         if not text.strip():
             say(update_agent_message_text("frogtui: the prompt has no text."))
@@ -222,7 +230,7 @@ class FrogAgent:
                 return "end_turn"
             if cancelled.is_set():
                 return "cancelled"
-            result = await asyncio.to_thread(acp_session.run, text)
+            result = await self._blocking(acp_session.run, text)
         note = end_message(result.exit_reason, result.error)
         if note:
             say(update_agent_message_text(note))
@@ -251,7 +259,7 @@ class FrogAgent:
         title = f"Loading model {core.config.model_spec}"
         outbox.send(schema.ToolCallStart(session_update="tool_call", tool_call_id=call_id, title=title, kind="other", status="in_progress"))
         try:
-            model = await asyncio.to_thread(core.load_model, report)
+            model = await self._blocking(core.load_model, report)
         except FrogtuiError as err:
             outbox.send(progress("failed", str(err)))
             raise
@@ -266,13 +274,14 @@ class FrogAgent:
             acp_session.outbox.cancel_pending()
 
     async def shutdown(self) -> None:
-        """The client went away: stop every run, deny what waits, release the model."""
+        """The client went away: stop every run, deny what waits, wait for the workers (a run
+        cancelled with the connection still holds the model), then release the model."""
         for acp_session in self.sessions.values():
             acp_session.cancel()
             await acp_session.outbox.close()
-        async with self.run_lock:
-            if self.shared.model is not None:
-                await asyncio.to_thread(self.shared.model.close)
+        await asyncio.to_thread(self.workers.shutdown, True)
+        if self.shared.model is not None:
+            self.shared.model.close()
 
 
 def find_session(session_id: str, repo: Path) -> Session:

@@ -28,6 +28,8 @@ class ScriptedClient:
         self.permissions: list[tuple[schema.ToolCallUpdate, list[schema.PermissionOption]]] = []
         self.asked = asyncio.Event()
         self.on_update: Callable[[Any], None] | None = None
+        self.process: Any = None
+        """The agent's process (``acp_agent`` sets it)."""
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append(update)
@@ -89,6 +91,7 @@ async def acp_agent(
             transport_kwargs={"stderr": err},
             **connection,
         ) as (conn, process):
+            client.process = process
             init = await asyncio.wait_for(conn.initialize(protocol_version=1), 30)
             assert init.protocol_version == 1
             yield conn
