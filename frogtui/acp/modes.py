@@ -1,13 +1,11 @@
 """The approval modes as an editor shows them (a session mode and the ``mode`` config option).
 What each does is ``approval.apply_mode``'s, the same in every front end; this module only names
-them, and stays light (``initialize`` and ``session/new`` answer before the policy is imported)."""
+them, and stays light (``initialize`` answers before the policy is imported)."""
 from __future__ import annotations
 
-from typing import get_args
+from frogtui.config import APPROVAL_MODES
 
-from frogtui.config import ApprovalMode
-
-MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
+MODES = APPROVAL_MODES
 MODE_TEXT: dict[str, tuple[str, str]] = {
     "policy": ("Ask (policy)", "Ask about what the rules say to ask about (the default)"),
     "all": ("Allow all", "Allow everything the floor and your deny rules allow, without asking; FrogNano has no safety alignment"),

@@ -202,7 +202,7 @@ async def test_bash_output_streams_while_the_command_runs(py_repo: Path, tmp_pat
     bash = client.of("tool_call")[-1]
     updates = client.calls()[bash.tool_call_id]
     texts = [" ".join(c.content.text for c in u.content or [] if c.type == "content") for u in updates]
-    running = [t for u, t in zip(updates, texts) if u.status is None and "started" in t and "finished" not in t]
+    running = [t for u, t in zip(updates, texts, strict=True) if u.status is None and "started" in t and "finished" not in t]
     assert running, texts  # the first line arrived while the command still ran
     assert updates[-1].status == "completed" and "Exit code: 0" in texts[-1] and "finished" in texts[-1]
 
@@ -214,7 +214,9 @@ async def test_the_editor_going_away_stops_the_run_and_the_agent_exits(py_repo: 
         new = await conn.new_session(cwd=str(py_repo))
         await conn.set_session_mode(session_id=new.session_id, mode_id="all")
         running = asyncio.Event()
-        client.on_update = lambda u: running.set() if getattr(u, "status", None) == "in_progress" and u.tool_call_id.startswith("call_") else None
+        client.on_update = lambda u: (
+            running.set() if getattr(u, "status", None) == "in_progress" and u.tool_call_id.startswith("call_") else None
+        )
         prompt = asyncio.ensure_future(conn.prompt(session_id=new.session_id, prompt=[text_block("go")]))
         await asyncio.wait_for(running.wait(), 60)
     # stdin closed: the agent interrupts the command, waits for its worker and exits on its own (0, not killed)
