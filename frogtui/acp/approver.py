@@ -43,7 +43,7 @@ class AcpApprover:
             view.diff = diff_content(request.preview)
             self.sink.outbox.send(view.progress())
         decision = self.engine.evaluate(request)
-        approval = apply_mode(self.mode, decision, request.call.name) or self._ask(request, decision)
+        approval = apply_mode(self.mode, decision, request.call.name, repeat=request.repeat) or self._ask(request, decision)
         if self.log is not None:
             self.log(audit_line(request.step, request.call, approval))
         return approval
@@ -60,6 +60,8 @@ class AcpApprover:
             )
         options.append(schema.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
         why = f"frogtui asks because of `{decision.rule}`: {decision.reason}"
+        if request.repeat:
+            why = f"frogtui asks because {request.repeat}"
         response = self.sink.outbox.ask(self.sink.view(call).permission_call(why), options)
         outcome = response.outcome if response is not None else None
         if not isinstance(outcome, schema.AllowedOutcome):

@@ -18,8 +18,9 @@ from frogtui.protocol import ToolCall
 _FAILED = re.compile(r"^(The user denied|Interrupted by the user|Unknown tool|\w*(Error|Exception): )")
 
 
-def replay_updates(saved: dict[str, Any], root: str) -> Iterator[Any]:
-    """The updates that show ``saved`` (a trajectory dict) again, in order."""
+def replay_updates(saved: dict[str, Any], root: str, id_prefix: str = "") -> Iterator[Any]:
+    """The updates that show ``saved`` (a trajectory dict) again, in order; tool call ids get
+    ``id_prefix`` (an earlier conversation of a handed-off session reuses ids)."""
     views: dict[str, ToolCallView] = {}
     for message in saved.get("messages") or []:
         if not isinstance(message, dict):
@@ -35,17 +36,17 @@ def replay_updates(saved: dict[str, Any], root: str) -> Iterator[Any]:
                 yield update_agent_thought_text(cap_text(reasoning, CHUNK_BYTES, "reasoning") + "\n")
             if text:
                 yield update_agent_message_text(cap_text(text, CHUNK_BYTES, "answer") + "\n")
-            for call in saved_calls(message):
+            for call in saved_calls(message, id_prefix):
                 views[call.id] = view = ToolCallView(call, root)
                 yield view.start()
         elif role == "tool":
-            view = views.pop(str(message.get("tool_call_id")), None)
+            view = views.pop(id_prefix + str(message.get("tool_call_id")), None)
             if view is not None:
                 view.set_output(text)
                 yield view.progress("failed" if _FAILED.match(text) else "completed")
 
 
-def saved_calls(message: dict[str, Any]) -> list[ToolCall]:
+def saved_calls(message: dict[str, Any], id_prefix: str = "") -> list[ToolCall]:
     """The tool calls of a saved assistant message (arguments as JSON strings, OpenAI style)."""
     calls = []
     for item in message.get("tool_calls") or []:
@@ -56,7 +57,7 @@ def saved_calls(message: dict[str, Any]) -> list[ToolCall]:
             arguments = json.loads(function.get("arguments") or "{}")
         except (TypeError, ValueError):
             arguments = {}
-        calls.append(ToolCall(item["id"], str(function.get("name", "")), arguments if isinstance(arguments, dict) else {}))
+        calls.append(ToolCall(id_prefix + item["id"], str(function.get("name", "")), arguments if isinstance(arguments, dict) else {}))
     return calls
 
 

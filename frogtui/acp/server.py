@@ -160,9 +160,10 @@ class FrogAgent:
         if session_id in self.sessions:
             raise _invalid(f"session {session_id} is already open")
         acp_session = await self._open(config, resume=session)
-        assert acp_session.core.saved is not None
-        for update in replay_updates(acp_session.core.saved, str(config.repo)):
-            acp_session.outbox.send(update)
+        chain = acp_session.core.chain  # several conversations after hand-offs, oldest first
+        for n, saved in enumerate(chain, 1):
+            for update in replay_updates(saved, str(config.repo), id_prefix="" if n == len(chain) else f"run{n}-"):
+                acp_session.outbox.send(update)
         await acp_session.outbox.flush()
         return schema.LoadSessionResponse(**self._modes(acp_session))
 

@@ -224,3 +224,17 @@ async def test_the_editor_going_away_stops_the_run_and_the_agent_exits(py_repo: 
     prompt.cancel()
     saved = json.loads((session_folder(new.session_id) / "trajectory.json").read_text())
     assert saved["exit_reason"] == "cancelled" and not (py_repo / "late.txt").exists()
+
+
+async def test_a_repeated_call_is_asked_about_even_when_a_rule_allows_it(py_repo: Path, tmp_path: Path) -> None:
+    read = xml_call("Read", file_path="calc.py")
+    replay = write_replay(tmp_path / "replay.jsonl", [turn("Read.", read), turn("Again.", read), turn("Again.", read), turn("Done.", answer="ok")])
+    client = ScriptedClient(["allow_once"])
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
+        new = await conn.new_session(cwd=str(py_repo))
+        response = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("go")]), 60)
+    assert response.stop_reason == "end_turn"
+    assert len(client.permissions) == 1  # the third identical Read (Read is allowed by default)
+    asked, options = client.permissions[0]
+    assert "frogtui asks because this exact call ran twice already in a row" in asked.content[0].content.text
+    assert [o.kind for o in options] == ["allow_once", "reject_once"]  # no session rule: Read is allowed already
