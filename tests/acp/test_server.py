@@ -228,7 +228,8 @@ async def test_the_editor_going_away_stops_the_run_and_the_agent_exits(py_repo: 
 
 async def test_a_repeated_call_is_asked_about_even_when_a_rule_allows_it(py_repo: Path, tmp_path: Path) -> None:
     read = xml_call("Read", file_path="calc.py")
-    replay = write_replay(tmp_path / "replay.jsonl", [turn("Read.", read), turn("Again.", read), turn("Again.", read), turn("Done.", answer="ok")])
+    turns = [turn("Read.", read), turn("Again.", read), turn("Again.", read), turn("Done.", answer="ok")]
+    replay = write_replay(tmp_path / "replay.jsonl", turns)
     client = ScriptedClient(["allow_once"])
     async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
         new = await conn.new_session(cwd=str(py_repo))
