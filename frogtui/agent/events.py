@@ -94,10 +94,12 @@ class ToolStarted(CallEvent):
 
 
 @dataclass(frozen=True)
-class ToolOutput(CallEvent):
+class ToolOutput(StepEvent):
     """Output of a running Bash command as it is read (stdout and stderr pieces as they come),
-    before its ``ToolFinished``; the observation the model sees is still ``ToolFinished``'s."""
+    before its ``ToolFinished``; the observation the model sees is still ``ToolFinished``'s. Not a
+    ``CallEvent``: a front end that redraws a call's line on each of those need not do it per piece."""
 
+    call: ToolCall
     text: str
 
 
