@@ -2,16 +2,25 @@
 
 Usage: python bench/checkpoint.py [--files 5000] [--changed 20] [--runs 5]
 
-Builds a real repository in a temp folder (FILES files of ~1 KB in nested folders, committed), then
-changes CHANGED files and adds CHANGED untracked ones, and times, alternating, per run:
+Builds a real repository in a temp folder (FILES files of ~1 KB in nested folders, committed,
+packed with ``git gc``, ``gc.auto=0`` so no background gc runs during the timings), takes one
+checkpoint (the session's first, which seeds frogtui's private index), then times two series,
+alternating the three ways per run:
 
-- frogtui: ``Checkpoints.before_action`` (copy of the index, ``git add --all`` into it,
-  ``write-tree``, ``update-ref``): tracked and untracked files, the person's index untouched;
+- clean: nothing changes between runs (a checkpoint before ``ls`` or ``true``);
+- dirty: before each run CHANGED files change and CHANGED untracked ones appear.
+
+The three ways:
+
+- frogtui: ``Checkpoints.before_action`` (the private index brought up to date from ``git status``
+  with the untracked cache, ``git add`` of what changed, ``write-tree``, ``update-ref``): tracked
+  and untracked files, the person's index untouched;
 - ``git stash create``: git's own snapshot of tracked changes (untracked files are not included);
 - a fresh temporary index (``read-tree HEAD``, ``add --all``, ``write-tree``): the same snapshot as
   frogtui without reusing the index's stat data.
 
-The last line is one JSON object with the median milliseconds of each.
+The last line is one JSON object with the median milliseconds of each and frogtui's ratio to
+``git stash create``, for both series.
 """
 from __future__ import annotations
 
@@ -45,8 +54,10 @@ def make_repo(root: Path, files: int) -> None:
         path = root / f"pkg{i % 50}" / f"mod{i // 50}" / f"file{i}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(f"value_{i}_{j} = {j}\n" for j in range(60)))
+    git(root, "config", "gc.auto", "0")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "initial")
+    git(root, "gc", "-q")  # no loose objects left, no background gc during the timings
 
 
 def change(root: Path, files: int, changed: int, run: int) -> None:
@@ -71,6 +82,21 @@ def fresh_index_snapshot(root: Path) -> None:
         git(root, "write-tree", env=env)
 
 
+def series(root: Path, args: argparse.Namespace, checkpoints: Checkpoints, dirty: bool, first: int) -> dict[str, float]:
+    call = ToolCall("bench", "Bash", {"command": "true"})
+    results: dict[str, list[float]] = {"frogtui": [], "stash_create": [], "fresh_index": []}
+    for run in range(first, first + args.runs):
+        if dirty:
+            change(root, args.files, args.changed, run)
+        results["frogtui"].append(timed(lambda step=run + 1: checkpoints.before_action(step, call)))
+        results["stash_create"].append(timed(lambda: git(root, "stash", "create")))
+        results["fresh_index"].append(timed(lambda: fresh_index_snapshot(root)))
+        print(f"{'dirty' if dirty else 'clean'} run {run - first + 1}: " + "   ".join(f"{k} {v[-1]:7.1f} ms" for k, v in results.items()))
+    medians = {f"{k}_ms": round(statistics.median(v), 1) for k, v in results.items()}
+    ratios = [a / b for a, b in zip(results["frogtui"], results["stash_create"])]
+    return {**medians, "ratio_to_stash_create": round(statistics.median(ratios), 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=5000)
@@ -82,22 +108,13 @@ def main() -> None:
         started = time.perf_counter()
         make_repo(root, args.files)
         print(f"repository: {args.files} files committed in {time.perf_counter() - started:.1f}s; "
-              f"{args.changed} changed + {args.changed} untracked per run")
-        state = discover(root, "bench")
+              f"{args.changed} changed + {args.changed} untracked per dirty run")
+        state = discover(root, "bench")  # the session's start: seeds the private index
         assert state is not None
         checkpoints = Checkpoints(state)
-        call = ToolCall("bench", "Bash", {"command": "true"})
-        results: dict[str, list[float]] = {"frogtui": [], "stash_create": [], "fresh_index": []}
-        for run in range(args.runs):
-            change(root, args.files, args.changed, run)
-            results["frogtui"].append(timed(lambda step=run + 1: checkpoints.before_action(step, call)))
-            results["stash_create"].append(timed(lambda: git(root, "stash", "create")))
-            results["fresh_index"].append(timed(lambda: fresh_index_snapshot(root)))
-            print(f"run {run + 1}: " + "   ".join(f"{k} {v[-1]:7.1f} ms" for k, v in results.items()))
-        medians = {k: round(statistics.median(v), 1) for k, v in results.items()}
-        print(json.dumps({"files": args.files, "changed": args.changed, "runs": args.runs,
-                          "frogtui_ms": medians["frogtui"], "stash_create_ms": medians["stash_create"],
-                          "fresh_index_ms": medians["fresh_index"]}))
+        clean = series(root, args, checkpoints, dirty=False, first=0)
+        dirty = series(root, args, checkpoints, dirty=True, first=args.runs)
+        print(json.dumps({"files": args.files, "changed": args.changed, "runs": args.runs, "clean": clean, "dirty": dirty}))
 
 
 if __name__ == "__main__":
