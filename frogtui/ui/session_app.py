@@ -55,6 +55,8 @@ from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, lo
 from frogtui.ui.trace import TracePane
 from frogtui.vcs.repository import not_a_repo_message
 
+FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
+"""Calls after which the status bar's git state is read again (off the UI thread)."""
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
@@ -277,8 +279,8 @@ class SessionApp(LongSession):
     async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
         event = message.event
         await show_event(event, self.chat, self.trace, self.status)
-        if isinstance(event, ev.ToolFinished):
-            self.refresh_git()
+        if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
+            self.refresh_git()  # a Read or Glob changes nothing: no git status after it
         elif isinstance(event, ev.RunEnded):
             self._run_ended(event)
 

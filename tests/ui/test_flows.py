@@ -247,3 +247,22 @@ async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: 
         ]
         assert tool_messages(app)[0] == "PermissionError: Bash is not allowed under mode: none"
     assert "a - b" in (py_repo / "calc.py").read_text()
+
+
+async def test_git_status_is_refreshed_only_after_calls_that_can_change_files(make_app, home: Path, monkeypatch) -> None:
+    trace = home / "git-trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    reads = [turn("Look.", xml_call("Read", file_path="calc.py")) for _ in range(3)]
+    app = make_app([*reads, turn("Write.", xml_call("Write", file_path="new.txt", content="x\n")), turn("Done.", answer="Done.")],
+                   approve="all")
+
+    def status_runs() -> int:
+        return trace.read_text().count("status --porcelain=v1 --branch") if trace.exists() else 0
+
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read it")
+        await wait_for(pilot, lambda: run_over(app), what="the run to end")
+        await wait_for(pilot, lambda: status_runs() >= 3, what="the git refreshes")
+        await pilot.pause(0.3)
+    assert app.last_exit_reason == "agent"
+    assert status_runs() == 3  # at start, after the Write, at the end: none after the three Reads
