@@ -6,10 +6,11 @@ import json
 import os
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from frogtui.agent.journal import TrajectoryJournal, rebuild
 from frogtui.agent.trajectory import Trajectory, replay_lines, run_file, write_json_atomic, write_text_atomic
 from frogtui.config import sessions_dir
 
@@ -28,10 +29,18 @@ class Session:
     id: str
     folder: Path
     repo: Path
+    journals: dict[int, TrajectoryJournal] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Each run's trajectory saved step by step (``trajectory.jsonl``…, ``replay.jsonl``)."""
 
     @property
     def trajectory_path(self) -> Path:
         return self.folder / "trajectory.json"
+
+    @property
+    def journal_path(self) -> Path:
+        """The first conversation as it grows, one line per message, step and state update (read
+        by ``load_chain``; ``trajectory.json`` is written from it at the end of each run)."""
+        return self.run_journal_path(1)
 
     @property
     def log_path(self) -> Path:
@@ -78,13 +87,42 @@ class Session:
         """The trajectory file of the session's ``run``-th conversation (1: ``trajectory.json``)."""
         return self.folder / run_file(run)
 
+    def run_journal_path(self, run: int) -> Path:
+        """The journal of the ``run``-th conversation (``trajectory.jsonl``, ``trajectory-2.jsonl``…)."""
+        return self.run_path(run).with_suffix(".jsonl")
+
     def save_trajectory(self, trajectory: Trajectory | dict[str, Any], *, replay_before: str = "") -> None:
-        """Write a conversation's trajectory to its run's file, and the session's replay file:
-        ``replay_before`` (the earlier conversations' turns, after a hand-off) then its turns."""
-        data = trajectory.as_dict() if isinstance(trajectory, Trajectory) else trajectory
-        run = data.get("run")
-        write_json_atomic(self.run_path(run if isinstance(run, int) else 1), data)
-        write_text_atomic(self.replay_path, replay_before + replay_lines(data))
+        """Save a conversation after a step. A ``Trajectory`` is appended to its run's journal
+        (constant cost per step; the replay file gets its new turns) and, once the run has ended
+        (``partial`` false), written whole to its run's file; a dict is written whole (and replaces
+        that run's journal). The replay file holds ``replay_before`` (the earlier conversations'
+        turns, after a hand-off) then this conversation's turns."""
+        if isinstance(trajectory, Trajectory):
+            run = trajectory.run
+            if run not in self.journals:
+                self.journals[run] = TrajectoryJournal(self.run_journal_path(run), self.replay_path)
+            self.journals[run].save(trajectory, replay_before=replay_before)
+            if not trajectory.partial:
+                write_json_atomic(self.run_path(run), trajectory.as_dict())
+            return
+        run = trajectory.get("run")
+        run = run if isinstance(run, int) else 1
+        write_json_atomic(self.run_path(run), trajectory)
+        write_text_atomic(self.replay_path, replay_before + replay_lines(trajectory))
+        self.run_journal_path(run).unlink(missing_ok=True)
+        self.journals.pop(run, None)
+
+    def _read_run(self, path: Path) -> Any:
+        """A run's conversation: from its journal (up to the last step saved, also after a crash),
+        else from its file.
+
+        Raises:
+            OSError, ValueError: neither can be read.
+        """
+        data = rebuild(path.with_suffix(".jsonl"))
+        if data is not None:
+            return data
+        return json.loads(path.read_text(encoding="utf-8"))
 
     def load_chain(self) -> list[dict[str, Any]]:
         """The session's conversations in order: ``trajectory.json``, then each
@@ -93,7 +131,7 @@ class Session:
         path: Path | None = self.trajectory_path
         while path is not None and len(chain) < MAX_RUNS:
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = self._read_run(path)
             except (OSError, ValueError):
                 break
             if not isinstance(data, dict) or (chain and data.get("previous_trajectory") != path_name(chain[-1])):
@@ -108,6 +146,12 @@ class Session:
         """The session's latest conversation (the end of the hand-off chain), or None."""
         chain = self.load_chain()
         return chain[-1] if chain else None
+
+    def write_trajectory_file(self, run: int = 1) -> None:
+        """Bring a run's file up to date with its journal (before showing it mid-run)."""
+        data = rebuild(self.run_journal_path(run))
+        if data is not None:
+            write_json_atomic(self.run_path(run), data)
 
     def log(self, line: str) -> None:
         with self.log_path.open("a", encoding="utf-8") as handle:

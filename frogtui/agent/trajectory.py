@@ -77,15 +77,12 @@ class Trajectory:
     def record_usage(self, n: int, usage: Usage) -> None:
         self.step(n).usage = usage.as_dict()
 
-    def as_dict(self) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:
+        """The top-level fields, without ``messages``, ``tools``, ``steps`` and ``n_steps``."""
         return {
             "trajectory_format": "leaf-function-calling",
             "trajectory_id": self.trajectory_id,
             "model": self.model,
-            "messages": self.messages,
-            "tools": self.tools,
-            "steps": [s.as_dict() for s in self.steps],
-            "n_steps": len(self.steps),
             "exit_reason": self.exit_reason,
             "error": self.error,
             "final_message": self.final_message,
@@ -98,6 +95,22 @@ class Trajectory:
             "next_trajectory": self.next_trajectory,
             "session_tokens": self.session_tokens,
         }
+
+    def as_dict(self) -> dict[str, Any]:
+        bulk = {"messages": self.messages, "tools": self.tools, "steps": [s.as_dict() for s in self.steps], "n_steps": len(self.steps)}
+        return in_leaf_order(self.state() | bulk)
+
+
+KEY_ORDER = (
+    "trajectory_format", "trajectory_id", "model", "messages", "tools", "steps", "n_steps", "exit_reason", "error",
+    "final_message", "context_tokens", "elapsed_sec", "output_patch", "partial",
+)
+"""The top-level keys of a saved trajectory, in the order they are written."""
+
+
+def in_leaf_order(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the trajectory's keys in ``KEY_ORDER`` (any others after them)."""
+    return {k: data[k] for k in KEY_ORDER if k in data} | {k: v for k, v in data.items() if k not in KEY_ORDER}
 
 
 def run_file(run: int) -> str:

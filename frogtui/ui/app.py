@@ -139,6 +139,7 @@ class FrogApp(SessionApp):
 
     def action_open_trajectory(self) -> None:
         run = self.agent.trajectory.run if self.agent is not None else max(len(self.core.chain), 1)
+        self.session.write_trajectory_file(run)  # mid-run, the journal is ahead of the run's file
         self.push_screen(TrajectoryScreen(self.session.run_path(run)))
 
     def action_cycle_approval_mode(self) -> None:
