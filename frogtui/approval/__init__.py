@@ -2,6 +2,8 @@
 files, the Bash sandbox, and the approvers and engine the front ends use. See docs/APPROVALS.md."""
 from __future__ import annotations
 
+# first, before shell_parse imports bashlex: its parser tables come from the cache, not rebuilt
+from frogtui.approval.bashlex_tables import bashlex  # noqa: F401
 from frogtui.approval.approver import PolicyApprover, audit_line
 from frogtui.approval.decision import Decision
 from frogtui.approval.engine import PolicyEngine

@@ -4,6 +4,9 @@
 progress bars and resumable downloads; a file already in the cache is used without the network.
 The file is picked by quant name (``Q4_K_M``, ``IQ2_M``...); vision projectors (``mmproj``) are never
 picked: FrogNano is text-only. Every failure is a ``ModelLoadError`` with one clear line.
+
+The download stack (httpx, huggingface_hub, tqdm: a quarter of a second to import) is imported only
+for ``hf:`` specs, never for a local file.
 """
 from __future__ import annotations
 
@@ -12,15 +15,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import httpx
-from huggingface_hub import errors as hf_errors
-from huggingface_hub import hf_hub_download, list_repo_files, snapshot_download
-from tqdm import tqdm
-
 from frogtui.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 GGUF_MAGIC = b"GGUF"
 DEFAULT_QUANT = "Q4_K_M"
@@ -113,6 +114,9 @@ def cached_path(spec: str) -> Path | None:
         path = Path(spec).expanduser()
         return path if path.is_file() else None
     hf = parse_hf_spec(spec)
+    from huggingface_hub import errors as hf_errors
+    from huggingface_hub import snapshot_download
+
     try:
         folder = Path(snapshot_download(hf.repo, allow_patterns=["*.gguf"], local_files_only=True))
     except (hf_errors.LocalEntryNotFoundError, hf_errors.HfHubHTTPError, OSError, ValueError):
@@ -143,6 +147,10 @@ def resolve_spec(spec: str, report: Callable[[str], None] | None = None) -> Path
     local = cached_path(spec)
     if local is not None:
         return check_gguf_file(local)
+    import httpx
+    from huggingface_hub import errors as hf_errors
+    from huggingface_hub import hf_hub_download, list_repo_files
+
     try:
         _probe_hub()
         files = list_repo_files(hf.repo)
@@ -171,6 +179,7 @@ def resolve_spec(spec: str, report: Callable[[str], None] | None = None) -> Path
 
 def progress_reporter(report: Callable[[str], None]) -> type[tqdm]:
     """A tqdm class that sends its progress to ``report`` as one line, at most every half second."""
+    from tqdm import tqdm
 
     class ReportingTqdm(tqdm):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -196,7 +205,9 @@ def _probe_hub() -> None:
     """
     import socket
 
+    import httpx
     from huggingface_hub import constants
+    from huggingface_hub import errors as hf_errors
 
     if constants.HF_HUB_OFFLINE:
         raise hf_errors.OfflineModeIsEnabled("HF_HUB_OFFLINE is set")

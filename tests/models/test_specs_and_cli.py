@@ -127,3 +127,15 @@ def test_doctor_with_a_local_model_path(
     config.write_text(f'model = "{bad}"\n')
     assert doctor.main(["--repo", str(py_repo)]) == 1
     assert "is not a GGUF file" in capsys.readouterr().out
+
+
+def test_loading_a_local_gguf_imports_no_download_stack(dense_gguf: Path) -> None:
+    from tests.test_cli import modules_after
+
+    code = (
+        "from frogtui.config import Config, LlamaSettings\nfrom frogtui.models import load_model\n"
+        f"load_model({str(dense_gguf)!r}, Config(llama=LlamaSettings(n_ctx=4096)), report=lambda line: None).close()"
+    )
+    loaded = modules_after(code)
+    assert "llama_cpp" in loaded
+    assert not loaded & {"httpx", "huggingface_hub", "tqdm"}
