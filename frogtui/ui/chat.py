@@ -2,13 +2,15 @@
 (streamed Markdown), plus the prompt with input history.
 
 Deltas are buffered and flushed a few dozen times a second, so thousands of tokens cost a few
-dozen re-renders, not thousands.
+dozen re-renders, not thousands; the flush timer runs only while something streams. Reasoning is
+appended, not redrawn: finished lines are frozen in their own widgets and only the last line
+re-renders.
 """
 from __future__ import annotations
 
 from rich.text import Text
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Collapsible, Input, Markdown, Static
 
@@ -54,18 +56,28 @@ class ReasoningBlock(Collapsible):
     """
 
     def __init__(self, step: int) -> None:
-        self.body = Static("", classes="reasoning-text")
+        self.tail = Static("")
+        """The last line (the one still growing); the lines before it sit in frozen widgets."""
+        self.body = Vertical(self.tail, classes="reasoning-text")
         self.step = step
         super().__init__(self.body, title=f"thinking (step {step})", collapsed=False)
         self.text = ""
+        self._tail_start = 0
+        """Where, in the stripped text, the tail starts."""
 
     def on_mount(self) -> None:
         for title in self.query("CollapsibleTitle"):
             title.can_focus = False
 
     def add(self, text: str) -> None:
+        """Append reasoning text: the lines it completes are frozen, only the last one re-renders."""
         self.text += text
-        self.body.update(Text(self.text.strip()))
+        shown = self.text.strip()
+        end = shown.rfind("\n")
+        if end >= self._tail_start and self.body.is_attached:
+            self.body.mount(Static(Text(shown[self._tail_start : end])), before=self.tail)
+            self._tail_start = end + 1
+        self.tail.update(Text(shown[self._tail_start :]))
         preview = reasoning_preview(self.text)
         # Content, not a str: a str title is parsed as markup, and reasoning holds brackets
         self.title = Content(f"thinking (step {self.step})" + (f" · {preview}" if preview else ""))
@@ -87,10 +99,22 @@ class ChatPane(VerticalScroll):
         self._answer: AnswerBlock | None = None
         self._step: int | None = None
         self._calls: dict[str, ToolCallLine] = {}
+        self._flushing = False
 
     def on_mount(self) -> None:
         self.anchor()
-        self.set_interval(FLUSH_INTERVAL_S, self.flush)
+        self._flush_timer = self.set_interval(FLUSH_INTERVAL_S, self.flush, pause=True)
+        """Runs only while deltas arrive (resumed by them, paused by a flush with nothing to show)."""
+
+    @property
+    def flushing(self) -> bool:
+        """Whether the flush timer runs (only while something streams)."""
+        return self._flushing
+
+    def _run_flush_timer(self, run: bool) -> None:
+        if run != self._flushing:
+            self._flushing = run
+            self._flush_timer.resume() if run else self._flush_timer.pause()
 
     @property
     def answer_text(self) -> str:
@@ -144,10 +168,12 @@ class ChatPane(VerticalScroll):
     def reasoning_delta(self, step: int, text: str) -> None:
         self._switch_step(step)
         self._pending_reasoning += text
+        self._run_flush_timer(True)
 
     def answer_delta(self, step: int, text: str) -> None:
         self._switch_step(step)
         self._pending_answer += text
+        self._run_flush_timer(True)
 
     def _switch_step(self, step: int) -> None:
         if step != self._step:
@@ -155,7 +181,10 @@ class ChatPane(VerticalScroll):
             self._step = step
 
     async def flush(self) -> None:
-        """Show the buffered deltas."""
+        """Show the buffered deltas (and stop the timer when there are none)."""
+        if not self._pending_reasoning and not self._pending_answer:
+            self._run_flush_timer(False)
+            return
         if self._pending_reasoning:
             # a local reference: the step may close (end_turn, a tool line) while the mount awaits
             text, self._pending_reasoning = self._pending_reasoning, ""
