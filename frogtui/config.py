@@ -26,7 +26,7 @@ SETTINGS_HELP = (
     "Settings without a flag live in $XDG_CONFIG_HOME/frogtui/config.toml (~/.config/frogtui/config.toml): "
     "model, theme, commit_trailer, [limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold, "
     "[sampling] temperature/top_p/top_k/min_p/repeat_penalty/seed, [llama] n_ctx/n_gpu_layers/flash_attn/"
-    "cache_type_k/cache_type_v/n_threads/n_batch/prompt_mode/checkpoints. Approval rules: rules.toml there "
+    "cache_type_k/cache_type_v/n_threads/n_threads_batch/n_batch/prompt_mode/checkpoints. Approval rules: rules.toml there "
     "and .frogtui.toml in the repository (docs/APPROVALS.md)."
 )
 """The ``--help`` epilog of the commands: where every option without a flag is set."""
@@ -73,6 +73,9 @@ class LlamaSettings:
     cache_type_k: str = "f16"
     cache_type_v: str = "f16"
     n_threads: int | None = None
+    """CPU threads generating tokens; None: the physical cores this process may use (``bench/threads.py``)."""
+    n_threads_batch: int | None = None
+    """CPU threads evaluating prompts in batches; None: every CPU this process may use."""
     n_batch: int = 512
     prompt_mode: str = "append"
     """``append`` (default: transcript is append-only, no re-prefill on follow-ups) or ``exact``

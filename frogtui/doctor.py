@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
-from frogtui.config import config_dir, load_config, sessions_dir
+from frogtui.config import LlamaSettings, config_dir, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
 
 
@@ -29,6 +29,15 @@ def _llama_line() -> str:
 
     gpu = "yes" if gpu_offload_supported() else "no (CPU-only build; see docs/MODELS.md for CUDA, Metal, Vulkan builds)"
     return f"llama-cpp-python: {version}, GPU offload: {gpu}"
+
+
+def _threads_line(settings: LlamaSettings) -> str:
+    from frogtui.models.threads import available_cpus, default_threads, physical_cores
+
+    generating, batch = default_threads(settings.n_threads, settings.n_threads_batch)
+    chosen = "set in [llama]" if settings.n_threads or settings.n_threads_batch else "defaults"
+    return (f"threads: {generating} generating, {batch} batch ({chosen}; {physical_cores()} physical cores, "
+            f"{available_cpus()} CPUs available; [llama] n_threads / n_threads_batch)")
 
 
 def _model_line(spec: str) -> tuple[str, bool]:
@@ -91,6 +100,7 @@ def report(repo: Path, out: TextIO) -> int:
         print(f"config: {err}", file=out)
         return 1
     print(_llama_line(), file=out)
+    print(_threads_line(config.llama), file=out)
     model_line, model_ok = _model_line(config.model_spec)
     print(model_line, file=out)
     for line in _sandbox_lines(repo, config.rules_file):

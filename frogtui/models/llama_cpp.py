@@ -27,6 +27,7 @@ from frogtui.config import Config, LlamaSettings, Sampling
 from frogtui.errors import ContextOverflowError, ModelError, ModelLoadError
 from frogtui.models.gguf_spec import read_gguf_header, resolve_spec
 from frogtui.models.prompt import ChatTemplate
+from frogtui.models.threads import thread_settings
 from frogtui.models.tokens import TokenTextDecoder, tokenize_keeping_text
 from frogtui.models.transcript import Transcript, common_prefix
 from frogtui.protocol import ModelItem, TurnEnd, Usage
@@ -63,8 +64,7 @@ class Checkpoint:
 
 
 def usable_context(llm: llama_cpp.Llama) -> int:
-    """Tokens the conversation may hold: llama.cpp may round ``n_ctx`` up, but llama-cpp-python's
-    token buffer (``input_ids``) has the size that was asked for."""
+    """Tokens the conversation may hold: llama.cpp may round ``n_ctx`` up, not the token buffer (``input_ids``)."""
     return min(llm.n_ctx(), len(llm.input_ids))
 
 
@@ -142,7 +142,7 @@ class LlamaCppModel:
             llm = llama_cpp.Llama(
                 model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
                 flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],
-                n_threads=s.n_threads, n_threads_batch=s.n_threads, seed=seed, verbose=False,
+                seed=seed, verbose=False, **thread_settings(s.n_threads, s.n_threads_batch),
             )
         except (ValueError, RuntimeError) as err:
             raise ModelLoadError(
@@ -155,7 +155,7 @@ class LlamaCppModel:
             f"{path.name}: {arch}, n_ctx {n_ctx}" + (f" (model trained for {trained}; {s.n_ctx} asked)" if n_ctx < s.n_ctx else "")
             + f", GPU layers {offload} of {layers}" + ("" if gpu else " (CPU-only build)")
             + f", flash attention {'on' if s.flash_attn else 'off'}, KV cache {s.cache_type_k}/{s.cache_type_v}"
-            + f", threads {llm.n_threads}/{llm.n_threads_batch}, prompt mode {s.prompt_mode}"
+            + f", threads {llm.n_threads} generating/{llm.n_threads_batch} batch, prompt mode {s.prompt_mode}"
         )
         try:
             model = cls(llm, path, settings=s, sampling=config.sampling, load_summary=summary)

@@ -90,7 +90,8 @@ def snapshot_tree(repo: git.Repo) -> str:
                 with tempfile.TemporaryFile(prefix="frogtui-stdin-") as handle:
                     handle.write(b"".join(path + b"\0" for path in changed))
                     handle.seek(0)
-                    repo.git.add("--all", "--pathspec-from-file=-", "--pathspec-file-nul", env={**env, "GIT_LITERAL_PATHSPECS": "1"}, istream=handle)
+                    literal = {**env, "GIT_LITERAL_PATHSPECS": "1"}
+                    repo.git.add("--all", "--pathspec-from-file=-", "--pathspec-file-nul", env=literal, istream=handle)
             if changed or private.tree is None:
                 private.tree = repo.git.write_tree(env=env)
             return private.tree

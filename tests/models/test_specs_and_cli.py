@@ -12,6 +12,7 @@ from frogtui import doctor, headless
 from frogtui.errors import ModelLoadError
 from frogtui.models import load_model
 from frogtui.models.gguf_spec import pick_gguf
+from frogtui.models.threads import available_cpus, default_threads, physical_cores
 from tests.models.conftest import make_config
 
 
@@ -100,6 +101,7 @@ def test_doctor_reports_the_setup(
     assert doctor.main(["--repo", str(py_repo)]) == 1  # the default hf: model is not downloaded here
     out = capsys.readouterr().out
     assert "llama-cpp-python: 0." in out and "GPU offload:" in out
+    assert "threads: " in out and " generating, " in out and " batch (defaults; " in out
     assert "not downloaded yet" in out
     assert "bubblewrap:" in out
     assert "git identity: Test Person <test@example.invalid>" in out
@@ -139,3 +141,26 @@ def test_loading_a_local_gguf_imports_no_download_stack(dense_gguf: Path) -> Non
     loaded = modules_after(code)
     assert "llama_cpp" in loaded
     assert not loaded & {"httpx", "huggingface_hub", "tqdm"}
+
+
+def test_generation_and_batch_threads_are_set_apart_and_shown(dense_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str], py_repo: Path) -> None:
+    lines: list[str] = []
+    model = load_model(str(dense_gguf), make_config(n_ctx=4096, n_threads=1, n_threads_batch=2), report=lines.append)
+    try:
+        assert (model.llm.n_threads, model.llm.n_threads_batch) == (1, 2)
+        assert "threads 1 generating/2 batch" in lines[-1]
+    finally:
+        model.close()
+    generating, batch = default_threads()
+    assert (generating, batch) == (physical_cores(), available_cpus()) and 1 <= generating <= batch
+    default = load_model(str(dense_gguf), make_config(n_ctx=4096), report=lines.append)
+    try:
+        assert (default.llm.n_threads, default.llm.n_threads_batch) == (generating, batch)
+    finally:
+        default.close()
+    config = tmp_path / "config.toml"
+    config.write_text("[llama]\nn_threads = 3\nn_threads_batch = 5\n")
+    monkeypatch.setenv("FROGTUI_CONFIG", str(config))
+    doctor.main(["--repo", str(py_repo)])
+    assert "threads: 3 generating, 5 batch (set in [llama];" in capsys.readouterr().out
