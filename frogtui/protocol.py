@@ -149,6 +149,10 @@ class Approval:
     """The rule that decided, when a rule did (e.g. ``Bash: pytest *``)."""
     arguments: dict[str, Any] | None = None
     """Replacement arguments, when the person edited the call (e.g. the Bash command)."""
+    read_only: bool = False
+    """The policy proved this Bash command can only read files and print: no checkpoint is taken
+    before it (never for edited arguments). The seam for the policy's read-only class; approvers
+    leave it False until they can prove it."""
 
     @property
     def allowed(self) -> bool:

@@ -340,7 +340,8 @@ class Agent:
                     continue  # a new change needs a new preview and approval
             if self.cancel.is_set():
                 return self._not_run(step, call, "Interrupted by the user before it ran")
-            if call.name in MUTATING_TOOLS and self.before_action is not None:
+            proven_read_only = approval.read_only and approval.arguments is None
+            if call.name in MUTATING_TOOLS and self.before_action is not None and not proven_read_only:
                 try:
                     self.before_action(step, call)
                 except (FrogtuiError, OSError) as err:  # git or the disk failed: one line, a named end

@@ -51,6 +51,8 @@ class _PrivateIndex:
     watched: tuple[Path, ...] = ()
     """The person's index and the exclude files: when one changes, the index is copied again."""
     fingerprint: tuple[tuple[int, int, int] | None, ...] = ()
+    tracked_ignored: bytes = b""
+    """The files the person's index tracks although they are ignored (``git add -f``)."""
 
 
 _indexes: dict[tuple[str, int, int, str], _PrivateIndex] = {}
@@ -78,7 +80,7 @@ def snapshot_tree(repo: git.Repo) -> str:
     with private.lock:
         env = {"GIT_INDEX_FILE": str(private.path)}
         try:
-            if not private.seeded or _fingerprint(private.watched) != private.fingerprint:
+            if not private.seeded or _must_copy_again(repo, private):
                 _seed(repo, private, env)
             elif private.sparse:
                 private.sparse = _see_hidden_changes(repo, env)
@@ -104,13 +106,14 @@ def _seed(repo: git.Repo, private: _PrivateIndex, env: dict[str, str]) -> None:
     """Start the private index from the person's (its stat data, so only changed files are hashed).
 
     A file once added stays in the private index even when it becomes ignored, where a copy of the
-    person's index would leave it out; so the index is copied again whenever what is tracked or
-    ignored may have changed: the person's index, ``info/exclude`` or ``core.excludesFile``
-    changed (``watched``), or a ``.gitignore`` did."""
+    person's index would leave it out; so the index is copied again whenever what is ignored may
+    have changed (``info/exclude``, ``core.excludesFile``, a ``.gitignore``) or the person's index
+    tracks other ignored files than before."""
     person = Path(repo.git_dir) / "index"
     if not private.watched:
         private.watched = (person, Path(repo.git_dir) / "info" / "exclude", *_excludes_files(repo))
     private.fingerprint = _fingerprint(private.watched)
+    private.tracked_ignored = _tracked_ignored(repo)
     private.path.unlink(missing_ok=True)
     if person.exists():
         # copy2 keeps the index file's mtime, which git needs to spot "racily clean" entries
@@ -119,6 +122,24 @@ def _seed(repo: git.Repo, private: _PrivateIndex, env: dict[str, str]) -> None:
     private.sparse = _see_hidden_changes(repo, env)
     private.tree = None
     private.seeded = True
+
+
+def _must_copy_again(repo: git.Repo, private: _PrivateIndex) -> bool:
+    """Whether an exclude file changed, or the person's index changed in a way that matters here:
+    it tracks other ignored files (``git add -f``, ``git rm --cached``). Its other changes (a
+    ``git status`` refreshing its stat data, a commit) leave the snapshot as it is."""
+    now = _fingerprint(private.watched)
+    if now == private.fingerprint:
+        return False
+    if now[1:] != private.fingerprint[1:]:
+        return True
+    private.fingerprint = now
+    return _tracked_ignored(repo) != private.tracked_ignored
+
+
+def _tracked_ignored(repo: git.Repo) -> bytes:
+    out = repo.git.ls_files("-z", "--cached", "--ignored", "--exclude-standard", stdout_as_string=False, strip_newline_in_stdout=False)
+    return bytes(out)
 
 
 def _excludes_files(repo: git.Repo) -> list[Path]:

@@ -242,6 +242,20 @@ def test_before_action_hook_runs_for_mutating_tools_only(py_repo: Path, tmp_path
     assert seen == [(2, "Edit"), (3, "Bash")]
 
 
+def test_no_checkpoint_before_a_bash_command_proven_read_only_unless_the_person_edited_it(py_repo: Path, tmp_path: Path) -> None:
+    seen: list[str] = []
+    person = ScriptedPerson(
+        Approval("allow", by="rule", read_only=True),
+        Approval("allow", by="rule"),
+        Approval("allow", by="person", arguments={"command": "ls -la"}, read_only=True),
+    )
+    turns = [turn("", xml_call("Bash", command="ls")), turn("", xml_call("Bash", command="touch x")), turn("", xml_call("Bash", command="ls")),
+             turn("Done.", answer="ok")]
+    agent, _ = make_agent(py_repo, tmp_path, turns, person, before_action=lambda step, call: seen.append(call.arguments["command"]))
+    agent.run("x")
+    assert seen == ["touch x", "ls -la"]
+
+
 def test_a_model_context_smaller_than_the_budget_is_the_budget(py_repo: Path) -> None:
     agent = Agent(ScriptedModel(prompt_tokens=490, context_size=500), ToolRunner(Workspace(py_repo)), ScriptedPerson(), Recorder())
     assert agent.context_budget == 500

@@ -50,6 +50,8 @@ CHANGES: list[tuple[str, Callable[[Path], None]]] = [
     ("the person force-adds an ignored file", lambda r: git(r, "add", "-f", "notes.log")),
     ("the person untracks it again", lambda r: git(r, "rm", "-q", "--cached", "notes.log")),
     ("ignore through a nested .gitignore", lambda r: write(r / "src" / ".gitignore", "b.py\n")),
+    ("the person commits everything", lambda r: (git(r, "add", "-A"), git(r, "commit", "-q", "-m", "all"))),
+    ("then edits a file and runs git status", lambda r: (write(r / "new.txt", "again\n"), git(r, "status"))),
 ]
 
 
