@@ -73,9 +73,11 @@ class LlamaSettings:
     cache_type_k: str = "f16"
     cache_type_v: str = "f16"
     n_threads: int | None = None
-    """CPU threads generating tokens; None: the physical cores this process may use (``bench/threads.py``)."""
+    """CPU threads generating tokens; None: the physical cores this process may use, at most the CPUs
+    not already busy when the model loads (``models/threads.py``, ``bench/threads.py``)."""
     n_threads_batch: int | None = None
-    """CPU threads evaluating prompts in batches; None: every CPU this process may use."""
+    """CPU threads evaluating prompts in batches; None: every CPU this process may use that is not
+    already busy when the model loads."""
     n_batch: int = 512
     prompt_mode: str = "append"
     """``append`` (default: transcript is append-only, no re-prefill on follow-ups) or ``exact``

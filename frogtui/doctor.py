@@ -32,12 +32,13 @@ def _llama_line() -> str:
 
 
 def _threads_line(settings: LlamaSettings) -> str:
-    from frogtui.models.threads import available_cpus, default_threads, physical_cores
+    from frogtui.models.threads import available_cpus, default_threads, idle_cpus, physical_cores
 
     generating, batch = default_threads(settings.n_threads, settings.n_threads_batch)
     chosen = "set in [llama]" if settings.n_threads or settings.n_threads_batch else "defaults"
+    cpus = available_cpus()
     return (f"threads: {generating} generating, {batch} batch ({chosen}; {physical_cores()} physical cores, "
-            f"{available_cpus()} CPUs available; [llama] n_threads / n_threads_batch)")
+            f"{cpus} CPUs available, {idle_cpus(cpus)} not busy now; [llama] n_threads / n_threads_batch)")
 
 
 def _model_line(spec: str) -> tuple[str, bool]:

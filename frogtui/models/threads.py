@@ -4,8 +4,11 @@ evaluating prompts in batches (``n_threads_batch``).
 Defaults, from ``bench/threads.py`` (docs/PERFORMANCE.md): generation on every physical core the
 process may use (token-by-token decoding is memory-bound; hyperthread siblings add contention, and
 the UI is idle while tokens stream), prompt batches on every CPU it may use (matrix work that
-scales with threads). llama-cpp-python's own default, half of ``os.cpu_count()`` for generation,
-left a core idle on a 2-core machine: 1.5-1.6x slower generation there.
+scales with threads); on a quiet 2-core machine that generates 1.5-1.6x faster than
+llama-cpp-python's own default (half of ``os.cpu_count()``). But llama.cpp's threads wait for
+each other at every step, so a thread count above the CPUs left free is many times slower (16x
+with 2 threads on 2 cores that other processes kept busy): both counts are capped by the CPUs not
+already busy when the model loads (the CPUs minus the rounded 1-minute load average, at least 1).
 """
 from __future__ import annotations
 
@@ -44,6 +47,18 @@ def thread_settings(n_threads: int | None, n_threads_batch: int | None) -> dict[
     return {"n_threads": generating, "n_threads_batch": batch}
 
 
-def default_threads(n_threads: int | None = None, n_threads_batch: int | None = None) -> tuple[int, int]:
+def idle_cpus(cpus: int, load: float | None = None) -> int:
+    """Of ``cpus``, how many are not already busy: ``cpus`` minus the rounded 1-minute load average
+    (``load``, default ``os.getloadavg()``), at least 1."""
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # not available on this system
+            return cpus
+    return max(1, min(cpus, cpus - int(load + 0.5)))
+
+
+def default_threads(n_threads: int | None = None, n_threads_batch: int | None = None, *, load: float | None = None) -> tuple[int, int]:
     """(generation threads, batch threads): the settings given, else the defaults above."""
-    return (n_threads or physical_cores(), n_threads_batch or available_cpus())
+    free = idle_cpus(available_cpus(), load)
+    return (n_threads or min(physical_cores(), free), n_threads_batch or free)

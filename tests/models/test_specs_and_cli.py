@@ -12,7 +12,7 @@ from frogtui import doctor, headless
 from frogtui.errors import ModelLoadError
 from frogtui.models import load_model
 from frogtui.models.gguf_spec import pick_gguf
-from frogtui.models.threads import available_cpus, default_threads, physical_cores
+from frogtui.models.threads import available_cpus, default_threads, idle_cpus, physical_cores
 from tests.models.conftest import make_config
 
 
@@ -152,11 +152,13 @@ def test_generation_and_batch_threads_are_set_apart_and_shown(dense_gguf: Path, 
         assert "threads 1 generating/2 batch" in lines[-1]
     finally:
         model.close()
-    generating, batch = default_threads()
-    assert (generating, batch) == (physical_cores(), available_cpus()) and 1 <= generating <= batch
+    assert default_threads(load=0.0) == (physical_cores(), available_cpus())  # a quiet machine: all of it
+    assert default_threads(load=99.0) == (1, 1)  # every CPU busy: more threads would wait on each other
+    assert default_threads(4, 8, load=99.0) == (4, 8)  # what [llama] sets is kept
+    assert idle_cpus(4, 1.4) == 3 and idle_cpus(4, 1.6) == 2 and idle_cpus(2, 0.3) == 2
     default = load_model(str(dense_gguf), make_config(n_ctx=4096), report=lines.append)
     try:
-        assert (default.llm.n_threads, default.llm.n_threads_batch) == (generating, batch)
+        assert 1 <= default.llm.n_threads <= physical_cores() and default.llm.n_threads <= default.llm.n_threads_batch <= available_cpus()
     finally:
         default.close()
     config = tmp_path / "config.toml"
