@@ -62,8 +62,12 @@ _folder: list[str] = []
 
 def _private_index(repo: git.Repo) -> _PrivateIndex:
     git_dir = os.path.realpath(repo.git_dir)
-    stat = os.stat(git_dir)
-    key = (git_dir, stat.st_dev, stat.st_ino, os.path.realpath(repo.working_tree_dir or "."))
+    try:
+        stat = os.stat(git_dir)
+        identity = (stat.st_dev, stat.st_ino)
+    except OSError:  # gone: the next git command says so (RepositoryChanged)
+        identity = (0, 0)
+    key = (git_dir, *identity, os.path.realpath(repo.working_tree_dir or "."))
     with _indexes_lock:
         if key not in _indexes:
             if not _folder:
