@@ -35,11 +35,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frogtui.config import Config, Limits  # noqa: E402
-from frogtui.headless import run_task  # noqa: E402
-from frogtui.models.replay import ReplayModel  # noqa: E402
-from frogtui.protocol import ToolCall  # noqa: E402
-from frogtui.tools import ToolRunner, Workspace  # noqa: E402
+from frogtui.config import Config, Limits
+from frogtui.headless import run_task
+from frogtui.models.replay import ReplayModel
+from frogtui.protocol import ToolCall
+from frogtui.tools import ToolRunner, Workspace
 
 CALLS = {
     "read": '<tool_call>\n<function=Read>\n<parameter=file_path>\ncalc.py\n</parameter>\n</function>\n</tool_call>',
@@ -85,11 +85,11 @@ def bare_ms(kind: str, repo: Path, tmp: Path, runs: int = 30) -> float:
     sandbox = make_sandbox(workspace, load_rules(repo).sandbox) if kind == "bash" else None
     if kind == "read":
         runner, call = ToolRunner(workspace), ToolCall("b", "Read", {"file_path": "calc.py"})
-        action = lambda: runner.run(call)  # noqa: E731
+        action = lambda: runner.run(call)
     else:
         argv = ["bash", "-lc", "true"]  # what run_bash runs, wrapped by the same sandbox
         argv = sandbox.wrap(argv) if sandbox is not None and sandbox.wrap is not None else argv
-        action = lambda: subprocess.run(argv, cwd=repo, capture_output=True)  # noqa: E731
+        action = lambda: subprocess.run(argv, cwd=repo, capture_output=True)
     times = []
     for _ in range(runs):
         started = time.perf_counter()

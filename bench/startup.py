@@ -74,7 +74,7 @@ IMPORTS = {
 def timed(code: str, *argv: str) -> float:
     """Wall time of the process, or the figure it printed last when that is a number."""
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=os.environ.copy(), cwd=ROOT, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=os.environ.copy(), cwd=ROOT, timeout=120, check=False)
     elapsed = (time.perf_counter() - started) * 1000
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])

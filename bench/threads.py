@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import llama_cpp  # noqa: E402
+import llama_cpp
 
-from frogtui.models.threads import available_cpus, default_threads  # noqa: E402
+from frogtui.models.threads import available_cpus, default_threads
 
 PROMPT = " ".join(f"Line {i}: the function add(a, b) returns a + b and is tested in test_calc.py." for i in range(24))
 

@@ -32,7 +32,12 @@ def _llama_line() -> str:
 
 
 def _threads_line(settings: LlamaSettings) -> str:
-    from frogtui.models.threads import available_cpus, default_threads, idle_cpus, physical_cores
+    from frogtui.models.threads import (
+        available_cpus,
+        default_threads,
+        idle_cpus,
+        physical_cores,
+    )
 
     generating, batch = default_threads(settings.n_threads, settings.n_threads_batch)
     chosen = "set in [llama]" if settings.n_threads or settings.n_threads_batch else "defaults"

@@ -14,7 +14,7 @@ HEAVY = ("llama_cpp", "httpx", "huggingface_hub", "tqdm", "textual", "numpy", "o
 def modules_after(code: str) -> set[str]:
     """The top-level modules a fresh interpreter has imported after running ``code``."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=os.environ.copy(), check=False)
     assert proc.returncode == 0, proc.stderr
     return set(json.loads(proc.stdout.splitlines()[-1]))
 

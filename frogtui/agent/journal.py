@@ -14,7 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from frogtui.agent.trajectory import Trajectory, in_leaf_order, replay_lines, write_text_atomic
+from frogtui.agent.trajectory import (
+    Trajectory,
+    in_leaf_order,
+    replay_lines,
+    write_text_atomic,
+)
 
 
 def _line(kind: str, value: Any) -> str:

@@ -85,7 +85,7 @@ def load_bashlex() -> ModuleType:
     package = importlib.util.module_from_spec(spec)
     sys.modules["bashlex"] = package  # its submodules import without running its __init__ yet
     try:
-        import bashlex.yacc as yacc
+        from bashlex import yacc
 
         original = yacc.LRTable
         yacc.LRTable = _cached_table_class(original)

@@ -12,7 +12,12 @@ from frogtui import doctor, headless
 from frogtui.errors import ModelLoadError
 from frogtui.models import load_model
 from frogtui.models.gguf_spec import pick_gguf
-from frogtui.models.threads import available_cpus, default_threads, idle_cpus, physical_cores
+from frogtui.models.threads import (
+    available_cpus,
+    default_threads,
+    idle_cpus,
+    physical_cores,
+)
 from tests.models.conftest import make_config
 
 
