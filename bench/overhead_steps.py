@@ -40,6 +40,7 @@ from frogtui.headless import run_task
 from frogtui.models.replay import ReplayModel
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner, Workspace
+from frogtui.tools.bash import shell_argv
 
 CALLS = {
     "read": '<tool_call>\n<function=Read>\n<parameter=file_path>\ncalc.py\n</parameter>\n</function>\n</tool_call>',
@@ -87,7 +88,7 @@ def bare_ms(kind: str, repo: Path, tmp: Path, runs: int = 30) -> float:
         runner, call = ToolRunner(workspace), ToolCall("b", "Read", {"file_path": "calc.py"})
         action = lambda: runner.run(call)
     else:
-        argv = ["bash", "-lc", "true"]  # what run_bash runs, wrapped by the same sandbox
+        argv = shell_argv("true")  # what run_bash runs, wrapped by the same sandbox
         argv = sandbox.wrap(argv) if sandbox is not None and sandbox.wrap is not None else argv
         action = lambda: subprocess.run(argv, cwd=repo, capture_output=True)
     times = []
