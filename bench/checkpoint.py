@@ -93,7 +93,7 @@ def series(root: Path, args: argparse.Namespace, checkpoints: Checkpoints, dirty
         results["fresh_index"].append(timed(lambda: fresh_index_snapshot(root)))
         print(f"{'dirty' if dirty else 'clean'} run {run - first + 1}: " + "   ".join(f"{k} {v[-1]:7.1f} ms" for k, v in results.items()))
     medians = {f"{k}_ms": round(statistics.median(v), 1) for k, v in results.items()}
-    ratios = [a / b for a, b in zip(results["frogtui"], results["stash_create"])]
+    ratios = [a / b for a, b in zip(results["frogtui"], results["stash_create"], strict=False)]
     return {**medians, "ratio_to_stash_create": round(statistics.median(ratios), 2)}
 
 

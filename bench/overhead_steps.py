@@ -84,13 +84,12 @@ def bare_ms(kind: str, repo: Path, tmp: Path, runs: int = 30) -> float:
 
     workspace = Workspace(repo, tmp_dir=tmp)
     sandbox = make_sandbox(workspace, load_rules(repo).sandbox) if kind == "bash" else None
-    if kind == "read":
-        runner, call = ToolRunner(workspace), ToolCall("b", "Read", {"file_path": "calc.py"})
-        action = lambda: runner.run(call)
-    else:
-        argv = shell_argv("true")  # what run_bash runs, wrapped by the same sandbox
-        argv = sandbox.wrap(argv) if sandbox is not None and sandbox.wrap is not None else argv
-        action = lambda: subprocess.run(argv, cwd=repo, capture_output=True)
+    runner, call = ToolRunner(workspace), ToolCall("b", "Read", {"file_path": "calc.py"})
+    argv = shell_argv("true")  # what run_bash runs, wrapped by the same sandbox
+    argv = sandbox.wrap(argv) if sandbox is not None and sandbox.wrap is not None else argv
+
+    def action() -> object:
+        return runner.run(call) if kind == "read" else subprocess.run(argv, cwd=repo, capture_output=True, check=False)
     times = []
     for _ in range(runs):
         started = time.perf_counter()
@@ -127,7 +126,7 @@ def in_app(config: Config, model: TimedReplay) -> None:
 
 def summary(model: TimedReplay, bare: float, window: int = 10) -> dict[str, float]:
     asked = model.asked
-    steps = [(b - a) * 1000 for a, b in zip(asked, asked[1:])]
+    steps = [(b - a) * 1000 for a, b in zip(asked, asked[1:], strict=False)]
     first, last = statistics.median(steps[:window]), statistics.median(steps[-window:])
     return {"step_1_ms": round(first, 2), "step_last_ms": round(last, 2), "overhead_1_ms": round(first - bare, 2),
             "overhead_last_ms": round(last - bare, 2), "total_s": round(model.done - asked[0], 3)}
@@ -166,7 +165,7 @@ def main() -> None:
             for front, rows in per_front.items():
                 results[f"{kind}_{front}"] = {k: round(statistics.median(r[k] for r in rows), 2) for k in rows[0]}
             if {"headless", "app"} <= per_front.keys():
-                ratios = [a["total_s"] / h["total_s"] for a, h in zip(per_front["app"], per_front["headless"])]
+                ratios = [a["total_s"] / h["total_s"] for a, h in zip(per_front["app"], per_front["headless"], strict=False)]
                 results[f"{kind}_app_to_headless"] = round(statistics.median(ratios), 2)
         print(json.dumps(results))
 

@@ -74,7 +74,8 @@ IMPORTS = {
 def timed(code: str, *argv: str) -> float:
     """Wall time of the process, or the figure it printed last when that is a number."""
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=os.environ.copy(), cwd=ROOT, timeout=120, check=False)
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=os.environ.copy(), cwd=ROOT,
+                          timeout=120, check=False)
     elapsed = (time.perf_counter() - started) * 1000
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
@@ -107,7 +108,7 @@ def main() -> None:
                 results[name].append(timed(*ways[name]))
             print(f"run {run + 1}: " + "  ".join(f"{k} {v[-1]:.0f} ms" for k, v in results.items()), flush=True)
         medians = {f"{k}_ms": round(statistics.median(v)) for k, v in results.items()}
-        ratio = statistics.median(f / b for f, b in zip(results["frogtui_paint"], results["bare_paint"]))
+        ratio = statistics.median(f / b for f, b in zip(results["frogtui_paint"], results["bare_paint"], strict=False))
         print(json.dumps({"runs": args.runs, **medians, "paint_ratio": round(ratio, 2)}))
 
 

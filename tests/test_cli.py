@@ -28,6 +28,9 @@ def modules_after(code: str) -> set[str]:
     ],
 )
 def test_a_command_imports_no_model_stack_and_no_ui_it_does_not_use(argv: list[str], allowed: set[str]) -> None:
-    code = f"import contextlib, io\nfrom frogtui import cli\nwith contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n    cli.main({argv!r})"
+    code = (
+        "import contextlib, io\nfrom frogtui import cli\n"
+        f"with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n    cli.main({argv!r})"
+    )
     loaded = modules_after(code)
     assert loaded & set(HEAVY) == allowed

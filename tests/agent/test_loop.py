@@ -249,8 +249,7 @@ def test_no_checkpoint_before_a_bash_command_proven_read_only_unless_the_person_
         Approval("allow", by="rule"),
         Approval("allow", by="person", arguments={"command": "ls -la"}, read_only=True),
     )
-    turns = [turn("", xml_call("Bash", command="ls")), turn("", xml_call("Bash", command="touch x")), turn("", xml_call("Bash", command="ls")),
-             turn("Done.", answer="ok")]
+    turns = [turn("", xml_call("Bash", command=command)) for command in ("ls", "touch x", "ls")] + [turn("Done.", answer="ok")]
     agent, _ = make_agent(py_repo, tmp_path, turns, person, before_action=lambda step, call: seen.append(call.arguments["command"]))
     agent.run("x")
     assert seen == ["touch x", "ls -la"]

@@ -136,6 +136,7 @@ def test_doctor_with_a_local_model_path(
     assert "is not a GGUF file" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_loading_a_local_gguf_imports_no_download_stack(dense_gguf: Path) -> None:
     from tests.test_cli import modules_after
 
@@ -148,6 +149,7 @@ def test_loading_a_local_gguf_imports_no_download_stack(dense_gguf: Path) -> Non
     assert not loaded & {"httpx", "huggingface_hub", "tqdm"}
 
 
+@pytest.mark.slow
 def test_generation_and_batch_threads_are_set_apart_and_shown(dense_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture[str], py_repo: Path) -> None:
     lines: list[str] = []
