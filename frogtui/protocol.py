@@ -150,9 +150,8 @@ class Approval:
     arguments: dict[str, Any] | None = None
     """Replacement arguments, when the person edited the call (e.g. the Bash command)."""
     read_only: bool = False
-    """The policy proved this Bash command can only read files and print: no checkpoint is taken
-    before it (never for edited arguments). The seam for the policy's read-only class; approvers
-    leave it False until they can prove it."""
+    """The policy proved this Bash command can only read files and print (``Decision.read_only``,
+    copied by ``approval.apply_mode``): no checkpoint is taken before it (never for edited arguments)."""
 
     @property
     def allowed(self) -> bool:

@@ -425,3 +425,16 @@ def test_a_sandboxed_command_cannot_plant_code_for_frogtuis_git(py_repo: Path, t
     observations = [m["content"] for m in json.loads(out.read_text())["messages"] if m["role"] == "tool"]
     assert observations[0].count("Read-only file system") == 2 and not marker.exists(), observations[0]
     assert not (py_repo / ".git" / "commondir").exists() and git(py_repo, "config", "--list", "--local") == before
+
+
+def test_no_checkpoint_before_a_command_the_policy_proves_read_only(py_repo: Path, tmp_path: Path) -> None:
+    replay = write_replay(tmp_path / "r.jsonl", [
+        turn("Look.", xml_call("Bash", command="ls -la")),
+        turn("Write.", xml_call("Bash", command="touch made.txt")),
+        turn("Done.", answer="ok"),
+    ])
+    proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all")
+    assert proc.returncode == 0, proc.stderr
+    refs = git(py_repo, "for-each-ref", "--format=%(refname)", "refs/frogtui/").split()
+    assert sorted(ref.rsplit("/", 1)[1] for ref in refs) == ["2", "start"]  # step 2 (touch), not step 1 (ls)
+    assert (py_repo / "made.txt").exists()

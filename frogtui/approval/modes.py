@@ -43,10 +43,10 @@ def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str 
         return Approval("deny", decision.reason, by="rule", rule=decision.rule)
     if mode == "none" and tool in MUTATING_TOOLS:
         return Approval("deny", f"{tool} is not allowed under {label}", by="mode", rule=label)
-    if decision.kind == "allow" and not (repeat and mode == "policy"):
-        return Approval("allow", decision.reason, by="rule", rule=decision.rule)
+    if decision.kind == "allow" and not (repeat and mode == "policy"):  # read_only: proven to change nothing: no checkpoint
+        return Approval("allow", decision.reason, by="rule", rule=decision.rule, read_only=decision.read_only)
     if mode == "all":
-        return Approval("allow", f"{label} (the policy would ask: {decision.reason})", by="mode", rule=label)
+        return Approval("allow", f"{label} (the policy would ask: {decision.reason})", by="mode", rule=label, read_only=decision.read_only)
     if mode == "none":
         return Approval("deny", f"{decision.reason}; {label} denies what the policy would ask about", by="mode", rule=decision.rule)
     return None

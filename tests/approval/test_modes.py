@@ -72,3 +72,10 @@ def test_without_a_person_a_repeat_is_denied_saying_it_repeated() -> None:
     assert (denied.decision, denied.by, denied.rule) == ("deny", "mode", ALLOW.rule)
     assert denied.reason.startswith(f"{REPEAT} (rule {ALLOW.rule} would allow it otherwise); a repeated call needs a person")
     assert repeat_denial(REPEAT, ASK).reason.startswith(f"{REPEAT}; a repeated call")
+
+
+def test_a_command_proven_read_only_keeps_that_proof_when_allowed() -> None:
+    proven = Decision("allow", "Bash: read-only", "only reads", read_only=True)
+    assert apply_mode("policy", proven, "Bash").read_only
+    assert apply_mode("all", Decision("ask", "Bash: ask", "?", read_only=True), "Bash").read_only
+    assert not apply_mode("policy", Decision("allow", "Bash: make *", "a rule"), "Bash").read_only
