@@ -382,7 +382,8 @@ def test_a_git_failure_mid_run_is_one_line_a_named_end_and_a_trajectory(py_repo:
     (config_dir() / "rules.toml").parent.mkdir(parents=True, exist_ok=True)
     (config_dir() / "rules.toml").write_text('[sandbox]\nbash = "none"\n')
     kill_git = "python3 -c \"import shutil; shutil.rmtree('.git')\""
-    turns = [turn("", xml_call("Bash", command=kill_git)), turn("", xml_call("Bash", command="true")), turn("", answer="done")]
+    # the next command writes, so it gets a checkpoint (a command proven read-only gets none)
+    turns = [turn("", xml_call("Bash", command=kill_git)), turn("", xml_call("Bash", command="touch later.txt")), turn("", answer="done")]
     out = tmp_path / "traj.json"
     proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{write_replay(tmp_path / 'r.jsonl', turns)}",
                    "--approve", "all", "--trajectory", str(out))
