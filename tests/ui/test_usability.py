@@ -114,7 +114,7 @@ async def test_undo_notice_says_what_was_undone(make_app, py_repo: Path) -> None
     app = make_app(
         [
             turn("Note.", xml_call("Write", file_path="NOTES.md", content="fixed add\n")),
-            turn("Look.", xml_call("Bash", command="true")),
+            turn("Look.", xml_call("Bash", command="touch NOTES.md")),  # writes (so a checkpoint), changes no content
             turn("Done.", answer="Noted."),
         ],
         approve="all",
