@@ -30,7 +30,8 @@ def agent_for(tmp_path: Path, repo: Path, turns: list[str], on_step_end: Any, na
 
 
 def reads(n: int) -> list[str]:
-    return [turn(f"Step {i}.", xml_call("Read", file_path="calc.py")) for i in range(n)]
+    """``n`` Read steps, alternating between two files (no call repeats the one before it)."""
+    return [turn(f"Step {i}.", xml_call("Read", file_path=("calc.py", "test_calc.py")[i % 2])) for i in range(n)]
 
 
 def test_each_save_appends_the_same_amount_at_step_200_as_at_step_2(py_repo: Path, tmp_path: Path) -> None:
@@ -45,7 +46,7 @@ def test_each_save_appends_the_same_amount_at_step_200_as_at_step_2(py_repo: Pat
     agent = agent_for(tmp_path, py_repo, [*reads(200), turn("Done.", answer="ok")], save, max_steps=300)
     result = agent.run("read it 200 times")
     assert result.exit_reason == "agent" and len(grown) == 202
-    assert max(grown[1:200]) <= grown[1] + 64  # step 200's save appends what step 2's did (digits aside)
+    assert max(grown[1:200]) <= max(grown[1:3]) + 64  # step 200's save appends what steps 2-3 did (digits aside)
     assert rebuild(session.journal_path) == result.trajectory
     assert json.loads(session.trajectory_path.read_text()) == result.trajectory
     assert session.replay_path.read_text() == replay_lines(result.trajectory)
@@ -95,3 +96,18 @@ def test_a_saved_dict_replaces_the_journal(tmp_path: Path) -> None:
     data = {**trajectory.as_dict(), "final_message": "edited"}
     session.save_trajectory(data)
     assert session.load_trajectory() == data
+
+
+def test_after_a_hand_off_each_run_has_its_journal_and_the_chain_reads_the_one_still_running(tmp_path: Path) -> None:
+    session = session_in(tmp_path, tmp_path)
+    first = Trajectory(model="m", tools=[], messages=[{"role": "system", "content": "s"}], next_trajectory="trajectory-2.json")
+    first.step(1).raw_output = "one"
+    first.partial = False
+    session.save_trajectory(first)
+    second = Trajectory(model="m", tools=[], messages=[{"role": "system", "content": "s"}], run=2, previous_trajectory="trajectory.json")
+    second.step(1).raw_output = "two"
+    session.save_trajectory(second, replay_before=replay_lines(first.as_dict()))  # mid-run: only its journal
+    assert not session.run_path(2).exists() and session.run_journal_path(2).exists()
+    chain = Session(id=session.id, folder=session.folder, repo=tmp_path).load_chain()
+    assert chain == [first.as_dict(), second.as_dict()]
+    assert session.replay_path.read_text() == replay_lines(first.as_dict()) + replay_lines(second.as_dict())
