@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from frogtui.errors import ModelError
+from frogtui.protocol import ToolCall
 from frogtui.vcs.hunks import encode, parse_diff
 
 SUBJECT_MAX = 72
@@ -26,12 +27,19 @@ Diff:
 _THINK = re.compile(r"<think>.*?(</think>|\Z)", re.DOTALL)
 _FENCE = re.compile(r"^```[\w-]*\s*$", re.MULTILINE)
 _SUBJECT_PREFIX = re.compile(r"^(subject|commit message|title)\s*:\s*", re.IGNORECASE)
+_MARKUP = re.compile(r"</?(tool_call|tool_response|function|parameter|think)\b|<(function|parameter)=", re.IGNORECASE)
+"""Tool-call or reasoning markup: a message holding it is not a commit message."""
+_REASONING_START = re.compile(
+    r"^(okay|ok|alright|hmm+|so|well|let me|let's|i need|i should|i will|i'll|i'm going|we need|the user|looking at)\b", re.IGNORECASE
+)
+"""How a model's reasoning (not an imperative subject) starts."""
 
 
 def draft_commit_message(model: Any, diff: str, *, cancel: threading.Event | None = None) -> str:
     """Ask ``model`` (a ``frogtui.protocol.Model``; None: no model) for a commit message for
     ``diff``, in one turn without tools. Reasoning is dropped and the text is shaped by
-    ``shape_message``; when the model fails or says nothing usable, ``summary_message(diff)``."""
+    ``shape_message``; when the model fails, calls a tool or says nothing usable (tool-call
+    markup, reasoning, an empty subject), ``summary_message(diff)``."""
     if model is None:
         return summary_message(diff)
     shown = diff if len(diff) <= DIFF_CHARS_MAX else diff[:DIFF_CHARS_MAX] + "\n[diff cut here]\n"
@@ -41,6 +49,8 @@ def draft_commit_message(model: Any, diff: str, *, cancel: threading.Event | Non
         for item in model.stream_turn(messages, [], max_tokens=DRAFT_MAX_TOKENS, cancel=cancel or threading.Event()):
             if isinstance(item, str):
                 pieces.append(item)
+            elif isinstance(item, ToolCall):  # the model tried to act instead of writing a message
+                return summary_message(diff)
     except ModelError:
         return summary_message(diff)
     answer = strip_reasoning("".join(pieces), opens_reasoning=bool(getattr(model, "opens_reasoning", False)))
@@ -53,21 +63,25 @@ def draft_commit_message(model: Any, diff: str, *, cancel: threading.Event | Non
 
 
 def strip_reasoning(text: str, *, opens_reasoning: bool) -> str:
-    """The answer part of raw model text: without ``<think>`` blocks, and without everything
-    before ``</think>`` when the prompt opened the reasoning (empty when it never closed)."""
-    if opens_reasoning:
-        if "</think>" not in text:
-            return ""
-        text = text.split("</think>", 1)[1]
-    text = _THINK.sub("", text)
-    return text.replace("</think>", "")
+    """The answer part of raw model text: everything after the last ``</think>`` (what comes
+    before it is reasoning, whether or not the prompt opened it), without ``<think>`` blocks; empty
+    when the prompt opened the reasoning and it never closed."""
+    if "</think>" in text:
+        text = text.rsplit("</think>", 1)[1]
+    elif opens_reasoning:
+        return ""
+    return _THINK.sub("", text)
 
 
 def shape_message(text: str) -> str:
-    """Subject (at most 72 characters) + blank line + body, from free model text; '' if empty.
+    """Subject (at most 72 characters) + blank line + body, from free model text; '' when it is
+    not a commit message: empty, a subject without a letter or digit, reasoning, or tool-call or
+    reasoning markup anywhere.
 
     A subject that is too long is cut at a word boundary and kept whole as the body's first line.
     """
+    if _MARKUP.search(text):
+        return ""
     text = _FENCE.sub("", text).strip().strip('"').strip()
     lines = [line.rstrip() for line in text.splitlines()]
     while lines and not lines[0].strip():
@@ -81,7 +95,7 @@ def shape_message(text: str) -> str:
     if len(subject) > SUBJECT_MAX:
         body_lines = [subject, ""] + body_lines if body_lines else [subject]
         subject = textwrap.shorten(subject, SUBJECT_MAX, placeholder="")
-    if not subject:
+    if not any(ch.isalnum() for ch in subject) or _REASONING_START.match(subject):
         return ""
     body = "\n".join(body_lines).strip()
     return f"{subject}\n\n{body}" if body else subject

@@ -78,3 +78,43 @@ def test_headless_commit(py_repo: Path, tmp_path: Path) -> None:
     assert log.startswith("Fix the sign in add\n\nadd now returns a + b.") and "Assisted-by: FrogNano-4B-2609 via frogtui" in log
     assert git(py_repo, "show", "--name-only", "--format=", "HEAD").split() == ["calc.py"]
     assert "?? mine.txt" in git(py_repo, "status", "--porcelain")
+
+
+class ToolCallingModel:
+    """Answers the drafting request with a structured tool call (an OpenAI-compatible server)."""
+
+    name = "server"
+    context_size = None
+    opens_reasoning = False
+
+    def stream_turn(self, messages, tools, *, max_tokens, cancel):
+        from frogtui.protocol import ToolCall, TurnEnd, Usage
+
+        yield "Let me look first."
+        yield ToolCall(id="c1", name="Glob", arguments={"pattern": "**/*.py"})
+        yield TurnEnd("stop", Usage())
+
+    def close(self) -> None:
+        pass
+
+
+def test_tool_call_markup_reasoning_or_an_empty_subject_fall_back_to_the_summary(tmp_path: Path) -> None:
+    answers = [
+        "I should look at the files.\n</think>\n" + xml_call("Glob", pattern="**/*.py"),
+        "hm\n</think>\nFix add\n\n<tool_call>\n<function=Read>\n<parameter=file_path>\ncalc.py\n</parameter>\n</function>\n</tool_call>",
+        "hm\n</think>\n<function=Glob>\n<parameter=pattern>\n*\n</parameter>\n</function>",
+        "hm\n</think>\nOkay, the user wants a commit message. Let me read the diff.\n\nThe diff flips a sign.",
+        "hm\n</think>\n<think>\nstill reasoning about it\n",
+        "hm\n</think>\nSubject:\n\nadd returns the sum.",
+        "hm\n</think>\n---\n\nadd returns the sum.",
+        "hm\n</think>\n",
+    ]
+    model = ReplayModel(write_replay(tmp_path / "m.jsonl", answers))
+    for answer in answers:
+        assert draft_commit_message(model, DIFF) == summary_message(DIFF), answer
+    assert draft_commit_message(ToolCallingModel(), DIFF) == summary_message(DIFF)
+
+
+def test_reasoning_before_a_bare_think_close_is_dropped_without_an_opened_prompt() -> None:
+    assert strip_reasoning("The diff flips a sign.\n</think>\nFix add", opens_reasoning=False).strip() == "Fix add"
+    assert shape_message("Fix add\n\nUse `<tool_call>` markup in docs") == ""
