@@ -11,7 +11,9 @@ for ``hf:`` specs, never for a local file.
 from __future__ import annotations
 
 import io
+import os
 import re
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -225,6 +227,56 @@ def _first_line(err: BaseException) -> str:
 
 
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
+_ARRAY_DEPTH_MAX = 8
+"""Arrays of arrays nested deeper than this are taken as corruption (real models use one level)."""
+
+
+class _CorruptHeader(Exception):
+    """The header contradicts itself or the file (a length past the end, an unknown type...)."""
+
+
+class _HeaderReader:
+    """Reads GGUF header values from an open file, checking every length against the bytes left:
+    a corrupt length is an error, never a huge allocation or a long loop."""
+
+    def __init__(self, handle: io.BufferedReader, size: int) -> None:
+        self.handle = handle
+        self.size = size
+
+    def left(self) -> int:
+        return self.size - self.handle.tell()
+
+    def read(self, fmt: str) -> object:
+        size = struct.calcsize(fmt)
+        data = self.handle.read(size)
+        if len(data) != size:
+            raise _CorruptHeader("the file ends inside its header")
+        return struct.unpack(fmt, data)[0]
+
+    def count(self) -> int:
+        """A uint64 count or length that must fit in the bytes left."""
+        value = int(self.read("<Q"))  # type: ignore[arg-type]
+        if value > self.left():
+            raise _CorruptHeader(f"a length of {value} runs past the end of the file")
+        return value
+
+    def string(self) -> str:
+        return self.handle.read(self.count()).decode("utf-8", errors="replace")
+
+    def value(self, kind: int, depth: int = 0) -> object:
+        """A value of GGUF type ``kind``; arrays are skipped (None)."""
+        if kind == 8:
+            return self.string()
+        if kind == 9:
+            if depth >= _ARRAY_DEPTH_MAX:
+                raise _CorruptHeader("arrays nested too deep")
+            item_kind = int(self.read("<I"))  # type: ignore[arg-type]
+            for _ in range(self.count()):
+                self.value(item_kind, depth + 1)
+            return None
+        if kind not in _SCALARS:
+            raise _CorruptHeader(f"unknown metadata type {kind}")
+        return self.read(_SCALARS[kind])
 
 
 def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, object]:
@@ -232,55 +284,28 @@ def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, ob
 
     Stops early once every key in ``wanted`` (``{arch}`` in a key stands for the architecture) has
     been read. Used to pick ``n_ctx`` and refuse projectors before llama.cpp allocates anything.
+    Any bytes give a result or a ``ModelLoadError`` (the suite fuzzes it).
 
     Raises:
         ModelLoadError: the header is truncated or malformed.
     """
-    import struct
-
     found: dict[str, object] = {}
     try:
         with path.open("rb") as handle:
-
-            def read(fmt: str) -> object:
-                size = struct.calcsize(fmt)
-                data = handle.read(size)
-                if len(data) != size:
-                    raise EOFError
-                return struct.unpack(fmt, data)[0]
-
-            def read_str() -> str:
-                length = int(read("<Q"))  # type: ignore[arg-type]
-                data = handle.read(length)
-                if len(data) != length:
-                    raise EOFError
-                return data.decode("utf-8", errors="replace")
-
-            def skip(kind: int) -> object:
-                if kind == 8:
-                    return read_str()
-                if kind == 9:
-                    item_kind, count = int(read("<I")), int(read("<Q"))  # type: ignore[arg-type]
-                    for _ in range(count):
-                        skip(item_kind)
-                    return None
-                if kind not in _SCALARS:
-                    raise ValueError(f"unknown metadata type {kind}")
-                return read(_SCALARS[kind])
-
+            reader = _HeaderReader(handle, os.fstat(handle.fileno()).st_size)
             if handle.read(4) != GGUF_MAGIC:
                 raise ModelLoadError(f"{path} is not a GGUF file")
-            read("<I")
-            read("<Q")
-            n_kv = int(read("<Q"))  # type: ignore[arg-type]
+            reader.read("<I")
+            reader.read("<Q")
+            n_kv = reader.count()
             for _ in range(n_kv):
-                key = read_str()
-                found[key] = skip(int(read("<I")))  # type: ignore[arg-type]
+                key = reader.string()
+                found[key] = reader.value(int(reader.read("<I")))  # type: ignore[arg-type]
                 arch = str(found.get("general.architecture", ""))
                 if wanted and all(k.replace("{arch}", arch) in found for k in wanted):
                     break
-    except (EOFError, ValueError, UnicodeDecodeError):
-        raise ModelLoadError(f"{path} is truncated or corrupt (its GGUF header cannot be read)") from None
+    except _CorruptHeader as err:
+        raise ModelLoadError(f"{path} is truncated or corrupt (its GGUF header cannot be read: {err})") from None
     except OSError as err:
         raise ModelLoadError(f"cannot read model file {path}: {err.strerror or err}") from None
     return found
