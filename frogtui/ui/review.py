@@ -254,7 +254,9 @@ class ReviewScreen(Screen[None]):
         data = self._cursor()
         if isinstance(data, (ReviewHunk, FileChange)):
             data.toggle()
-            self._refresh_labels(data.file if isinstance(data, ReviewHunk) else data)
+            change = data.file if isinstance(data, ReviewHunk) else data
+            self.review.choices.choose(change, data.groups)
+            self._refresh_labels(change)
             self._selection_changed()
 
     def action_toggle_file(self) -> None:
@@ -262,12 +264,22 @@ class ReviewScreen(Screen[None]):
         change = data.file if isinstance(data, ReviewHunk) else data
         if isinstance(change, FileChange):
             change.toggle()
+            self.review.choices.choose(change, change.groups)
             self._refresh_labels(change)
             self._selection_changed()
 
+    @work(thread=True, group="choices")
+    def _save_choices(self) -> None:
+        try:
+            self.review.choices.save()
+        except GitFailed as err:
+            self.app.call_from_thread(self.notify, f"Could not save your choices: {err.output.strip()}", severity="warning")
+
     def _selection_changed(self) -> None:
-        """Keep an untouched drafted message true to what is accepted: a summary is redrafted at
-        once; a model's draft is marked stale (commit then asks for ``m`` or an edit)."""
+        """Remember the person's choice (across commits, reopening and resume), and keep an
+        untouched drafted message true to what is accepted: a summary is redrafted at once; a
+        model's draft is marked stale (commit then asks for ``m`` or an edit)."""
+        self._save_choices()
         if self._message_touched:
             return
         if self.model is None:

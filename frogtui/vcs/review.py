@@ -3,7 +3,8 @@ reject, with who made each change (this session, or the person before it).
 
 Changes the session made are accepted by default; the person's own earlier changes (dirty files
 at the session's start) are listed but rejected by default, and a hunk mixing both is rejected by
-default too, so frogtui never commits the person's earlier work unless they select it.
+default too, so frogtui never commits the person's earlier work unless they select it. What the
+person chose instead is remembered (``choices.py``) until they change it.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frogtui.errors import FrogtuiError
+from frogtui.vcs.choices import ReviewChoices
 from frogtui.vcs.commit import CommitFailed, CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
 from frogtui.vcs.gitguard import control_files_changed
 from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, Origin, decode, parse_diff
@@ -49,6 +51,8 @@ class ReviewSession:
         self.state = state
         self.repo = state.repo
         self.trailer = trailer
+        self.choices = ReviewChoices(state)
+        """The person's accept/reject choices (``choose`` them as they toggle; ``save`` writes them)."""
 
     def git_control_paths(self, paths: list[str]) -> set[str]:
         """The paths among ``paths`` that decide what git or hook tools run at the person's next
@@ -64,7 +68,8 @@ class ReviewSession:
 
     def load(self) -> HunkSelection:
         """All changes from HEAD to the working tree now, each group marked with its origin and
-        accepted when (and only when) this session made it."""
+        accepted when this session made it, unless the person chose otherwise before (in this
+        screen, an earlier one, or before a resume)."""
         base = tree_of(self.repo, head_commit(self.repo))
         now = snapshot_tree(self.repo)
         selection = parse_diff(run_git(self.repo, *_DIFF, base, now))
@@ -73,6 +78,7 @@ class ReviewSession:
         blocks = self._earlier_blocks(base, [f.path for f in selection.files if f.path in earlier and f.path in session])
         for change in selection.files:
             _classify(change, change.path in earlier, change.path in session, blocks.get(change.path, []))
+            self.choices.apply(change)
         return selection
 
     def _changed(self, before: str, after: str) -> set[str]:

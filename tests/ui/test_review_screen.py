@@ -89,8 +89,8 @@ async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> No
         committed = git(py_repo, "show", "HEAD:many.txt")
         assert "line five" in committed and "line 9\n" in committed
         assert "Assisted-by: UI test" in git(py_repo, "log", "-1", "--format=%B")
-        # what was not accepted is still there, and is what the screen shows now
-        assert [label for label in tree_labels(screen) if not label.startswith("  ")] == ["[x] many.txt", "[x] notes é.txt (new)"]
+        # what was not accepted is still there, and is what the screen shows now: still rejected
+        assert [label for label in tree_labels(screen) if not label.startswith("  ")] == ["[ ] many.txt", "[ ] notes é.txt (new)"]
         await pilot.press("u")
         await settle(pilot)
         assert git(py_repo, "log", "-1", "--format=%s").strip() == "initial" or git(py_repo, "log", "-1", "--format=%s").strip() == "many"
@@ -160,7 +160,7 @@ async def test_a_huge_rewrite_is_drawn_capped_and_toggles_per_file(py_repo: Path
         await settle(pilot)
         assert git(py_repo, "show", "HEAD:huge.py").startswith("value_0 = 0\nvalue_1 = 1\n")
         assert "x3 = 33" in git(py_repo, "show", "HEAD:pkg/m59.py")
-        assert tree_labels(screen)[0] == "[x] huge.py"  # what was left is listed again
+        assert tree_labels(screen)[0] == "[ ] huge.py"  # what was left is listed again, still rejected
 
 
 async def test_without_a_model_the_summary_follows_the_selection(py_repo: Path) -> None:
@@ -221,3 +221,46 @@ async def test_discard_lists_file_names_as_they_are() -> None:
         shown = str(pilot.app.screen.query_one(Label).render())
         assert all(name in shown for name in names), shown
 
+
+
+async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) -> None:
+    (py_repo / "many.txt").write_text(SPLITTABLE)
+    git(py_repo, "add", "many.txt")
+    git(py_repo, "commit", "-q", "-m", "many")
+    state = discover(py_repo, "choices")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
+    screen = ReviewScreen(ReviewSession(state))
+    async with Host(screen).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert tree_labels(screen) == ["[x] calc.py", "  [x] @@ -1,2 +1,2 @@", "[x] many.txt",
+                                       "  [x] @@ -2,7 +2,7 @@ line 1", "  [x] @@ -27,7 +27,7 @@ line 26"]
+        await pilot.press("down", "down", "down", "space")  # reject the line-5 hunk of many.txt
+        await pilot.press("down", "space", "space")  # the line-30 hunk: rejected, then accepted again
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "line thirty" in git(py_repo, "show", "HEAD:many.txt") and "line five" not in git(py_repo, "show", "HEAD:many.txt")
+        assert tree_labels(screen) == ["[ ] many.txt", "  [ ] @@ -2,7 +2,7 @@ line 1"]
+        assert str(screen.query_one("#review-status").render()).startswith("0 of 1 changes accepted")
+        await pilot.press("ctrl+s")  # nothing accepted: nothing committed
+        await settle(pilot)
+        assert git(py_repo, "log", "-1", "--format=%s").strip() != "many"
+
+    reopened = ReviewScreen(ReviewSession(state))  # ctrl+r again: a new ReviewSession
+    async with Host(reopened).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert tree_labels(reopened) == ["[ ] many.txt", "  [ ] @@ -2,7 +2,7 @@ line 1"]
+
+    resumed = ReviewScreen(py_repo)  # frogtui --resume: the state is read back from the session's refs
+    async with Host(resumed).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert resumed.review.state.session == "choices"
+        assert tree_labels(resumed) == ["[ ] many.txt", "  [ ] @@ -2,7 +2,7 @@ line 1"]
+        await pilot.press("space")  # the person changes their mind: accepted, and remembered so
+        await settle(pilot)
+
+    again = ReviewScreen(ReviewSession(state))
+    async with Host(again).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert tree_labels(again) == ["[x] many.txt", "  [x] @@ -2,7 +2,7 @@ line 1"]
