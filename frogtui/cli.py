@@ -2,8 +2,11 @@
 ``frogtui policy check``, ``frogtui demo``. Each subcommand's parser lives with the code it runs."""
 from __future__ import annotations
 
+import argparse
+import difflib
 import importlib
 import sys
+from typing import NoReturn
 
 SUBCOMMANDS = {
     "run": "frogtui.headless:main",
@@ -14,8 +17,40 @@ SUBCOMMANDS = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line plus a hint (``--help``), exit 2,
+    instead of argparse's usage block; a mistyped flag gets the closest real one suggested."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments: "):
+            message += _closest_flag(self, message[len("unrecognized arguments: "):].split())
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _closest_flag(parser: argparse.ArgumentParser, words: list[str]) -> str:
+    flags = [flag for action in parser._actions for flag in action.option_strings]
+    for word in words:
+        if word.startswith("--"):
+            match = difflib.get_close_matches(word.split("=", 1)[0], flags, n=1)
+            if match:
+                return f"; did you mean {match[0]}?"
+    return ""
+
+
+def unknown_command(word: str) -> str:
+    """The line for ``frogtui WORD`` when WORD is no subcommand: the closest one, or how to run a task."""
+    match = difflib.get_close_matches(word, list(SUBCOMMANDS), n=1, cutoff=0.6)
+    commands = ", ".join(SUBCOMMANDS)
+    if match:
+        return f"frogtui: unknown command {word!r}; did you mean 'frogtui {match[0]}'? (commands: {commands}; frogtui --help)"
+    return f"frogtui: unknown command {word!r} (commands: {commands}); to run a task headless: frogtui run \"TASK\""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
+        print(unknown_command(argv[0]), file=sys.stderr)
+        return 2
     if argv and argv[0] in SUBCOMMANDS:
         target = SUBCOMMANDS[argv[0]]
         rest = argv[1:]

@@ -8,12 +8,13 @@ touched.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from frogtui.cli import Parser
 
 FILES = {
     "stats.py": (
@@ -93,7 +94,7 @@ def make_demo(folder: Path) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="frogtui demo",
         description="Try frogtui without a model: a throwaway repository with a failing test and a replayed session that fixes it.",
     )

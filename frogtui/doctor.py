@@ -1,13 +1,13 @@
 """``frogtui doctor``: what a person needs to know before the first run.
 
-Reports the llama-cpp-python version and whether it can offload to a GPU, the model spec and
-whether it is on disk, what the sandbox confines (user namespace, capabilities, hidden paths,
-network) or why there is none, the git identity, the rules files in force and the session
-folder. Exit 0 when a run can start (model on disk or a server spec), 1 otherwise.
+Reports the llama-cpp-python version and whether it can offload to a GPU, the model spec (or
+``--model SPEC``) and whether it is on disk, what the sandbox confines (user namespace,
+capabilities, hidden paths, network) or why there is none, the git identity, the rules files in
+force and the session folder; each line is marked ✓, ! (works with a limit) or ✗ (stops a run).
+Exit 0 when a run can start (model on disk or a server spec), 1 otherwise.
 """
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import shutil
 import subprocess
@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import TextIO
 
+from frogtui.cli import Parser
 from frogtui.config import LlamaSettings, config_dir, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
 
@@ -98,30 +99,44 @@ def _git_identity() -> str:
     return f"git identity: {name} <{email}>"
 
 
-def report(repo: Path, out: TextIO) -> int:
-    """Write the report for ``repo`` to ``out``; return the exit status."""
+MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
+"""The mark in front of each line: fine, works with a limit, stops a run."""
+
+
+def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
+    """Write the report for ``repo`` to ``out`` (``model_spec`` overrides the configured model),
+    each line marked ✓, ! (works with a limit) or ✗ (what stops a run); return the exit status."""
+
+    def line(mark: str, text: str) -> None:
+        print(f"{MARKS[mark]} {text}", file=out)
+
     try:
-        config = load_config(repo=repo)
+        config = load_config(repo=repo, model_spec=model_spec)
     except FrogtuiError as err:
-        print(f"config: {err}", file=out)
+        line("fail", f"config: {err}")
+        print("frogtui cannot start here: fix the line marked ✗", file=out)
         return 1
-    print(_llama_line(), file=out)
-    print(_threads_line(config.llama), file=out)
+    llama = _llama_line()
+    line("warn" if "not installed" in llama else "ok", llama)
+    line("ok", _threads_line(config.llama))
     model_line, model_ok = _model_line(config.model_spec)
-    print(model_line, file=out)
-    for line in _sandbox_lines(repo, config.rules_file):
-        print(line, file=out)
-    print(_git_identity(), file=out)
+    line("ok" if model_ok else "fail", model_line)
+    for text in _sandbox_lines(repo, config.rules_file):
+        line("warn" if any(w in text for w in ("WARNING", "not found", "unknown", "without a sandbox")) else "ok", text)
+    identity = _git_identity()
+    line("warn" if "not set" in identity or "not found" in identity else "ok", identity)
     user_rules = config.rules_file or config_dir() / "rules.toml"
     repo_rules = repo / ".frogtui.toml"
     for label, path in (("user rules", user_rules), ("repository rules", repo_rules)):
-        print(f"{label}: {path} ({'in force' if path.is_file() else 'none'})", file=out)
-    print(f"sessions: {sessions_dir()}", file=out)
+        line("ok", f"{label}: {path} ({'in force' if path.is_file() else 'none'})")
+    line("ok", f"sessions: {sessions_dir()}")
+    print("ready: frogtui can run here" if model_ok else "not ready: fix the line marked ✗ (--model SPEC tries another model)", file=out)
     return 0 if model_ok else 1
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="frogtui doctor", description="Check the setup before the first run.")
+    parser = Parser(prog="frogtui doctor", description="Check the setup before the first run.")
     parser.add_argument("--repo", default=".", help="repository whose rules file is checked (default: current folder)")
+    parser.add_argument("--model", help="check this model spec instead of the configured one (config key: model)")
     args = parser.parse_args(argv)
-    return report(Path(args.repo).expanduser().resolve(), sys.stdout)
+    return report(Path(args.repo).expanduser().resolve(), sys.stdout, model_spec=args.model)

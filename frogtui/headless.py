@@ -14,6 +14,7 @@ from frogtui.agent.loop import Agent
 from frogtui.agent.session_core import SessionCore
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.approval import APPROVAL_MODES, PolicyApprover
+from frogtui.cli import Parser
 from frogtui.config import SETTINGS_HELP, Config, Limits, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import Model
@@ -51,8 +52,8 @@ class TraceSink:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="frogtui run", description="Run one task headless (no UI).", epilog=SETTINGS_HELP)
-    parser.add_argument("task", help="the task, as you would type it")
+    parser = Parser(prog="frogtui run", description="Run one task headless (no UI).", epilog=SETTINGS_HELP)
+    parser.add_argument("task", type=task_text, help="the task, as you would type it")
     parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
     parser.add_argument(
         "--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)"
@@ -65,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="when the context nears its budget (limits.handoff_margin), continue in a fresh conversation from a "
                         "drafted hand-off (at most limits.max_handoffs times) instead of ending with max_context_len")
     return parser
+
+
+def task_text(text: str) -> str:
+    """The task argument: refused when blank (an empty task would run the model on nothing)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the task is empty: say what to do, e.g. frogtui run \"fix the failing test\"")
+    return text
 
 
 def main(argv: list[str]) -> int:

@@ -1,12 +1,17 @@
-"""Start-up: each command imports only what it needs (checked in a fresh interpreter)."""
+"""Start-up: each command imports only what it needs (checked in a fresh interpreter). Usage
+errors: one line plus a hint, exit 2, never argparse's usage block; an unknown subcommand suggests
+the closest one; an empty task is refused."""
 from __future__ import annotations
 
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from frogtui import cli
 
 HEAVY = ("llama_cpp", "httpx", "huggingface_hub", "tqdm", "textual", "numpy", "openai")
 
@@ -34,3 +39,43 @@ def test_a_command_imports_no_model_stack_and_no_ui_it_does_not_use(argv: list[s
     )
     loaded = modules_after(code)
     assert loaded & set(HEAVY) == allowed
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    try:
+        code = cli.main(argv)
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["run"], "frogtui run: the following arguments are required: task (see frogtui run --help)"),
+        (["run", ""], "frogtui run: argument task: the task is empty"),
+        (["run", "   "], "frogtui run: argument task: the task is empty"),
+        (["run", "fix it", "--modle", "x"], "frogtui run: unrecognized arguments: --modle x; did you mean --model?"),
+        (["run", "fix it", "--approve", "sometimes"], "frogtui run: argument --approve: invalid choice: 'sometimes'"),
+        (["--reume"], "frogtui: unrecognized arguments: --reume; did you mean --resume?"),
+        (["doctor", "--verbose"], "frogtui doctor: unrecognized arguments: --verbose (see frogtui doctor --help)"),
+        (["demo", "--hedless"], "frogtui demo: unrecognized arguments: --hedless; did you mean --headless?"),
+        (["policy"], "frogtui policy: the following arguments are required: action"),
+        (["rn", "fix it"], "frogtui: unknown command 'rn'; did you mean 'frogtui run'?"),
+        (["docter"], "frogtui: unknown command 'docter'; did you mean 'frogtui doctor'?"),
+        (["fix the failing test"], "to run a task headless: frogtui run \"TASK\""),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, err = run_cli(argv, capsys)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert expected in err and "usage:" not in err
+
+
+def test_an_empty_task_never_reaches_the_model(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = run_cli(["run", "", "--repo", str(py_repo), "--model", f"replay:{tmp_path / 'missing.jsonl'}"], capsys)
+    assert code == 2 and "the task is empty" in err and "replay" not in err

@@ -1,5 +1,6 @@
 """``frogtui doctor`` says exactly what the sandbox confines, and warns when a piece is missing
-(issue 9, build item 8). Real bubblewrap where it works; a fake one that cannot start otherwise."""
+(issue 9, build item 8). Real bubblewrap where it works; a fake one that cannot start otherwise.
+Each line is marked (✓, ! or ✗), ``--model`` checks another spec (issue 11)."""
 from __future__ import annotations
 
 import shutil
@@ -10,6 +11,7 @@ import pytest
 from frogtui import doctor
 from frogtui.approval.sandbox import probe_bwrap
 from frogtui.config import config_dir
+from tests.support import write_replay
 
 BWRAP = shutil.which("bwrap")
 
@@ -30,3 +32,17 @@ def test_doctor_warns_when_the_sandbox_is_off(py_repo: Path) -> None:
     lines = doctor._sandbox_lines(py_repo, None)
     assert lines[1] == "sandbox: Bash runs without a sandbox"
     assert lines[2] == 'sandbox: WARNING Bash runs without a sandbox: [sandbox] bash = "none" in the rules'
+
+
+def test_doctor_marks_the_failing_line_and_takes_model(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.jsonl"
+    assert doctor.main(["--repo", str(py_repo), "--model", f"replay:{missing}"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    failing = [line for line in lines if line.startswith("✗ ")]
+    assert failing == [f"✗ model: replay:{missing} (file not found)"]
+    assert all(line[:2] in ("✓ ", "! ", "✗ ") for line in lines[:-1]), lines
+    assert lines[-1].startswith("not ready: fix the line marked ✗")
+    replay = write_replay(tmp_path / "ok.jsonl", ["hi"])
+    assert doctor.main(["--repo", str(py_repo), "--model", f"replay:{replay}"]) == 0
+    out = capsys.readouterr().out
+    assert f"✓ model: replay:{replay} (found)" in out and "✗" not in out and out.splitlines()[-1] == "ready: frogtui can run here"

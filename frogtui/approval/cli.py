@@ -20,6 +20,7 @@ from frogtui.approval.loading import (
     trust_project,
     untrust_project,
 )
+from frogtui.cli import Parser
 from frogtui.config import repo_folder
 from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall
@@ -27,7 +28,7 @@ from frogtui.tools.workspace import Workspace
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="frogtui policy", description="Test the approval rules without running anything.")
+    parser = Parser(prog="frogtui policy", description="Test the approval rules without running anything.")
     sub = parser.add_subparsers(dest="action", required=True)
     check = sub.add_parser("check", help="print the decision for a command or a path: allow, ask or deny")
     check.add_argument("--repo", default=".", help="repository root (default: current folder)")

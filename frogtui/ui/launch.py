@@ -4,13 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from frogtui.cli import Parser
 from frogtui.config import APPROVAL_MODES, SETTINGS_HELP, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="frogtui",
         description="A terminal coding assistant: FrogNano-4B with a gate on every action. "
         "Other commands: frogtui run TASK (headless), frogtui doctor, frogtui policy check, frogtui demo.",
