@@ -42,13 +42,13 @@ def _mark(accepted: bool, partly: bool) -> str:
 
 
 class HunkTree(Tree[Any]):
-    """Files and their hunks; space accepts or rejects the one under the cursor."""
+    """Files and their hunks; space accepts or rejects the one under the cursor. Committing is
+    ctrl+s only (the screen's binding): no single letter commits."""
 
     BINDINGS = [
         Binding("space", "screen.toggle", "Accept/reject"),
         Binding("a", "screen.toggle_file", "Whole file"),
         Binding("s", "screen.split", "Split hunk", tooltip="Split the hunk under the cursor into smaller ones"),
-        Binding("c", "screen.commit", "Commit"),
         Binding("d", "screen.discard", "Discard rejected", tooltip="Put back the old text of this session's rejected changes"),
         Binding("u", "screen.undo", "Undo commit"),
         Binding("m", "screen.redraft", "Redraft"),
@@ -329,7 +329,7 @@ class ReviewScreen(Screen[None]):
         self._draft_text = message
         self._draft_diff = diff
         self.query_one("#review-message", TextArea).load_text(message)
-        self._status("Message drafted; edit it, then commit (c or ctrl+s).")
+        self._status("Message drafted; edit it, then commit (ctrl+s).")
 
     def action_commit(self) -> None:
         message = self.query_one("#review-message", TextArea).text

@@ -109,7 +109,10 @@ async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> N
     async with Host(screen).run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert screen.query_one("#review-message", TextArea).text.startswith("Update 2 files")
-        await pilot.press("c")
+        await pilot.press("c")  # a letter never commits
+        await settle(pilot)
+        assert not pilot.app._notifications
+        await pilot.press("ctrl+s")
         await settle(pilot)
         assert git(py_repo, "log", "--format=%s").strip() == "initial"
         assert any("refused by hook" in n.message for n in pilot.app._notifications)
