@@ -54,11 +54,13 @@ class Session:
         return path
 
     @classmethod
-    def create(cls, repo: Path) -> Session:
+    def create(cls, repo: Path, model_spec: str = "") -> Session:
+        """A new session folder for ``repo``; ``model_spec`` is recorded so a resume uses the same model."""
         session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         folder = sessions_dir() / session_id
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "meta.json").write_text(json.dumps({"id": session_id, "repo": str(repo), "created": time.time()}) + "\n")
+        meta = {"id": session_id, "repo": str(repo), "created": time.time(), "model": model_spec}
+        (folder / "meta.json").write_text(json.dumps(meta) + "\n")
         return cls(id=session_id, folder=folder, repo=repo)
 
     @classmethod
@@ -68,14 +70,34 @@ class Session:
         if not root.is_dir():
             return None
         for folder in sorted(root.iterdir(), reverse=True):
-            meta_path = folder / "meta.json"
-            try:
-                meta = json.loads(meta_path.read_text())
-            except (OSError, ValueError):
-                continue
-            if repo is None or os.path.realpath(meta.get("repo", "")) == os.path.realpath(repo):
-                return cls(id=meta["id"], folder=folder, repo=Path(meta["repo"]))
+            session = cls._read(folder)
+            if session is not None and (repo is None or os.path.realpath(session.repo) == os.path.realpath(repo)):
+                return session
         return None
+
+    @classmethod
+    def by_id(cls, session_id: str) -> Session | None:
+        """The session with this id (as printed on quit), or None."""
+        if not session_id or "/" in session_id or session_id.startswith("."):
+            return None
+        return cls._read(sessions_dir() / session_id)
+
+    @classmethod
+    def _read(cls, folder: Path) -> Session | None:
+        try:
+            meta = json.loads((folder / "meta.json").read_text())
+            return cls(id=str(meta["id"]), folder=folder, repo=Path(meta["repo"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    @property
+    def model_spec(self) -> str:
+        """The model spec the session was started with ('' when not recorded)."""
+        try:
+            spec = json.loads((self.folder / "meta.json").read_text()).get("model", "")
+        except (OSError, ValueError, AttributeError):
+            return ""
+        return spec if isinstance(spec, str) else ""
 
     @property
     def replay_path(self) -> Path:

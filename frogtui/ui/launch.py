@@ -1,11 +1,14 @@
-"""``frogtui [--repo DIR] [--model SPEC] [--theme NAME] [--resume] [--approve MODE]``: open the app."""
+"""``frogtui [--repo DIR] [--model SPEC] [--theme NAME] [--resume [ID]] [--approve MODE]``: open the app."""
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
+from pathlib import Path
 
 from frogtui.cli import Parser
-from frogtui.config import APPROVAL_MODES, SETTINGS_HELP, load_config, repo_folder
+from frogtui.config import APPROVAL_MODES, SETTINGS_HELP, Config, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
 
@@ -17,31 +20,70 @@ def build_parser() -> argparse.ArgumentParser:
         "Other commands: frogtui run TASK (headless), frogtui doctor, frogtui policy check, frogtui demo.",
         epilog=SETTINGS_HELP,
     )
-    parser.add_argument("--repo", default=".", help="repository root (default: current folder)")
-    parser.add_argument(
-        "--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] (config key: model)"
-    )
+    parser.add_argument("--repo", help="repository root (default: current folder; with --resume ID, the session's)")
+    parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] "
+                        "(config key: model; a resumed session keeps its own unless this is given)")
     parser.add_argument("--theme", help="theme name, e.g. frog-dark or frog-light (config key: theme)")
-    parser.add_argument("--resume", action="store_true", help="reopen the latest session of this repository")
+    parser.add_argument("--resume", nargs="?", const="", metavar="ID",
+                        help="reopen a session: the latest of this repository, or the one with this id (printed on quit)")
     parser.add_argument("--approve", choices=APPROVAL_MODES, help="starting approval mode (default: policy; F2 cycles)")
     return parser
 
 
+def find_resumed(resume: str, repo: str | None) -> Session:
+    """The session ``--resume [ID]`` names.
+
+    Raises:
+        FrogtuiError: there is no such session.
+    """
+    if resume:
+        session = Session.by_id(resume)
+        if session is None:
+            raise FrogtuiError(f"no saved session {resume!r} (the id is printed when frogtui quits)")
+        return session
+    folder = repo_folder(repo or ".")
+    session = Session.latest(folder)
+    if session is None:
+        raise FrogtuiError(f"no saved session for {folder}; start one without --resume")
+    return session
+
+
+def quit_lines(session: Session, cwd: Path | None = None) -> list[str]:
+    """What is printed when the app quits: the session id, where it is saved, how to resume it."""
+    if not session.trajectory_path.is_file():
+        return [f"frogtui: session {session.id}: nothing was sent, nothing to resume"]
+    home = Path.home()
+    folder = f"~/{session.folder.relative_to(home)}" if session.folder.is_relative_to(home) else str(session.folder)
+    here = os.path.realpath(cwd or Path.cwd()) == os.path.realpath(session.repo)
+    command = f"frogtui --resume {session.id}" + ("" if here else f" --repo {shlex.quote(str(session.repo))}")
+    return [f"frogtui: session {session.id} saved in {folder}", f"  resume it: {command}"]
+
+
+def prepare(argv: list[str]) -> tuple[Config, Session | None]:
+    """The app's configuration and the session to resume (None: a new one) for ``argv``. A resumed
+    session keeps its repository and its model unless ``--repo`` / ``--model`` say otherwise.
+
+    Raises:
+        FrogtuiError: a bad folder, config file or session id (one line).
+    """
+    args = build_parser().parse_args(argv)
+    resume = find_resumed(args.resume, args.repo) if args.resume is not None else None
+    repo = repo_folder(args.repo or (resume.repo if resume is not None else "."))
+    model_spec = args.model or (resume.model_spec if resume is not None else "") or None
+    return load_config(repo=repo, model_spec=model_spec, theme=args.theme, approve=args.approve), resume
+
+
 def main(argv: list[str]) -> int:
     """Parse the command line, open the app, and return its exit status (2 for bad input)."""
-    args = build_parser().parse_args(argv)
     try:
-        config = load_config(repo=repo_folder(args.repo), model_spec=args.model, theme=args.theme, approve=args.approve)
+        config, resume = prepare(argv)
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=sys.stderr)
         return 2
-    resume = None
-    if args.resume:
-        resume = Session.latest(config.repo)
-        if resume is None:
-            print(f"frogtui: no saved session for {config.repo}; start one without --resume", file=sys.stderr)
-            return 2
     from frogtui.ui.app import FrogApp
 
-    result = FrogApp(config, resume=resume).run()
+    app = FrogApp(config, resume=resume)
+    result = app.run()
+    for line in quit_lines(app.session):
+        print(line)
     return int(result or 0)
