@@ -4,9 +4,13 @@
 Deltas are buffered and flushed a few dozen times a second, so thousands of tokens cost a few
 dozen re-renders, not thousands; the flush timer runs only while something streams. Reasoning is
 appended, not redrawn: finished lines are frozen in their own widgets and only the last line
-re-renders.
+re-renders. Every write of streamed text goes through one lock: the timer's flush and the flush a
+turn's end or a tool line awaits run on different tasks, and Textual's ``Markdown.append`` shows
+text twice when a second append starts before the first has run.
 """
 from __future__ import annotations
+
+import asyncio
 
 from rich.text import Text
 from textual.binding import Binding
@@ -100,6 +104,8 @@ class ChatPane(VerticalScroll):
         self._step: int | None = None
         self._calls: dict[str, ToolCallLine] = {}
         self._flushing = False
+        self._writing = asyncio.Lock()
+        """Held by every write of streamed text (see the module's docstring)."""
 
     def on_mount(self) -> None:
         self.anchor()
@@ -146,9 +152,10 @@ class ChatPane(VerticalScroll):
         if entry.call.id in self._calls:
             self.refresh_call(entry)
             return
-        await self.flush()
-        self._answer = None  # answer text after the call goes below its line
-        await self.mount(self._new_call_line(entry))
+        async with self._writing:
+            await self._flush()
+            self._answer = None  # answer text after the call goes below its line
+            await self.mount(self._new_call_line(entry))
 
     def add_call_line(self, entry: TraceEntry) -> None:
         """Show a finished call's line at once (a resumed session)."""
@@ -182,6 +189,11 @@ class ChatPane(VerticalScroll):
 
     async def flush(self) -> None:
         """Show the buffered deltas (and stop the timer when there are none)."""
+        async with self._writing:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """``flush`` with ``_writing`` held."""
         if not self._pending_reasoning and not self._pending_answer:
             self._run_flush_timer(False)
             return
@@ -208,21 +220,38 @@ class ChatPane(VerticalScroll):
 
     async def end_turn(self) -> None:
         """The step's turn ended: show what is left and fold its reasoning."""
-        await self.flush()
-        if self._reasoning is not None:
-            self._reasoning.collapsed = not self.show_reasoning
-        self._close_step()
+        async with self._writing:
+            await self._flush()
+            if self._reasoning is not None:
+                self._reasoning.collapsed = not self.show_reasoning
+            self._close_step()
 
     def _close_step(self) -> None:
-        if self._pending_reasoning and self._reasoning is not None:
-            self._reasoning.add(self._pending_reasoning)
+        """End the current step's blocks; text still buffered is shown, never dropped."""
+        if self._pending_reasoning:
+            if self._reasoning is None:
+                block = ReasoningBlock(self._step or 0)
+                block.add(self._pending_reasoning)
+                block.collapsed = not self.show_reasoning
+                self.mount(block)
+            else:
+                self._reasoning.add(self._pending_reasoning)
         self._pending_reasoning = ""
-        if self._pending_answer and self._answer is not None:
-            self._answer.append(self._pending_answer)
+        if self._pending_answer:
+            text, answer = self._pending_answer, self._answer
+            if answer is None:
+                if text.strip():
+                    self.mount(AnswerBlock(text.lstrip()))
+            else:
+                self.call_later(self._append_locked, answer, text)
         self._pending_answer = ""
         self._reasoning = None
         self._answer = None
         self._step = None
+
+    async def _append_locked(self, block: AnswerBlock, text: str) -> None:
+        async with self._writing:
+            await block.append(text)
 
     def toggle_reasoning(self) -> bool:
         """Open or fold every reasoning block; returns the new setting."""

@@ -1,10 +1,14 @@
 """The chat pane keeps up with a fast model: 5,000 streamed tokens through the real app."""
 from __future__ import annotations
 
+import asyncio
 import time
 from itertools import pairwise
 
-from frogtui.ui.chat import AnswerBlock
+from textual.app import App
+from textual.widgets._markdown import MarkdownBlock
+
+from frogtui.ui.chat import AnswerBlock, ChatPane
 from tests.support import turn
 from tests.ui.conftest import SIZE, submit, wait_for
 
@@ -32,3 +36,37 @@ async def test_chat_keeps_up_with_5000_streamed_tokens(make_app) -> None:
     # checked is that the UI kept running its timers while the tokens streamed in.
     during = [t for t in ticks if started <= t <= started + elapsed]
     assert len(during) >= 5, f"the UI ran its timer {len(during)} times while {TOKENS} tokens streamed"
+
+
+class ChatHost(App[None]):
+    def compose(self):
+        yield ChatPane(id="chat")
+
+
+def shown_text(chat: ChatPane) -> str:
+    """The answer as drawn: the text of every rendered Markdown block."""
+    return "\n".join(str(block._content) for block in chat.query(MarkdownBlock) if block.parent and isinstance(block.parent, AnswerBlock))
+
+
+async def test_overlapping_flushes_never_show_the_answer_twice() -> None:
+    """The timer's flush and the one a turn's end (or a tool line) awaits run on different tasks;
+    two writes in flight at once must not show a paragraph twice, and text still pending when a
+    step closes is shown, not dropped."""
+    app = ChatHost()
+    async with app.run_test(size=SIZE) as pilot:
+        chat = app.query_one(ChatPane)
+        chat.answer_delta(3, "Para A.\n\nPara B.")
+        await chat.flush()
+        await pilot.pause()
+        chat.answer_delta(3, "\n\nPara C.")
+
+        async def turn_ends() -> None:  # the app's task, while the timer's write is in flight
+            chat.answer_delta(3, " More of C.")
+            await chat.end_turn()
+
+        await asyncio.gather(asyncio.ensure_future(chat.flush()), asyncio.ensure_future(turn_ends()))
+        chat.answer_delta(4, "Next step.")
+        chat.add_user("a follow-up")  # closes the step with text still pending
+        await pilot.pause(0.2)
+        shown = shown_text(chat)
+        assert [shown.count(p) for p in ("Para A.", "Para B.", "Para C. More of C.", "Next step.")] == [1, 1, 1, 1], shown
