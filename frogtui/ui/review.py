@@ -17,10 +17,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Label, Static, TextArea, Tree
+from textual.widgets import Button, Label, Static, TextArea, Tree
 
 from frogtui.ui.diffmodel import lexer_for
 from frogtui.ui.diffview import token_styles
+from frogtui.ui.footer import FittingFooter
 from frogtui.ui.themes import pygments_style_for
 from frogtui.vcs.commit import CommitFailed
 from frogtui.vcs.hunks import FileChange, HunkSelection, ReviewHunk
@@ -45,13 +46,15 @@ class HunkTree(Tree[Any]):
     """Files and their hunks; space accepts or rejects the one under the cursor. Committing is
     ctrl+s only (the screen's binding): no single letter commits."""
 
-    BINDINGS = [
+    BINDINGS = [  # in footer order: commit and back first, so a narrow footer keeps them
+        Binding("ctrl+s", "screen.commit", "Commit"),
+        Binding("escape", "screen.close", "Back"),
         Binding("space", "screen.toggle", "Accept/reject"),
-        Binding("a", "screen.toggle_file", "Whole file"),
-        Binding("s", "screen.split", "Split hunk", tooltip="Split the hunk under the cursor into smaller ones"),
+        Binding("a", "screen.toggle_file", "File"),
+        Binding("s", "screen.split", "Split", tooltip="Split the hunk under the cursor into smaller ones"),
+        Binding("m", "screen.redraft", "Redraft"),
         Binding("d", "screen.discard", "Discard rejected", tooltip="Put back the old text of this session's rejected changes"),
         Binding("u", "screen.undo", "Undo commit"),
-        Binding("m", "screen.redraft", "Redraft"),
     ]
 
 
@@ -172,7 +175,7 @@ class ReviewScreen(Screen[None]):
                 yield HunkDiff(id="review-diff")
         yield TextArea("", id="review-message")
         yield Static("", id="review-status")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.reload()

@@ -14,6 +14,8 @@ from frogtui.vcs.repository import GitState
 
 BAR_CELLS = 8
 NAME_WIDTH = 24
+SHORT_NAME_WIDTH = 16
+"""The model name's room in the compact bar (120 columns keep the model and tok/s)."""
 _QUANT = re.compile(r"\b(I?Q\d[A-Z0-9_]*|F16|BF16|F32)\b", re.IGNORECASE)
 
 
@@ -77,11 +79,19 @@ class StatusBar(Widget):
     git: reactive[GitState | None] = reactive(None)
 
     def render(self) -> Text:
-        """The parts that fit, in a fixed order; when the bar is too narrow the least useful go
-        first (tokens/s, model, sandbox when on, git, context), the state last."""
-        parts = self._parts()
+        """The parts that fit, in a fixed order. Wide (about 150 columns): everything in full; at
+        120 the compact forms (a shorter model name, the context without its bar, ``master (2)``,
+        the mode without its label); narrower, the least useful go first (tokens/s, model,
+        sandbox when on, git, context), the state last."""
         width = self.size.width or 10_000
-        while len(parts) > 1 and sum(p.cell_len for _, p in parts) + 3 * (len(parts) - 1) > width:
+
+        def too_wide(parts: list[tuple[int, Text]]) -> bool:
+            return sum(p.cell_len for _, p in parts) + 3 * (len(parts) - 1) > width
+
+        parts = self._parts()
+        if too_wide(parts):
+            parts = self._parts(compact=True)
+        while len(parts) > 1 and too_wide(parts):
             parts.remove(min(parts, key=lambda item: item[0]))
         text = Text(no_wrap=True, overflow="ellipsis")
         label = self.get_component_rich_style("status-bar--label")
@@ -91,26 +101,32 @@ class StatusBar(Widget):
             text.append_text(part)
         return text
 
-    def _parts(self) -> list[tuple[int, Text]]:
+    def _parts(self, compact: bool = False) -> list[tuple[int, Text]]:
         """(priority, text) of each part in display order; higher priority stays longer."""
         label = self.get_component_rich_style("status-bar--label")
         warn = self.get_component_rich_style("status-bar--warn")
         parts = [(9, Text(self.state, self.get_component_rich_style("status-bar--state")))]
         quant = quantisation(self.model_name)
         name = self.model_name or "no model"
-        name = name if len(name) <= NAME_WIDTH else name[: NAME_WIDTH - 1] + "…"
-        parts.append((2, Text.assemble(name, (f" {quant}" if quant else "", label))))
+        if name.lower().endswith(".gguf"):
+            name = name[: -len(".gguf")]
+        room = SHORT_NAME_WIDTH if compact else NAME_WIDTH
+        name = name if len(name) <= room else name[: room - 1] + "…"
+        parts.append((2, Text.assemble(name, (f" {quant}" if quant and quant not in name.upper() else "", label))))
         size, used = self.context_size, self.context_used
         level = context_level(used, size, self.handoff_margin)
         bar_style = self.get_component_rich_style({"ok": "status-bar--bar", "near": "status-bar--warn"}.get(level, "status-bar--full"))
         total = f" Σ{short_count(self.session_tokens)}" if self.session_tokens > used else ""
-        figures = (f" {short_count(used)}/{short_count(size)}", bar_style if level == "full" else "")
-        meter = Text.assemble(("ctx ", label), (context_bar(used, size), bar_style), figures, (total, label))
+        counts = f"{short_count(used)}/{short_count(size)}"
+        figures = (counts, bar_style if level == "full" or (compact and level != "ok") else "")
+        bar = ("", "") if compact else (context_bar(used, size) + " ", bar_style)
+        meter = Text.assemble(("ctx ", label), bar, figures, (total, label))
         parts.append((5 if level == "ok" else 6, meter))
         parts.append((1, Text.assemble("–" if not self.tok_s else f"{self.tok_s:.1f}", (" tok/s", label))))
         parts.append((8, Text.assemble(("step ", label), f"{self.step}/{self.max_steps}")))
         parts.append((3 if self.sandbox else 6, Text.assemble(("sandbox ", label), "on" if self.sandbox else ("off", warn))))
         if self.git is not None:
-            parts.append((4, Text.assemble(("git ", label), self.git.branch, (f" {self.git.changed} changed", label))))
-        parts.append((7, Text.assemble(("mode ", label), self.approval_mode)))
+            changed = (f" ({self.git.changed})", label) if compact else (f" {self.git.changed} changed", label)
+            parts.append((4, Text.assemble(("" if compact else "git ", label), self.git.branch, changed)))
+        parts.append((7, Text.assemble(("" if compact else "mode ", label), self.approval_mode)))
         return parts

@@ -22,8 +22,10 @@ ARGS_WIDTH = 20
 """The arguments column before the pane knows its width."""
 MIN_ARGS_WIDTH = 12
 """Below this the narrow layout drops the time and exit columns (they stay in the detail)."""
-FIXED_WIDTHS = {"#": 3, "tool": 5, "decision": 8, "time": 5, "exit": 4}
-"""Room the other columns take (their longest usual value); each column adds 2 of padding."""
+FIXED_WIDTHS = {"#": 3, "tool": 5, "decision": 9, "time": 5, "exit": 4}
+"""The width of every column but the arguments (each adds 2 of padding). The columns never grow:
+every value is made to fit (``decision_text``, ``duration_text``, ``STOPPED``), so the table never
+scrolls sideways."""
 CHROME = 4
 """The table's border and vertical scrollbar."""
 
@@ -54,10 +56,20 @@ class TraceEntry:
 
 
 def decision_text(entry: TraceEntry) -> str:
-    """``✓ person``, ``✗ rule``…; the status while the call is asked about or running."""
+    """``✓ person``, ``✗ rule``, ``✓ edited`` (the person edited the call, then allowed it)…; the
+    status while the call is asked about or running; ``↻`` in front of a repeated call. At most 9 cells (``FIXED_WIDTHS``)."""
     if entry.status in ("running", "asking") or entry.decision not in MARKS:
         return entry.status
-    return ("↻" if entry.repeat else "") + f"{MARKS[entry.decision]} {entry.by}" + (" (edited)" if entry.edited else "")
+    return ("↻" if entry.repeat else "") + f"{MARKS[entry.decision]} {'edited' if entry.edited else entry.by}"
+
+
+def duration_text(seconds: float | None) -> str:
+    """``0.4s``, ``12.3s``, ``123s``, ``17m``: at most 5 cells."""
+    if seconds is None:
+        return ""
+    if seconds < 99.95:
+        return f"{seconds:.1f}s"
+    return f"{seconds:.0f}s" if seconds < 999.5 else f"{seconds / 60:.0f}m"
 
 
 def finished_state(event: ToolFinished) -> str:
@@ -73,8 +85,8 @@ def finished_state(event: ToolFinished) -> str:
     return "done" if event.ok else "failed"
 
 
-STOPPED = {"interrupted": "stopped", "timed out": "timeout"}
-"""The exit column of a command that did not exit by itself."""
+STOPPED = {"interrupted": "stop", "timed out": "t/o"}
+"""The exit column of a command that did not exit by itself (the chat line and details say it whole)."""
 
 
 class TraceTable(DataTable):
@@ -144,7 +156,7 @@ class TracePane(Vertical):
         cursor = table.cursor_row
         table.clear(columns=True)
         for column in self.columns:
-            table.add_column(column, key=column, width=self.args_width if column == "arguments" else None)
+            table.add_column(column, key=column, width=self.args_width if column == "arguments" else FIXED_WIDTHS[column])
         for entry in self.entries.values():
             table.add_row(*self._cells(entry), key=entry.call.id)
         if table.row_count:
@@ -207,7 +219,7 @@ class TracePane(Vertical):
             "tool": entry.call.name,
             "arguments": short_arguments(entry.call, self.args_width),
             "decision": decision_text(entry),
-            "time": "" if entry.duration_s is None else f"{entry.duration_s:.1f}s",
+            "time": duration_text(entry.duration_s),
             "exit": str(entry.exit_code) if entry.exit_code is not None else STOPPED.get(entry.status, ""),
         }
         cells = {column: Text(values[column], style=base or "") for column in self.columns}
@@ -218,7 +230,7 @@ class TracePane(Vertical):
     def _render_row(self, entry: TraceEntry) -> None:
         table = self.query_one(TraceTable)
         for column, cell in zip(self.columns, self._cells(entry), strict=False):
-            table.update_cell(entry.call.id, column, cell, update_width=column in ("decision", "time", "exit"))
+            table.update_cell(entry.call.id, column, cell)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
@@ -243,6 +255,8 @@ class TracePane(Vertical):
         detail = self.query_one("#trace-detail", VerticalScroll)
         args = " ".join(f"{k}={v!r}" for k, v in entry.call.arguments.items() if k not in ("content", "old_string", "new_string"))
         who = f"{entry.decision} by {entry.by}" + (f" ({entry.rule})" if entry.rule else "") if entry.decision else entry.status
+        if entry.edited:
+            who += ", after the person edited the call"
         if entry.duration_s is not None:
             who += f" · {entry.duration_s:.1f}s"
         if entry.exit_code is not None:

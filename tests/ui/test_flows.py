@@ -87,7 +87,7 @@ async def test_edited_command_goes_through_the_policy_again(make_app) -> None:
         assert "STDOUT:\nedited" in observation
         (entry,) = app.trace.entries.values()
         assert entry.call.arguments["command"] == "echo edited"
-        assert entry.edited and decision_text(entry).endswith("(edited)")
+        assert entry.edited and decision_text(entry) == "✓ edited"
 
 
 async def test_escape_interrupts_a_long_command(make_app) -> None:
