@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from frogtui.agent import events as ev
 from frogtui.agent.loop import Agent
 from frogtui.agent.session_core import SessionCore
+from frogtui.agent.tally import RunTally
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.approval import APPROVAL_MODES, PolicyApprover
 from frogtui.cli import Parser
@@ -23,11 +24,13 @@ from frogtui.tools import short_arguments
 
 
 class TraceSink:
-    """Writes a compact trace of the run, one line per event that matters."""
+    """Writes a compact trace of the run, one line per event that matters, and at the end a
+    one-line summary (``RunTally``): steps, calls, allowed, denied by whom, files changed."""
 
     def __init__(self, stream: TextIO, session: Session | None = None) -> None:
         self.stream = stream
         self.session = session
+        self.tally = RunTally()
 
     def _line(self, text: str) -> None:
         print(text, file=self.stream, flush=True)
@@ -35,6 +38,7 @@ class TraceSink:
             self.session.log(text)
 
     def emit(self, event: ev.AgentEvent) -> None:
+        self.tally.add(event)
         if isinstance(event, ev.HandedOff):
             self._line(f"hand-off: a fresh conversation starts ({len(event.text)} characters; continues {event.previous_id})")
         elif isinstance(event, ev.ToolFinished):
@@ -49,6 +53,7 @@ class TraceSink:
             self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}{repeat}")
         elif isinstance(event, ev.RunEnded):
             self._line(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
+            self._line(f"frogtui: {self.tally.line()}")
 
 
 def build_parser() -> argparse.ArgumentParser:
