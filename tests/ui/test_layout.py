@@ -45,7 +45,9 @@ async def play(pilot) -> None:
     await pilot.press("y")
     await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run")
     await wait_for(pilot, lambda: app.status.git is not None and app.status.git.changed == 1, what="git state")
-    app.query_one("#prompt").focus()
+    app.query_one("#trace-table").focus()  # not the prompt: its blinking cursor would make the snapshots flaky
+    app.chat.scroll_end(animate=False)
+    await pilot.wait_for_scheduled_animations()
     await pilot.pause(0.3)
 
 

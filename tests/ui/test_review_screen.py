@@ -9,7 +9,7 @@ from textual.widgets import TextArea
 from frogtui.models.replay import ReplayModel
 from frogtui.ui.review import HunkDiff, HunkTree, ReviewScreen
 from frogtui.ui.themes import VARIABLE_DEFAULTS
-from frogtui.vcs.repository import discover
+from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.review import ReviewSession
 from tests.support import write_replay
 from tests.vcs.cases import SPLITTABLE, git
@@ -41,12 +41,19 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
-async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> None:
+def many_lines_session(py_repo: Path, session: str) -> RepoState:
+    """``many.txt`` committed, a session started, then ``calc.py`` fixed by the session."""
     (py_repo / "many.txt").write_text(SPLITTABLE)
     git(py_repo, "add", "many.txt")
     git(py_repo, "commit", "-q", "-m", "many")
-    state = discover(py_repo, "ui")
+    state = discover(py_repo, session)
+    assert state is not None
     (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    return state
+
+
+async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> None:
+    state = many_lines_session(py_repo, "ui")
     (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 9\n", "line nine\n"))
     (py_repo / "notes é.txt").write_text("new\n")
     model = ReplayModel(write_replay(tmp_path / "m.jsonl", [
@@ -227,11 +234,7 @@ async def test_discard_lists_file_names_as_they_are() -> None:
 
 
 async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) -> None:
-    (py_repo / "many.txt").write_text(SPLITTABLE)
-    git(py_repo, "add", "many.txt")
-    git(py_repo, "commit", "-q", "-m", "many")
-    state = discover(py_repo, "choices")
-    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    state = many_lines_session(py_repo, "choices")
     (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
