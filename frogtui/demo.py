@@ -108,11 +108,11 @@ def main(argv: list[str]) -> int:
         print(f"frogtui: cannot make the demo: {err}", file=sys.stderr)
         return 2
     repo = folder.expanduser() / "stats"
-    print(f"demo repository: {repo}\nreplayed model:  replay:{replay}\ntask to type:    {TASK}", file=sys.stderr)
+    print(f"demo repository: {repo}\nreplayed model:  replay:{replay}\ntask:            {TASK}", file=sys.stderr)
     if args.headless:
         from frogtui import headless
 
         return headless.main([TASK, "--repo", str(repo), "--model", f"replay:{replay}", "--approve", "all"])
     from frogtui.ui import launch
 
-    return launch.main(["--repo", str(repo), "--model", f"replay:{replay}"])
+    return launch.main(["--repo", str(repo), "--model", f"replay:{replay}"], prompt=TASK)

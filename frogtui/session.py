@@ -175,6 +175,32 @@ class Session:
         if data is not None:
             write_json_atomic(self.run_path(run), data)
 
+    @property
+    def notices_path(self) -> Path:
+        return self.folder / "notices.jsonl"
+
+    def append_notice(self, text: str) -> None:
+        """Keep a notice the app showed about something the person did (an undo), so a resumed
+        session shows it again in place of the text the model was told."""
+        with self.notices_path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"text": text}) + "\n")
+
+    def notices(self) -> list[str]:
+        """The kept notices, oldest first ([] when none or unreadable)."""
+        try:
+            lines = self.notices_path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                out.append(item["text"])
+        return out
+
     def log(self, line: str) -> None:
         with self.log_path.open("a", encoding="utf-8") as handle:
             handle.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")

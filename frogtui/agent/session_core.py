@@ -29,6 +29,7 @@ from frogtui.agent.trajectory import Trajectory, replay_lines
 from frogtui.approval import PolicyEngine, make_sandbox
 from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
+from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
 from frogtui.protocol import Approver, Model
 from frogtui.session import Session
@@ -79,7 +80,7 @@ class SessionCore:
         self.model = model
         self.model_loader = model_loader or load_model
         self.clock = clock
-        self.session = resume or Session.create(config.repo)
+        self.session = resume or Session.create(config.repo, config.model_spec)
         self.chain: list[dict[str, Any]] = self.session.load_chain() if resume is not None else []
         """The resumed session's conversations, oldest first (more than one after hand-offs)."""
         self.saved: dict[str, Any] | None = self.chain[-1] if self.chain else None
@@ -213,7 +214,7 @@ class SessionCore:
 
     def new_session(self) -> None:
         """Forget the conversation and start a new session folder (same model); ``prepare`` again."""
-        self.session = Session.create(self.config.repo)
+        self.session = Session.create(self.config.repo, self.config.model_spec)
         self.chain, self.saved = [], None
         self._clear()
 
@@ -269,9 +270,17 @@ class SessionCore:
         message.
 
         Raises:
-            FrogtuiError: the rewind failed.
+            FrogtuiError: the rewind failed, or was refused because the step's change is already
+                committed (nothing was changed).
         """
         assert self.checkpoints is not None
+        committed = self.checkpoints.committed_paths(checkpoint)
+        if committed:
+            files = ", ".join(committed[:3]) + (f" and {len(committed) - 3} more" if len(committed) > 3 else "")
+            raise FrogtuiError(
+                f"Not undone: what step {checkpoint.step} ({checkpoint.tool}) changed in {files} is already committed. "
+                "Undo the commit first (ctrl+r, then u) or revert it with git."
+            )
         result = self.checkpoints.rewind(checkpoint.step, checkpoint.action)
         self.undone.add((checkpoint.step, checkpoint.action))
         self.rewind_note = (self.rewind_note + "\n" + result.message).strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import partial
 
-from textual import work
+from textual import events, work
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -36,7 +36,6 @@ class FrogApp(SessionApp):
         Binding("escape", "interrupt", "Stop", tooltip="Interrupt generation or the running command"),
         Binding("ctrl+n", "new_task", "New"),
         Binding("ctrl+r", "review", "Review"),
-        Binding("c", "review", "Review & commit", show=False),
         Binding("ctrl+z", "undo", "Undo"),
         Binding("ctrl+t", "toggle_reasoning", "Think"),
         Binding("ctrl+o", "open_trajectory", "JSON", tooltip="Open the trajectory file"),
@@ -44,6 +43,19 @@ class FrogApp(SessionApp):
         Binding("f3", "next_theme", "Theme"),
         Binding("ctrl+c", "quit_twice", "Quit×2", priority=True),
     ]
+
+    def on_key(self, event: events.Key) -> None:
+        """Printable keys that nothing took (focus on the chat or the trace) go to the prompt, so
+        a sentence typed there is never read as commands; on other screens they do nothing."""
+        if not event.is_printable or not event.character or self.screen is not self.screen_stack[0]:
+            return
+        prompt = self.query_one(PromptInput)
+        if prompt.has_focus or prompt.disabled:
+            return
+        event.stop()
+        event.prevent_default()
+        prompt.focus()
+        prompt.insert_text_at_cursor(event.character)
 
     def action_interrupt(self) -> None:
         """Esc: stop generation or the running command; a waiting question is denied."""
@@ -109,9 +121,12 @@ class FrogApp(SessionApp):
         try:
             result = self.core.undo(checkpoint)
         except FrogtuiError as err:
-            self.call_from_thread(self.notify, str(err), severity="warning")
+            self.call_from_thread(self.notify, str(err), severity="warning", timeout=10)
             return
-        self.call_from_thread(self.chat.add_notice, commands.undo_notice(checkpoint.tool, result))
+        notice = commands.undo_notice(checkpoint.tool, result)
+        self.session.append_notice(notice)
+        self.call_from_thread(self.chat.add_notice, notice)
+        self.call_from_thread(self.notify, commands.undo_toast(checkpoint.tool, result), title="Undone")
         self.refresh_git()
 
     def action_git_init(self) -> None:

@@ -277,7 +277,8 @@ class PromptInput(Input):
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(placeholder="Describe a task, or ask a follow-up (Enter sends)", id=id)
+        # no select-all on focus: a key typed elsewhere lands here and must not replace the draft
+        super().__init__(placeholder="Describe a task, or ask a follow-up (Enter sends)", id=id, select_on_focus=False)
         self.history: list[str] = []
         self._position = 0
 

@@ -36,10 +36,21 @@ def files_phrase(verb: str, paths: list[str], shown: int = 3) -> str:
     return f"{verb} {names}" if len(paths) <= shown else f"{verb} {len(paths)} files ({names})"
 
 
+def undone_files(result: Any) -> str:
+    """``restored a.py; removed b.py``, or that nothing had changed."""
+    done = [files_phrase(verb, paths) for verb, paths in (("restored", result.restored), ("removed", result.removed)) if paths]
+    return "; ".join(done) if done else "no files had changed since"
+
+
+def undo_toast(tool: str, result: Any) -> str:
+    """The short toast of an undo (seen even when the chat is scrolled up)."""
+    return f"Step {result.step} ({tool}) undone: {undone_files(result)}."
+
+
 def undo_notice(tool: str, result: Any) -> str:
     """What an undo did, in the chat: the action taken back and the files it touched."""
-    done = [files_phrase(verb, paths) for verb, paths in (("restored", result.restored), ("removed", result.removed)) if paths]
-    what = "; ".join(done) if done else "no files had changed since"
+    done = result.restored or result.removed
+    what = undone_files(result)
     keep = (
         f" The files as they were just before are kept in {result.saved_ref}"
         f" (`git restore --source={result.saved_ref} -- FILE` brings one back)."

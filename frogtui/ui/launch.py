@@ -73,8 +73,9 @@ def prepare(argv: list[str]) -> tuple[Config, Session | None]:
     return load_config(repo=repo, model_spec=model_spec, theme=args.theme, approve=args.approve), resume
 
 
-def main(argv: list[str]) -> int:
-    """Parse the command line, open the app, and return its exit status (2 for bad input)."""
+def main(argv: list[str], prompt: str = "") -> int:
+    """Parse the command line, open the app (``prompt`` put in its prompt, not sent), and return
+    its exit status (2 for bad input)."""
     try:
         config, resume = prepare(argv)
     except FrogtuiError as err:
@@ -82,7 +83,7 @@ def main(argv: list[str]) -> int:
         return 2
     from frogtui.ui.app import FrogApp
 
-    app = FrogApp(config, resume=resume)
+    app = FrogApp(config, resume=resume, prompt=prompt)
     result = app.run()
     for line in quit_lines(app.session):
         print(line)

@@ -72,6 +72,7 @@ class SessionApp(LongSession):
         themes: the themes to offer (default: read from the theme folders).
         model_loader: builds the model from its spec (default ``frogtui.models.load_model``).
         clock: monotonic seconds (Ctrl+C twice, load time, the agent's tool durations).
+        prompt: text to put in the prompt at start (Enter sends it).
     """
 
     TITLE = "frogtui"
@@ -79,10 +80,12 @@ class SessionApp(LongSession):
 
     def __init__(
         self, config: Config, *, resume: Session | None = None, themes: ThemeCatalog | None = None,
-        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic,
+        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic, prompt: str = "",
     ) -> None:  # resume, model_loader and clock go to the SessionCore
         super().__init__()
         self.config = config
+        self.initial_prompt = prompt
+        """Text put in the prompt at start, not sent (``frogtui demo``'s task)."""
         self.clock = clock
         self.load_log: list[str] = []
         """Progress lines of the model load (download, loading, the settings chosen)."""
@@ -158,10 +161,16 @@ class SessionApp(LongSession):
         status.approval_mode = self.approver.mode
         status.model_name = self.config.model_spec
         if self.core.saved is not None:
-            steps = session_view.restore_view(self.chat, self.trace, status, self.core.saved, session_view.load_trace(self.session),
+            rows = session_view.load_trace(self.session)
+            steps = session_view.restore_view(self.chat, self.trace, status, self.core.saved, rows, self.session.notices(),
                                               earlier=self.core.chain[:-1])
             self.chat.add_notice(f"Resumed session {self.session.id} ({steps} steps). Send a message to continue.")
-        self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        prompt.focus()
+        if self.initial_prompt:
+            prompt.value = self.initial_prompt
+            prompt.cursor_position = len(prompt.value)
+            self.chat.add_notice(f"The task is in the prompt below: press Enter to send it.\n{self.initial_prompt}")
         self.refresh_git()
         self.status.state = "loading"
         self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
@@ -286,7 +295,9 @@ class SessionApp(LongSession):
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         self.state.last_exit_reason = event.exit_reason
-        if event.exit_reason == "cancelled":
+        if event.exit_reason == "agent" and not event.final_message.strip():
+            self.chat.add_notice("The model ended without a message (its last turn had no answer and no tool call).", "warning")
+        elif event.exit_reason == "cancelled":
             self.chat.add_notice("Interrupted. Send a message to continue.", "warning")
         elif event.exit_reason == "max_context_len":
             detail = f": {event.error}" if event.error else ""

@@ -12,6 +12,7 @@ from frogtui.session import Session
 from frogtui.ui.chat import ChatPane
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
+from frogtui.vcs.checkpoints import REWIND_MESSAGE_START
 
 TRACE_FILE = "trace.json"
 
@@ -71,12 +72,24 @@ def saved_call_ids(message: dict[str, Any]) -> list[str]:
     return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if isinstance(calls, list) else []
 
 
+def split_rewind_notes(text: str) -> tuple[int, str]:
+    """A user message the session core prefixed with what undo rewound: (how many rewinds it
+    tells, what the person typed). (0, text) for a message without such a prefix."""
+    if not text.startswith(REWIND_MESSAGE_START):
+        return 0, text
+    notes, _, typed = text.partition("\n\n")
+    return notes.count(REWIND_MESSAGE_START), typed
+
+
 def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dict[str, Any], rows: list[dict[str, Any]],
-                 earlier: Sequence[dict[str, Any]] = ()) -> int:
+                 notices: list[str] | None = None, earlier: Sequence[dict[str, Any]] = ()) -> int:
     """Show a saved conversation (``saved``, a trajectory) and its trace ``rows``
     (``load_trace``): the person's messages, the answers (reasoning folded) each followed by the
     lines of its tool calls, and the trace. The ``earlier`` conversations of the session (before
-    hand-offs, oldest first) come first. Returns the number of steps of ``saved``."""
+    hand-offs, oldest first) come first. What undo told the model at the start of a message is
+    shown as the notice the live session showed (``notices``, ``Session.notices``), not as typed
+    text. Returns the number of steps of ``saved``."""
+    kept = list(notices or [])
     for row in rows:
         call = ToolCall(id=row["id"], name=str(row.get("tool", "")), arguments=dict(row.get("arguments") or {}))
         trace.add_call(int(row.get("step") or 0), call)
@@ -85,7 +98,7 @@ def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dic
     for number, conversation in enumerate([*earlier, saved]):
         if number:
             chat.add_notice(f"Hand-off: conversation {number + 1} started with the message below.")
-        step = _show_messages(chat, trace, conversation, step)
+        step = _show_messages(chat, trace, conversation, step, kept)
     steps = [s.get("step") for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
     status.step = max(steps, default=0)
     status.context_used = int(saved.get("context_tokens") or 0)
@@ -93,12 +106,16 @@ def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dic
     return len(steps)
 
 
-def _show_messages(chat: ChatPane, trace: TracePane, saved: dict[str, Any], step: int) -> int:
-    """Show one conversation's messages; ``step`` counts the assistant turns shown before."""
+def _show_messages(chat: ChatPane, trace: TracePane, saved: dict[str, Any], step: int, kept: list[str]) -> int:
+    """Show one conversation's messages; ``step`` counts the assistant turns shown before; the
+    undo notices still to show are taken from ``kept``."""
     for message in saved.get("messages") or []:
         role = message.get("role") if isinstance(message, dict) else None
         if role == "user":
-            chat.add_user(str(message.get("content") or ""))
+            rewinds, typed = split_rewind_notes(str(message.get("content") or ""))
+            for _ in range(rewinds):
+                chat.add_notice(kept.pop(0) if kept else "Files were rewound to a checkpoint (undo) before this message.")
+            chat.add_user(typed)
         elif role == "assistant":
             step += 1
             chat.add_assistant_text(step, str(message.get("content") or ""), str(message.get("reasoning_content") or ""))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import ToolCall
 from frogtui.vcs.hunks import decode, encode
-from frogtui.vcs.repository import GitFailed, RepoState, run_git, temporary_index, unused_ref
+from frogtui.vcs.repository import GitFailed, RepoState, head_commit, run_git, temporary_index, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot_tree
 from frogtui.vcs.verify import check_objects, check_ref
 
@@ -135,6 +135,22 @@ class Checkpoints:
         result = RewindResult(step, sorted(restored), sorted(removed), saved_ref, kept=sorted(kept))
         return RewindResult(**{**result.__dict__, "message": rewind_message(result, checkpoint)})
 
+    def committed_paths(self, checkpoint: Checkpoint) -> list[str]:
+        """The files a rewind to ``checkpoint`` would change whose current content is already
+        committed (a commit made after the session started holds them as they are now): rewinding
+        them would silently reverse committed work. [] when nothing was committed since."""
+        head = head_commit(self.repo)
+        if head == self.state.start_commit:
+            return []
+        now = snapshot_tree(self.repo)
+        rewound = self._changed_paths(checkpoint.tree, now)
+        differs_from_head = self._changed_paths(tree_of(self.repo, head), now)
+        return sorted(rewound - differs_from_head)
+
+    def _changed_paths(self, before: str, after: str) -> set[str]:
+        out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", "--name-only", before, after)
+        return {decode(p) for p in out.split(b"\0") if p}
+
     def rewind_last(self) -> RewindResult:
         """Undo the last mutating action: rewind to the checkpoint taken just before it.
 
@@ -173,11 +189,15 @@ class Checkpoints:
         self.taken.clear()
 
 
+REWIND_MESSAGE_START = "The user rewound the files"
+"""How every rewind message starts (a resumed chat shows such text as a notice, not as typed)."""
+
+
 def rewind_message(result: RewindResult, checkpoint: Checkpoint) -> str:
     """What the model is told after a rewind."""
     what = f" ({checkpoint.tool})" if checkpoint.tool else ""
     parts = [
-        f"The user rewound the files to the checkpoint taken before step {result.step}{what}. "
+        f"{REWIND_MESSAGE_START} to the checkpoint taken before step {result.step}{what}. "
         "Every change made to the files since then is undone."
     ]
     if result.restored:

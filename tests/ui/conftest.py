@@ -42,10 +42,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def make_app(py_repo: Path, home: Path) -> Callable[..., FrogApp]:
     """Build the app for ``py_repo`` with a replay of ``turns`` (raw model turns)."""
 
-    def build(turns: list[str], *, replay_name: str = "replay.jsonl", **changes: object) -> FrogApp:
+    def build(turns: list[str], *, replay_name: str = "replay.jsonl", prompt: str = "", **changes: object) -> FrogApp:
         replay = write_replay(home / replay_name, turns)
         config = Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules_file(home)).replace(**changes)
-        return FrogApp(config, clock=fake_clock())
+        return FrogApp(config, clock=fake_clock(), prompt=prompt)
 
     return build
 

@@ -22,6 +22,13 @@ def tool_messages(app: FrogApp) -> list[str]:
     return [m["content"] for m in app.agent.messages if m["role"] == "tool"]
 
 
+FIX_AND_NOTE = [
+    turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+    turn("Note.", xml_call("Write", file_path="NOTES.md", content="fixed add\n")),
+    turn("Done.", answer="Fixed."),
+]
+
+
 def run_over(app: FrogApp) -> bool:
     return app.last_exit_reason is not None and not app.busy
 
@@ -159,11 +166,7 @@ async def test_a_load_failure_is_shown_with_what_to_do(py_repo: Path, home: Path
 
 
 async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> None:
-    app = make_app([
-        turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
-        turn("Note.", xml_call("Write", file_path="NOTES.md", content="fixed add\n")),
-        turn("Done.", answer="Fixed."),
-    ], approve="all")
+    app = make_app(FIX_AND_NOTE, approve="all")
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix add and take a note")
         await wait_for(pilot, lambda: run_over(app), what="the run")
@@ -266,3 +269,63 @@ async def test_git_status_is_refreshed_only_after_calls_that_can_change_files(ma
         await pilot.pause(0.3)
     assert app.last_exit_reason == "agent"
     assert status_runs() == 3  # at start, after the Write, at the end: none after the three Reads
+
+
+async def test_undo_says_what_it_did_in_a_toast_and_refuses_committed_work(make_app, py_repo: Path) -> None:
+    app = make_app(FIX_AND_NOTE, approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add and take a note")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        # the fix is committed (the note is not)
+        review = app.core.review_session()
+        selection = review.load()
+        for change in selection.files:
+            change.set_accepted(change.path == "calc.py")
+        review.commit(selection, "Fix add")
+        await pilot.press("ctrl+z")  # the note: not committed, undone, with a toast
+        await wait_for(pilot, lambda: not (py_repo / "NOTES.md").exists(), what="the first undo")
+        await wait_for(pilot, lambda: any("undone" in n.message for n in app._notifications), what="the toast")
+        assert [n.message for n in app._notifications if "undone" in n.message] == ["Step 2 (Write) undone: removed NOTES.md."]
+        await pilot.press("ctrl+z")  # the fix: already committed, so refused
+        await wait_for(pilot, lambda: any("Not undone" in n.message for n in app._notifications), what="the refusal")
+        refusal = next(n.message for n in app._notifications if "Not undone" in n.message)
+        assert "step 1 (Edit) changed in calc.py is already committed" in refusal and "ctrl+r, then u" in refusal
+        assert "a + b" in (py_repo / "calc.py").read_text()
+        assert app.core.rewind_note.count("The user rewound") == 1
+
+
+async def test_resume_shows_what_undo_told_the_model_as_the_notice_it_was(make_app, py_repo: Path, home: Path) -> None:
+    app = make_app([
+        turn("Fix.", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("Done.", answer="Fixed."),
+        turn("Again.", answer="Carrying on."),
+    ], approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: "a - b" in (py_repo / "calc.py").read_text(), what="the undo")
+        await wait_for(pilot, lambda: app.core.rewind_note, what="the note for the model")
+        live_notice = [str(n.render()) for n in app.query(Notice) if "Undid step 1" in str(n.render())]
+        await submit(pilot, "carry on")
+        await wait_for(pilot, lambda: sum(m["role"] == "user" for m in app.agent.messages) == 2 and run_over(app), what="the follow-up")
+        told = [m["content"] for m in app.agent.messages if m["role"] == "user"][1]
+        assert told.startswith("The user rewound the files") and told.endswith("\n\ncarry on")  # what the model was told
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")
+    config = Config(repo=py_repo, model_spec=app.config.model_spec, theme="frog-dark", rules_file=rules_file(home))
+    resumed = FrogApp(config, resume=Session.latest(py_repo), clock=fake_clock())
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert [m.render().plain for m in resumed.query(UserMessage)] == ["fix add", "carry on"]
+        assert [str(n.render()) for n in resumed.query(Notice) if "Undid step 1" in str(n.render())] == live_notice
+
+
+async def test_an_empty_final_answer_says_the_model_ended_without_a_message(make_app) -> None:
+    app = make_app([turn("I have nothing to add.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "anything?")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        await pilot.pause()
+        assert app.last_exit_reason == "agent"
+        assert any("The model ended without a message" in str(n.render()) for n in app.query(Notice))

@@ -1,0 +1,49 @@
+"""``frogtui`` itself: what quitting prints (session id, folder, resume command) and what
+``--resume [ID]`` opens (the session's repository and model unless --repo/--model say otherwise)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from frogtui.errors import FrogtuiError
+from frogtui.session import Session
+from frogtui.ui.launch import prepare, quit_lines
+from tests.support import turn
+from tests.ui.conftest import SIZE, submit, wait_for
+
+
+async def test_quitting_prints_the_session_and_how_to_resume_it(make_app, py_repo: Path, home: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app([turn("Look.", answer="The bug is in `add`.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "where is the bug?")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")
+    session = app.session
+    assert not session.folder.is_relative_to(home)  # the test's XDG_STATE_HOME is elsewhere
+    assert quit_lines(session, cwd=py_repo) == [
+        f"frogtui: session {session.id} saved in {session.folder}",
+        f"  resume it: frogtui --resume {session.id}",
+    ]
+    assert quit_lines(session, cwd=tmp_path)[1] == f"  resume it: frogtui --resume {session.id} --repo {py_repo}"
+    # the printed command reopens this session, in its repository, with its model
+    monkeypatch.chdir(tmp_path)
+    config, resumed = prepare(["--resume", session.id])
+    assert resumed is not None and resumed.id == session.id
+    assert config.repo == py_repo.resolve() and config.model_spec == app.config.model_spec
+    monkeypatch.chdir(py_repo)
+    config, resumed = prepare(["--resume"])
+    assert resumed is not None and resumed.id == session.id and config.model_spec == app.config.model_spec
+    config, _ = prepare(["--resume", "--model", "replay:/elsewhere.jsonl"])
+    assert config.model_spec == "replay:/elsewhere.jsonl"
+
+
+def test_nothing_sent_nothing_to_resume_and_unknown_ids(py_repo: Path, home: Path) -> None:
+    session = Session.create(py_repo, "replay:/x.jsonl")
+    assert quit_lines(session) == [f"frogtui: session {session.id}: nothing was sent, nothing to resume"]
+    with pytest.raises(FrogtuiError, match="no saved session 'nope'"):
+        prepare(["--resume", "nope"])
+    with pytest.raises(FrogtuiError, match="no saved session '../x'"):
+        prepare(["--resume", "../x"])
