@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -48,15 +46,14 @@ def find_resumed(resume: str, repo: str | None) -> Session:
     return session
 
 
-def quit_lines(session: Session, cwd: Path | None = None) -> list[str]:
-    """What is printed when the app quits: the session id, where it is saved, how to resume it."""
+def quit_lines(session: Session) -> list[str]:
+    """What is printed when the app quits: the session id, where it is saved, how to resume it
+    (from any folder: the session knows its repository)."""
     if not session.trajectory_path.is_file():
         return [f"frogtui: session {session.id}: nothing was sent, nothing to resume"]
     home = Path.home()
     folder = f"~/{session.folder.relative_to(home)}" if session.folder.is_relative_to(home) else str(session.folder)
-    here = os.path.realpath(cwd or Path.cwd()) == os.path.realpath(session.repo)
-    command = f"frogtui --resume {session.id}" + ("" if here else f" --repo {shlex.quote(str(session.repo))}")
-    return [f"frogtui: session {session.id} saved in {folder}", f"  resume it: {command}"]
+    return [f"frogtui: session {session.id} saved in {folder}", f"  resume it: frogtui --resume {session.id}"]
 
 
 def prepare(argv: list[str]) -> tuple[Config, Session | None]:
