@@ -80,9 +80,9 @@ class StatusBar(Widget):
 
     def render(self) -> Text:
         """The parts that fit, in a fixed order. Wide (about 150 columns): everything in full; at
-        120 the compact forms (a shorter model name, the context without its bar, ``master (2)``,
-        the mode without its label); narrower, the least useful go first (tokens/s, model,
-        sandbox when on, git, context), the state last."""
+        120 the compact forms (a shorter model name, the context without its bar, ``master (2)``);
+        narrower, the least useful go first (tokens/s, model, sandbox when on, git, context), the
+        state last."""
         width = self.size.width or 10_000
 
         def too_wide(parts: list[tuple[int, Text]]) -> bool:
@@ -128,5 +128,5 @@ class StatusBar(Widget):
         if self.git is not None:
             changed = (f" ({self.git.changed})", label) if compact else (f" {self.git.changed} changed", label)
             parts.append((4, Text.assemble(("" if compact else "git ", label), self.git.branch, changed)))
-        parts.append((7, Text.assemble(("" if compact else "mode ", label), self.approval_mode)))
+        parts.append((7, Text.assemble(("mode ", label), self.approval_mode)))
         return parts
