@@ -5,6 +5,8 @@ A choice is keyed by what the change is (its file, the lines it removes and adds
 change by its blob ids), not by where it is: after a commit of other hunks the line numbers move,
 and the same change keeps its choice. The choices live in the repository, as a JSON blob under
 ``refs/frogtui/<session>/review`` (beside the session's checkpoints), so a resumed session finds them.
+Like a checkpoint, the ref must be what frogtui recorded in the session folder and the blob must
+hash to its name (``verify.py``): choices planted by a command are not used.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import threading
 
 from frogtui.vcs.hunks import ChangeGroup, FileChange, encode
 from frogtui.vcs.repository import GitFailed, RepoState, run_git
+from frogtui.vcs.verify import CheckpointForged, check_ref
 
 CHOICES_MAX = 20_000
 """The most choices kept (the oldest go first): a bound on the blob written on each toggle."""
@@ -46,16 +49,38 @@ class ReviewChoices:
         self._lock = threading.Lock()
         self._choices: dict[str, bool] | None = None
         self._saved: dict[str, bool] = {}
+        self.problem = ""
+        """Why the saved choices were not used (they were changed outside frogtui), or ''."""
 
     def _loaded(self) -> dict[str, bool]:
         if self._choices is None:
+            self._choices = {}
             try:
-                data = json.loads(run_git(self.state.repo, "cat-file", "blob", self.ref))
-            except (GitFailed, ValueError):  # no choices yet, or a blob that is not ours
+                data = json.loads(self._read())
+            except GitFailed:  # no choices saved yet
                 data = {}
-            self._choices = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, bool)} if isinstance(data, dict) else {}
+            except (CheckpointForged, ValueError) as err:
+                self.problem = f"your earlier review choices were not used: {err}"
+                data = {}
+            if isinstance(data, dict):
+                self._choices = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, bool)}
             self._saved = dict(self._choices)
         return self._choices
+
+    def _read(self) -> bytes:
+        """The saved blob, checked against the session's record and its own name.
+
+        Raises:
+            GitFailed: there is no such ref.
+            CheckpointForged: the ref or the blob is not what frogtui wrote.
+        """
+        repo = self.state.repo
+        sha = run_git(repo, "rev-parse", "--verify", "-q", f"{self.ref}^{{blob}}").decode().strip()
+        check_ref(self.ref, sha)
+        data = run_git(repo, "cat-file", "blob", sha)
+        if run_git(repo, "hash-object", "--stdin", stdin=data).decode().strip() != sha:
+            raise CheckpointForged(f"{self.ref} names a blob whose content was replaced; not using it")
+        return data
 
     def apply(self, change: FileChange) -> None:
         """Set each group of ``change`` the person chose before to that choice."""

@@ -1,14 +1,17 @@
 """The review screen in a minimal host app, driven by Pilot against real repositories."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual.app import App
 from textual.widgets import TextArea
 
 from frogtui.models.replay import ReplayModel
+from frogtui.session import Session
 from frogtui.ui.review import HunkDiff, HunkTree, ReviewScreen
 from frogtui.ui.themes import VARIABLE_DEFAULTS
+from frogtui.vcs.choices import choice_key
 from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.review import ReviewSession
 from tests.support import write_replay
@@ -142,7 +145,7 @@ async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> N
 
 
 async def test_a_huge_rewrite_is_drawn_capped_and_toggles_per_file(py_repo: Path) -> None:
-    from frogtui.ui.review import SHOWN_LINES_MAX
+    from frogtui.ui.review_widgets import SHOWN_LINES_MAX
 
     (py_repo / "huge.py").write_text("".join(f"value_{i} = {i}\n" for i in range(20_000)))
     for i in range(60):
@@ -234,7 +237,8 @@ async def test_discard_lists_file_names_as_they_are() -> None:
 
 
 async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) -> None:
-    state = many_lines_session(py_repo, "choices")
+    session = Session.create(py_repo)  # a session folder: its refs are recorded there (vcs/verify.py)
+    state = many_lines_session(py_repo, session.id)
     (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
@@ -261,7 +265,7 @@ async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) ->
     resumed = ReviewScreen(py_repo)  # frogtui --resume: the state is read back from the session's refs
     async with Host(resumed).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        assert resumed.review.state.session == "choices"
+        assert resumed.review.state.session == session.id
         assert tree_labels(resumed) == ["[ ] many.txt", "  [ ] @@ -2,7 +2,7 @@ line 1"]
         await pilot.press("space")  # the person changes their mind: accepted, and remembered so
         await settle(pilot)
@@ -270,3 +274,23 @@ async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) ->
     async with Host(again).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         assert tree_labels(again) == ["[x] many.txt", "  [x] @@ -2,7 +2,7 @@ line 1"]
+
+
+async def test_choices_changed_outside_frogtui_are_not_used(py_repo: Path, tmp_path: Path) -> None:
+    """A command that writes refs/frogtui/<session>/review (a sandbox turned off) cannot accept the
+    person's own earlier change for them: the planted choices are refused, the defaults hold."""
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b  # mine\n")
+    session = Session.create(py_repo)
+    state = discover(py_repo, session.id)
+    (py_repo / "notes.txt").write_text("the session's\n")
+    earlier = next(f for f in ReviewSession(state).load().files if f.path == "calc.py")
+    assert not earlier.accepted
+    planted = tmp_path / "choices.json"
+    planted.write_text(json.dumps({choice_key(earlier, earlier.groups[0]): True}))
+    blob = git(py_repo, "hash-object", "-w", str(planted)).strip()
+    git(py_repo, "update-ref", f"refs/frogtui/{session.id}/review", blob)
+    screen = ReviewScreen(ReviewSession(state))
+    async with Host(screen).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert tree_labels(screen)[0] == "[ ] calc.py (yours, from before the session)"
+        assert any("not what frogtui recorded" in n.message for n in pilot.app._notifications)
