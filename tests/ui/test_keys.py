@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from frogtui.ui.chat import Notice, PromptInput
 from frogtui.ui.review import ReviewScreen
 from tests.support import git, turn, xml_call
@@ -16,6 +18,7 @@ def run_over(app) -> bool:
     return app.last_exit_reason is not None and not app.busy
 
 
+@pytest.mark.slow
 async def test_a_sentence_typed_outside_the_prompt_goes_to_the_prompt(make_app, py_repo: Path) -> None:
     app = make_app(EDIT, approve="all")
     async with app.run_test(size=SIZE) as pilot:

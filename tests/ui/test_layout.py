@@ -20,6 +20,8 @@ from frogtui.ui.trace import TraceTable
 from tests.support import turn, xml_call
 from tests.ui.conftest import submit, wait_for
 
+pytestmark = pytest.mark.slow  # each plays a whole run with three approvals (about 10 s on 2 busy cores)
+
 WIDTHS = {80: (80, 24), 120: (120, 35), 200: (200, 50)}
 TURNS = [
     turn("Run the tests.", xml_call("Bash", command="python -m pytest -q")),
