@@ -46,8 +46,11 @@ class FrogApp(SessionApp):
 
     def on_key(self, event: events.Key) -> None:
         """Printable keys that nothing took (focus on the chat or the trace) go to the prompt, so
-        a sentence typed there is never read as commands; on other screens they do nothing."""
+        a sentence typed there is never read as commands; on other screens they do nothing. A key
+        the focused widget binds (the queue list's ``e``/``x``) stays its own."""
         if not event.is_printable or not event.character or self.screen is not self.screen_stack[0]:
+            return
+        if event.key in self.screen.active_bindings:
             return
         prompt = self.query_one(PromptInput)
         if prompt.has_focus or prompt.disabled:

@@ -22,7 +22,7 @@ ARGS_WIDTH = 20
 """The arguments column before the pane knows its width."""
 MIN_ARGS_WIDTH = 12
 """Below this the narrow layout drops the time and exit columns (they stay in the detail)."""
-FIXED_WIDTHS = {"#": 3, "tool": 5, "decision": 9, "time": 5, "exit": 4}
+FIXED_WIDTHS = {"#": 3, "tool": 5, "decision": 8, "time": 5, "exit": 4}
 """The width of every column but the arguments (each adds 2 of padding). The columns never grow:
 every value is made to fit (``decision_text``, ``duration_text``, ``STOPPED``), so the table never
 scrolls sideways."""
@@ -57,10 +57,12 @@ class TraceEntry:
 
 def decision_text(entry: TraceEntry) -> str:
     """``✓ person``, ``✗ rule``, ``✓ edited`` (the person edited the call, then allowed it)…; the
-    status while the call is asked about or running; ``↻`` in front of a repeated call. At most 9 cells (``FIXED_WIDTHS``)."""
+    status while the call is asked about or running; a repeated call reads ``↻✓person``. At most
+    8 cells (``FIXED_WIDTHS``)."""
     if entry.status in ("running", "asking") or entry.decision not in MARKS:
         return entry.status
-    return ("↻" if entry.repeat else "") + f"{MARKS[entry.decision]} {'edited' if entry.edited else entry.by}"
+    who = "edited" if entry.edited else entry.by
+    return f"↻{MARKS[entry.decision]}{who}" if entry.repeat else f"{MARKS[entry.decision]} {who}"
 
 
 def duration_text(seconds: float | None) -> str:
