@@ -15,6 +15,7 @@ import asyncio
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Offset
 from textual.content import Content
 from textual.widgets import Collapsible, Input, Markdown, Static
 
@@ -111,6 +112,13 @@ class ChatPane(VerticalScroll):
         self.anchor()
         self._flush_timer = self.set_interval(FLUSH_INTERVAL_S, self.flush, pause=True)
         """Runs only while deltas arrive (resumed by them, paused by a flush with nothing to show)."""
+
+    @property
+    def scroll_offset(self) -> Offset:
+        """Never above the top: Textual's compositor sets an anchored widget's ``scroll_y`` without
+        clamping it (negative while the chat is shorter than the pane), which drew a short chat at
+        the bottom of the pane under empty rows until the next layout."""
+        return Offset(round(self.scroll_x), max(0, round(self.scroll_y)))
 
     @property
     def flushing(self) -> bool:
