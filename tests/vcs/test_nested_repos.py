@@ -19,23 +19,19 @@ BASH = ToolCall(id="c1", name="Bash", arguments={"command": "…"})
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "f.txt").write_text("a\n")
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
-    return root
+def repo(py_repo: Path) -> Path:
+    """calc.py and test_calc.py, committed."""
+    return py_repo
 
 
 def nested(folder: Path, *, commit: bool) -> None:
+    """A repository of its own in ``folder``, with one commit or none."""
     folder.mkdir(parents=True)
     git(folder, "init", "-q")
     if commit:
         (folder / "y.txt").write_text("y\n")
-        git(folder, "add", ".")
-        git(folder, "commit", "-q", "-m", "inner")
+        git(folder, "add", "y.txt")
+        git(folder, "-c", "user.name=m", "-c", "user.email=m@example.invalid", "commit", "-q", "-m", "inner")
 
 
 def test_an_empty_nested_repository_does_not_break_checkpoints(repo: Path) -> None:
@@ -46,7 +42,7 @@ def test_an_empty_nested_repository_does_not_break_checkpoints(repo: Path) -> No
     checkpoints.before_action(1, BASH)
     taken = checkpoints.taken[-1]
     assert taken.nested == ("x",)
-    assert git(repo, "ls-tree", "--name-only", taken.tree).split() == ["f.txt", "g.txt"]
+    assert git(repo, "ls-tree", "--name-only", taken.tree).split() == ["calc.py", "g.txt", "test_calc.py"]
 
 
 def test_a_nested_repository_is_left_out_of_the_snapshot_not_recorded_as_a_gitlink(repo: Path) -> None:
@@ -54,7 +50,7 @@ def test_a_nested_repository_is_left_out_of_the_snapshot_not_recorded_as_a_gitli
     (repo / "deep" / "z.txt").write_text("z\n")
     taken = snapshot(discover(repo, "gitlink").repo)
     assert taken.nested == ("deep/y",)
-    assert git(repo, "ls-tree", "-r", taken.tree).split("\n")[0].endswith("deep/z.txt")
+    assert "deep/z.txt" in git(repo, "ls-tree", "-r", "--name-only", taken.tree).split()
     assert "160000" not in git(repo, "ls-tree", "-r", taken.tree)
 
 
@@ -75,7 +71,7 @@ def test_a_start_with_a_nested_repository_works_and_records_it(repo: Path) -> No
 def test_review_and_commit_refuse_a_run_that_created_a_nested_repository(repo: Path) -> None:
     nested(repo / "old", commit=False)  # there before the session: not the run's doing
     state = discover(repo, "loud")
-    (repo / "f.txt").write_text("changed\n")
+    (repo / "calc.py").write_text("changed\n")
     nested(repo / "nest", commit=False)
     git(repo / "nest", "config", "core.fsmonitor", "touch X")
     review = ReviewSession(state)
@@ -84,7 +80,7 @@ def test_review_and_commit_refuse_a_run_that_created_a_nested_repository(repo: P
     with pytest.raises(CommitFailed) as caught:
         commit_session_changes(state, None)
     assert "nest" in str(caught.value) and "old" not in str(caught.value) and "\n" not in str(caught.value)
-    assert git(repo, "status", "--porcelain", "--untracked-files=no") == " M f.txt\n"  # changes kept
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == " M calc.py\n"  # changes kept
 
 
 @pytest.mark.parametrize("name", ["a*", ":(top)b", "sp ace/in[n]er", "ünï"])
@@ -93,7 +89,7 @@ def test_odd_names_of_empty_nested_repositories_are_left_out_exactly(repo: Path,
     (repo / "a.txt").write_text("kept\n")  # matched by the glob a*, must not be excluded with it
     taken = snapshot(discover(repo, "odd").repo)
     assert taken.nested == (name,)
-    assert git(repo, "ls-tree", "-r", "--name-only", taken.tree).split() == ["a.txt", "f.txt"]
+    assert git(repo, "ls-tree", "-r", "--name-only", taken.tree).split() == ["a.txt", "calc.py", "test_calc.py"]
 
 
 @pytest.mark.parametrize("commit", [True, False])
