@@ -129,10 +129,16 @@ def build_agent(core: SessionCore, stderr: TextIO) -> Agent:
         if config.approve == "all"
         else ""
     )
+
+    def warn(line: str) -> None:
+        print(f"frogtui: warning: {line}", file=stderr, flush=True)
+        session.log(f"warning: {line}")
+
     for line in (unsupervised, *notes):
         if line:
-            print(f"frogtui: warning: {line}", file=stderr)
-            session.log(f"warning: {line}")
+            warn(line)
+    if core.checkpoints is not None:  # a nested repository the run creates: one line at the next checkpoint
+        core.checkpoints.warn = warn
     return core.start(PolicyApprover(core.engine, config.approve, log=session.log), TraceSink(stderr, session))
 
 

@@ -35,6 +35,7 @@ from frogtui.protocol import Approver, Model
 from frogtui.session import Session
 from frogtui.tools import ToolRunner, Workspace
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
+from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import GitState, RepoState, discover, init_repo, read_git_state, resume, session_patch
 from frogtui.vcs.review import ReviewSession
 
@@ -125,7 +126,8 @@ class SessionCore:
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
         self.workspace, self.engine, self.sandbox = workspace, engine, sandbox
         self._use_repo(state)
-        return [line for line in (sandbox.warning, *engine.rules.notes) if line]
+        nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
+        return [line for line in (sandbox.warning, nested, *engine.rules.notes) if line]
 
     @property
     def sandboxed(self) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from frogtui.approval.secrets import SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
+from frogtui.approval.secrets import PROCESS_SECRETS, SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
 from frogtui.approval.shell import analyze
 from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS, symlinks_made
 from frogtui.approval.shell_model import ShellAnalysis
@@ -321,6 +321,7 @@ def _glob_prefix_fact(shown: str, pattern: str, places: Places, *, dotglob: bool
 
 
 _PROC_ROOT = re.compile(r"^/proc/[^/]+/root(?=/)")
+_PROCESS_SECRET = re.compile(r"/proc/[^/]+(?:/task/[^/]+)?/(?:" + "|".join(map(re.escape, PROCESS_SECRETS)) + ")")
 _HOST_KEYS = ("ssh_host_rsa_key", "ssh_host_ed25519_key", "ssh_host_ecdsa_key", "ssh_host_dsa_key")
 
 
@@ -333,6 +334,7 @@ def _glob_secret(pattern: str, places: Places, *, inside_only: bool = False) -> 
     homes = {str(places.home), "/root"} | ({"/".join(wanted[:3])} if len(wanted) > 2 and wanted[1] == "home" else set())
     stores = [(os.path.join(h, s), f"~/{s}") for h in homes for s in SECRET_STORES]
     stores += [(p, p) for p in SYSTEM_SECRETS if not p.endswith("_")] + [(f"/etc/ssh/{k}", "/etc/ssh/ssh_host_") for k in _HOST_KEYS]
+    stores += [(f"/proc/{pid}/{name}", f"/proc/*/{name}") for pid in ("self", "1") for name in PROCESS_SECRETS]
     for path, name in stores:
         have = Path(path).parts
         if len(wanted) >= len(have) + inside_only and all(_name_matches(h, w) for h, w in zip(have, wanted)):
@@ -365,6 +367,8 @@ def _within(path: str, parent: str) -> bool:
 
 
 def _secret(path: str, places: Places) -> str | None:
+    if _PROCESS_SECRET.fullmatch(path):
+        return "/proc/*/" + path.rsplit("/", 1)[1]
     for prefix in SYSTEM_SECRETS:
         if path == prefix or path.startswith(prefix.rstrip("/") + ("/" if not prefix.endswith("_") else "")):
             return prefix

@@ -29,5 +29,10 @@ SECRET_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials"
 SYSTEM_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_")
 """System files that hold secrets (a trailing ``_`` is a name prefix)."""
 
+PROCESS_SECRETS = ("environ", "cmdline")
+"""Files of each process, ``/proc/<pid>/<name>`` (and ``/proc/<pid>/task/<tid>/<name>``), that hold
+its environment and arguments (tokens, DSNs): below the floor for every tool. Not masked in the
+sandbox, whose ``/proc`` is its own (a fresh one, its own processes only)."""
+
 RUNTIME_FOLDERS = ("/run", "/var/run", "/var/lib/docker", "/var/lib/containerd")
 """Folders that hold sockets and daemons' state (docker.sock, D-Bus, agents): hidden in the sandbox."""

@@ -24,6 +24,9 @@ SHOWN_LINES_MAX = 500
 cursor move. Accepting or rejecting still covers the whole hunk."""
 CONTROL_NOTE = "⚠ runs at your next commit: check it"
 """Marks a session's change to a hook or a git-controlling file (.gitattributes, .husky/…)."""
+NESTED_NOTE = ("⚠ nested git repository the session created, left out of review: "
+               "its own config (core.fsmonitor, hooks) runs at your git commands in it")
+"""Flags, on top of the changes, a nested repository the session created (``vcs.nested``)."""
 ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
 
 

@@ -9,13 +9,15 @@ deleted come back) and leaves ignored files alone.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import ToolCall
 from frogtui.vcs.hunks import decode, encode
+from frogtui.vcs.nested import created, describe
 from frogtui.vcs.repository import GitFailed, RepoState, head_commit, run_git, temporary_index, tree_of, unused_ref
-from frogtui.vcs.snapshot import snapshot_tree
+from frogtui.vcs.snapshot import snapshot, snapshot_tree
 from frogtui.vcs.verify import check_objects, check_ref
 
 
@@ -31,6 +33,8 @@ class Checkpoint:
     tool: str
     ref: str
     tree: str
+    nested: tuple[str, ...] = ()
+    """Nested git repositories (not submodules) in the working tree then, left out of ``tree``."""
 
 
 @dataclass(frozen=True)
@@ -66,19 +70,26 @@ class RewindResult:
 class Checkpoints:
     """Takes a checkpoint before each mutating action; pass ``before_action`` to ``Agent``."""
 
-    def __init__(self, state: RepoState) -> None:
+    def __init__(self, state: RepoState, warn: Callable[[str], None] | None = None) -> None:
         self.state = state
         self.repo = state.repo
         self.taken: list[Checkpoint] = []
+        self.warn = warn
+        """Told one line when a checkpoint finds a nested repository the session created."""
 
     def before_action(self, step: int, call: ToolCall) -> None:
         """Snapshot the working tree before ``call`` (Write, Edit or Bash) runs in ``step``."""
         action = 1 + sum(1 for c in self.taken if c.step == step)
         name = str(step) if action == 1 else f"{step}.{action}"
         ref = f"{self.state.ref_prefix}/{name}"
-        tree = snapshot_tree(self.repo)
-        run_git(self.repo, "update-ref", "-m", f"frogtui: before {call.name} (step {step})", ref, tree)
-        self.taken.append(Checkpoint(step, action, call.name, ref, tree))
+        taken = snapshot(self.repo)
+        seen = self.taken[-1].nested if self.taken else self.state.start_nested
+        new = created(taken.nested, seen)
+        note = f"; {describe(new)}" if new else ""
+        run_git(self.repo, "update-ref", "-m", f"frogtui: before {call.name} (step {step}){note}", ref, taken.tree)
+        self.taken.append(Checkpoint(step, action, call.name, ref, taken.tree, taken.nested))
+        if new and self.warn is not None:
+            self.warn(describe(new))
 
     def find(self, step: int, action: int = 1) -> Checkpoint:
         """The checkpoint taken before the ``action``-th mutating action of ``step``.
@@ -108,9 +119,11 @@ class Checkpoints:
         """
         checkpoint = self.find(step, action)
         saved_ref = unused_ref(self.repo, f"{self.state.ref_prefix}/before-rewind")
-        now = snapshot_tree(self.repo)
+        taken = snapshot(self.repo)
+        now = taken.tree
         run_git(self.repo, "update-ref", "-m", f"frogtui: before rewind to step {step}", saved_ref, now)
-        removed, restored, kept = [], [], []
+        removed, restored = [], []
+        kept = created(taken.nested, checkpoint.nested or self.state.start_nested)  # left out of both trees
         out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", now, checkpoint.tree)
         fields = out.split(b"\0")
         for meta, path in zip(fields[0::2], fields[1::2], strict=False):

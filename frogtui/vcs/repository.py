@@ -18,7 +18,7 @@ import git
 
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.gitguard import person_git
-from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot_tree
+from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot, snapshot_tree
 from frogtui.vcs.verify import check_ref, record_path, record_update
 
 LITERAL_PATHS = {"GIT_LITERAL_PATHSPECS": "1"}
@@ -125,6 +125,8 @@ class RepoState:
         session: the session id (names the private refs ``refs/frogtui/<session>/...``).
         start_commit: HEAD at the start, None on an unborn branch.
         start_tree: the working tree at the start (tracked and untracked, minus ignored files).
+        start_nested: nested git repositories (not submodules) there at the start, left out of
+            ``start_tree`` (``vcs.nested``); unknown, so empty, after a resume.
     """
 
     repo: git.Repo
@@ -132,6 +134,7 @@ class RepoState:
     session: str
     start_commit: str | None
     start_tree: str
+    start_nested: tuple[str, ...] = ()
 
     @property
     def ref_prefix(self) -> str:
@@ -147,12 +150,14 @@ def discover(path: str | os.PathLike[str], session: str) -> RepoState | None:
     repo = open_repo(path)
     if repo is None or repo.bare or repo.working_tree_dir is None:
         return None
+    start = snapshot(repo)
     state = RepoState(
         repo=repo,
         root=Path(repo.working_tree_dir),
         session=session,
         start_commit=head_commit(repo),
-        start_tree=snapshot_tree(repo),
+        start_tree=start.tree,
+        start_nested=start.nested,
     )
     run_git(repo, "update-ref", "-m", "frogtui: session start", f"{state.ref_prefix}/start", state.start_tree)
     return state

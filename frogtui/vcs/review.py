@@ -17,8 +17,9 @@ from frogtui.vcs.choices import ReviewChoices
 from frogtui.vcs.commit import CommitFailed, CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
 from frogtui.vcs.gitguard import control_files_changed
 from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, Origin, decode, parse_diff
+from frogtui.vcs.nested import created, folders
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of, unused_ref
-from frogtui.vcs.snapshot import snapshot_tree
+from frogtui.vcs.snapshot import snapshot, snapshot_tree
 
 DEFAULT_TRAILER = "Assisted-by: FrogNano-4B-2609 via frogtui"
 _DIFF = ("diff-tree", "-r", "-p", "--binary", "--no-renames", "--no-textconv", "--no-ext-diff")
@@ -53,6 +54,8 @@ class ReviewSession:
         self.trailer = trailer
         self.choices = ReviewChoices(state)
         """The person's accept/reject choices (``choose`` them as they toggle; ``save`` writes them)."""
+        self.nested: tuple[str, ...] = ()
+        """Nested git repositories (not submodules) seen by the last ``load``, left out of review."""
 
     def git_control_paths(self, paths: list[str]) -> set[str]:
         """The paths among ``paths`` that decide what git or hook tools run at the person's next
@@ -66,12 +69,18 @@ class ReviewSession:
             hooks_path = None if relative.startswith("..") else relative
         return set(control_files_changed(paths, hooks_path))
 
+    def nested_created(self) -> list[str]:
+        """The nested git repositories (not submodules) the session created, as of the last
+        ``load``: left out of review, and their own config runs at the person's git commands there."""
+        return created(self.nested, self.state.start_nested)
+
     def load(self) -> HunkSelection:
         """All changes from HEAD to the working tree now, each group marked with its origin and
         accepted when this session made it, unless the person chose otherwise before (in this
         screen, an earlier one, or before a resume)."""
         base = tree_of(self.repo, head_commit(self.repo))
-        now = snapshot_tree(self.repo)
+        taken = snapshot(self.repo)
+        now, self.nested = taken.tree, taken.nested
         selection = parse_diff(run_git(self.repo, *_DIFF, base, now))
         earlier = self._changed(base, self.state.start_tree)
         session = self._changed(self.state.start_tree, now)
@@ -173,6 +182,10 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
 
     review = ReviewSession(state, trailer=trailer)
     selection = review.load()
+    nested = review.nested_created()
+    if nested:  # its config (core.fsmonitor, hooks) runs at the person's git commands there
+        raise CommitFailed(f"the run created the nested git repository {folders(nested)}, whose own config (core.fsmonitor, hooks) "
+                           "runs at your git commands there; not committing automatically: check it, remove it, then commit yourself")
     if not selection.accepted_count:
         return None
     control = review.git_control_paths(selection.paths(lambda g: g.origin == "session"))

@@ -19,6 +19,7 @@ import git
 
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.gitguard import open_pinned
+from frogtui.vcs.nested import leave_out
 
 STATUS_ARGS = (
     "-c", "core.untrackedCache=true", "-c", "core.quotePath=false",
@@ -46,6 +47,8 @@ class _PrivateIndex:
     seeded: bool = False
     tree: str | None = None
     """The tree written from this index the last time (still the working tree when nothing changed)."""
+    nested: tuple[str, ...] = ()
+    """The nested repositories left out of ``tree`` (``vcs.nested``)."""
     sparse: bool = False
     """Some entries keep ``skip-worktree`` (absent files of a sparse checkout): check them each time."""
     watched: tuple[Path, ...] = ()
@@ -77,9 +80,22 @@ def _private_index(repo: git.Repo) -> _PrivateIndex:
         return _indexes[key]
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    tree: str
+    nested: tuple[str, ...] = ()
+    """Nested git repositories that are not submodules, left out of ``tree`` (``vcs.nested``)."""
+
+
 def snapshot_tree(repo: git.Repo) -> str:
-    """Write the working tree (tracked and untracked files, minus what .gitignore ignores) as a
-    tree object and return its sha. The person's index is copied once, never written."""
+    """The sha of ``snapshot(repo)``'s tree."""
+    return snapshot(repo).tree
+
+
+def snapshot(repo: git.Repo) -> Snapshot:
+    """Write the working tree (tracked and untracked files, minus what .gitignore ignores, minus
+    nested repositories that are not submodules) as a tree object. The person's index is copied
+    once, never written."""
     private = _private_index(repo)
     with private.lock:
         env = {"GIT_INDEX_FILE": str(private.path)}
@@ -88,10 +104,12 @@ def snapshot_tree(repo: git.Repo) -> str:
                 _seed(repo, private, env)
             elif private.sparse:
                 private.sparse = _see_hidden_changes(repo, env)
-            changed = _changed_paths(repo, env)
+            changed, folders = _changed_paths(repo, env)
             if private.tree is not None and any(path.rsplit(b"/", 1)[-1] == b".gitignore" for path in changed):
                 _seed(repo, private, env)  # what is ignored changed: start again from the person's index
-                changed = _changed_paths(repo, env)
+                changed, folders = _changed_paths(repo, env)
+            if changed:
+                changed, private.nested = leave_out(repo, env, changed, folders)
             if changed:
                 with tempfile.TemporaryFile(prefix="frogtui-stdin-") as handle:
                     handle.write(b"".join(path + b"\0" for path in changed))
@@ -100,7 +118,7 @@ def snapshot_tree(repo: git.Repo) -> str:
                     repo.git.add("--all", "--pathspec-from-file=-", "--pathspec-file-nul", env=literal, istream=handle)
             if changed or private.tree is None:
                 private.tree = repo.git.write_tree(env=env)
-            return private.tree
+            return Snapshot(private.tree, private.nested)
         except git.exc.GitCommandError as err:
             private.seeded, private.tree = False, None  # start again from the person's index next time
             raise SnapshotFailed(snapshot_failure(err)) from None
@@ -170,17 +188,20 @@ def _fingerprint(paths: tuple[Path, ...]) -> tuple[tuple[int, int, int] | None, 
     return tuple(result)
 
 
-def _changed_paths(repo: git.Repo, env: dict[str, str]) -> list[bytes]:
-    """Paths whose working-tree state differs from the private index, untracked ones included."""
+def _changed_paths(repo: git.Repo, env: dict[str, str]) -> tuple[list[bytes], list[bytes]]:
+    """Paths whose working-tree state differs from the private index, untracked ones included;
+    and the untracked folders among them (one ``dir/`` entry each)."""
     out = repo.git.execute(["git", *STATUS_ARGS], env=env, stdout_as_string=False, strip_newline_in_stdout=False)
-    paths = []
+    paths, folders = [], []
     for record in out.split(b"\0"):
         if len(record) < 4:
             continue
         status, path = record[:2], record[3:]
         if status == b"??" or status[1:] != b" ":
             paths.append(path.rstrip(b"/") or path)
-    return paths
+            if status == b"??" and path.endswith(b"/"):
+                folders.append(paths[-1])
+    return paths, folders
 
 
 def _see_hidden_changes(repo: git.Repo, env: dict[str, str]) -> bool:

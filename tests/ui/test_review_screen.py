@@ -294,3 +294,21 @@ async def test_choices_changed_outside_frogtui_are_not_used(py_repo: Path, tmp_p
         await settle(pilot)
         assert tree_labels(screen)[0] == "[ ] calc.py (yours, from before the session)"
         assert any("not what frogtui recorded" in n.message for n in pilot.app._notifications)
+
+
+async def test_a_nested_repository_the_session_created_is_flagged(py_repo: Path) -> None:
+    """A nested git repository the session made (``git init nest``) is left out of review, and
+    flagged on top: its own config runs at the person's git commands inside it."""
+    state = discover(py_repo, "nested")
+    (py_repo / "nest").mkdir()
+    git(py_repo / "nest", "init", "-q")
+    git(py_repo / "nest", "config", "core.fsmonitor", "touch X")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    screen = ReviewScreen(ReviewSession(state))
+    async with Host(screen).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
+        await pilot.press("space")  # on the flag: nothing to toggle, nothing breaks
+        await settle(pilot)
+    assert files[0].startswith("nest/") and "nested git repository" in files[0] and "core.fsmonitor" in files[0], files
+    assert files[1:] == ["[x] calc.py"], files
