@@ -270,3 +270,53 @@ def test_more_ways_past_a_read_rule(places: tuple[Path, Path, Path], command: st
     decision = evaluate(engine_for(places, rules), command)
     assert decision.kind != "allow", decision
     assert decision.floor is (expected == FLOOR), decision
+
+
+TYPICAL_RULES = "".join(
+    f'[[rules]]\ntool = "Bash"\nmatch = "{m}"\ndecision = "allow"\n\n'
+    for m in ("rg *", "grep *", "cat *", "ls *", "find *", "git status", "git diff *", "git log *", "git grep *", "pytest *",
+              "python -m pytest *", "npm test", "make test", "sed -n *", "head *", "echo *", "test *", "printf *", "read *",
+              "sort *", "iconv *", "tree *", "file *", "date *", "hostname *", "git stash *", "base64 *")
+)
+"""The allow rules a person typically writes to let the model read, search and test."""
+
+REVIEW_FINDINGS: list[tuple[str, str]] = [
+    # an array subscript in a variable name is evaluated as arithmetic, which runs $(...)
+    ("test -v 'a[$(touch m)]'", "test -v evaluates the subscript"),
+    ("test ! -v \"a[\\$(touch m)]\"", "test ! -v"),
+    ("printf -v 'a[$(touch m)]' x", "printf -v NAME[SUBSCRIPT]"),
+    ("read 'a[$(touch m)]' <<< x", "read NAME[SUBSCRIPT]"),
+    # git's parse-options takes any unique prefix of a long option
+    ("git grep --open='touch m' x", "--open is --open-files-in-pager"),
+    ("git grep --open-f='touch m' x", "--open-f is --open-files-in-pager"),
+    ("git stash", "a bare git stash is git stash push: it rewrites the work tree"),
+    ("git stash -p", "git stash -p is git stash push --patch"),
+    # a configuration file named by the environment changes what the program runs
+    ("RIPGREP_CONFIG_PATH=rc rg x", "ripgrep reads its options (--pre) from that file"),
+    # GNU getopt_long takes any unique prefix of a long option
+    ("sort --out=x calc.py", "--out is --output"),
+    ("sort --outp x calc.py", "--outp is --output"),
+    ("sort --compress=./evil calc.py", "--compress is --compress-program"),
+    ("sort --comp ./evil -S 1 calc.py", "--comp is --compress-program"),
+    ("sed -n --in-pl 1p calc.py", "--in-pl is --in-place"),
+    # GNU sed ends a label at ';'
+    ("sed -n ': a;w x' calc.py", "the label ends at ';', then w writes"),
+    ("sed -n 'b a;: a;w x' calc.py", "the label ends at ';', then w writes"),
+    # programs that write files or change the system
+    ("iconv -o x calc.py", "iconv -o writes"),
+    ("iconv --output=x calc.py", "iconv --output writes"),
+    ("tree -R -H . -o x", "tree -o writes"),
+    ("tree -R -H x", "tree -R -H writes 00Tree.html in every folder"),
+    ("file -C -m x", "file -C compiles a magic file: writes x.mgc"),
+    ("date -s 2020-01-01", "date -s sets the clock"),
+    ("date --set=2020-01-01", "date --set sets the clock"),
+    ("hostname evil", "hostname NAME sets the host name"),
+]
+
+
+@pytest.mark.parametrize(("command", "note"), REVIEW_FINDINGS, ids=[f[1] for f in REVIEW_FINDINGS])
+@pytest.mark.parametrize("rules", ["typical rules", "default rules"])
+def test_review_finding(places: tuple[Path, Path, Path], rules: str, command: str, note: str) -> None:
+    rule_set = combine(parse_rules(TYPICAL_RULES, "typical.toml"), None) if rules == "typical rules" else RuleSet()
+    decision = evaluate(engine_for(places, rule_set), command)
+    assert decision.kind != "allow", f"{command!r} ({note}) is allowed: {decision}"
