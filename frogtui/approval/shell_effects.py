@@ -48,6 +48,14 @@ def is_script_runner(text: str) -> bool:
     return name in SCRIPT_RUNNERS or (name.startswith("python") and name[6:].replace(".", "").isdigit())
 
 
+def abbreviates(text: str, option: str) -> bool:
+    """Whether the word ``text`` (``--name`` or ``--name=value``) names the long ``option``: GNU
+    ``getopt_long`` and git's option parser take any unique prefix (``--out=F`` is ``--output=F``).
+    An ambiguous prefix is an error there, so taking every prefix only ever asks more."""
+    name = text.split("=", 1)[0]
+    return option.startswith("--") and name.startswith("--") and len(name) > 2 and option.startswith(name)
+
+
 def _operands(args: Sequence[Word], with_value: frozenset[str] = frozenset()) -> list[Word]:
     """Non-option arguments (after ``--`` everything is an operand)."""
     out: list[Word] = []
@@ -61,7 +69,7 @@ def _operands(args: Sequence[Word], with_value: frozenset[str] = frozenset()) ->
             ended = True
             continue
         if not ended and word.text.startswith("-") and word.text != "-":
-            if word.text in with_value:
+            if word.text in with_value or ("=" not in word.text and any(abbreviates(word.text, o) for o in with_value)):
                 skip = True
             continue
         out.append(word)

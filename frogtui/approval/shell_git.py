@@ -8,6 +8,7 @@ from __future__ import annotations
 from frogtui.approval.shell_effects import (
     Target,
     _operands,
+    abbreviates,
     git_command_key,
     git_subcommand,
 )
@@ -172,7 +173,7 @@ def git_effects(name: str, args: list[Word]) -> Effects:
                 opaque = f"git {sub} {option} runs a program only known when it runs"
             else:
                 runs.append((value.text, f"git {sub} {option}"))
-        if any(w.text == option for w in rest) and sub == "grep":
+        if any(w.text == option or abbreviates(w.text, option) for w in rest) and sub == "grep":
             opaque = "git grep -O runs the configured pager on the files found"
     if sub == "bisect" and rest[:1] and rest[0].text == "run":
         opaque = "git bisect run runs a command whose words are only known when it runs" if any(w.dynamic for w in rest[1:]) else None
@@ -190,13 +191,13 @@ def git_effects(name: str, args: list[Word]) -> Effects:
 def _only_reads(sub: str, rest: list[Word]) -> bool:
     if sub in READ_ONLY:
         return not any(
-            w.text == o or w.text.startswith(o + "=") or (o == "-O" and w.text.startswith("-O"))
+            w.text == o or abbreviates(w.text, o) or (o == "-O" and w.text.startswith("-O"))
             for w in rest
             for o in NOT_READ_ONLY_OPTIONS
         )
     allowed = LISTS_ONLY.get(sub)
-    if allowed is None:
-        return False
+    if allowed is None or (sub == "stash" and [w.text for w in rest[:1]] not in (["list"], ["show"])):
+        return False  # a bare ``git stash`` (or ``git stash -p``) is ``git stash push``
     if sub == "config":
         return bool({w.text for w in rest} & {"--get", "--get-all", "--get-regexp", "-l", "--list", "get", "list"}) and not any(
             w.text

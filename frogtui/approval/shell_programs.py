@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from frogtui.approval.shell_effects import (
     Target,
     _operands,
+    abbreviates,
     program_name,
     write_targets,
 )
@@ -115,7 +116,6 @@ PROGRAMS: dict[str, Program] = {
             "whoami",
             "id",
             "uname",
-            "date",
             "basename",
             "dirname",
             "realpath",
@@ -127,7 +127,6 @@ PROGRAMS: dict[str, Program] = {
             "seq",
             "test",
             "[",
-            "hostname",
             "nproc",
             "expr",
             "tr",
@@ -146,7 +145,14 @@ PROGRAMS: dict[str, Program] = {
         _LISTS,
     ),
     "printf": replace(_LISTS, assigns=_opts("-v")),
-    "tree": replace(_LISTS, value_options=_opts("-L -P -I -o --filelimit --charset"), writes=_opts("-o")),
+    "tree": replace(_LISTS, value_options=_opts("-L -P -I -o -H -T --filelimit --charset"), writes=_opts("-o"),
+                    opaque={"-R": "with -H it writes 00Tree.html in every folder"}),
+    "date": replace(_LISTS, value_options=_opts("-d -f -r -I --date --file --reference"), reads_options=_opts("-f --file -r --reference"),
+                    opaque={"-s": "it sets the system clock", "--set": "it sets the system clock"}),
+    "iconv": replace(_PRINTS, value_options=_opts("-f -t -o --from-code --to-code --output"), writes=_opts("-o --output")),
+    "file": replace(_PRINTS, value_options=_opts("-m -f -F -e -P --magic-file --files-from --separator --exclude --parameter"),
+                    reads_options=_opts("-m -f --magic-file --files-from"),
+                    opaque={"-C": "it compiles a magic file, writing NAME.mgc", "--compile": "it compiles a magic file, writing NAME.mgc"}),
     **dict.fromkeys(
         (
             "cat",
@@ -164,7 +170,6 @@ PROGRAMS: dict[str, Program] = {
             "sha512sum",
             "b2sum",
             "cksum",
-            "file",
             "cut",
             "paste",
             "join",
@@ -175,7 +180,6 @@ PROGRAMS: dict[str, Program] = {
             "rev",
             "expand",
             "unexpand",
-            "iconv",
             "cmp",
         ),
         _PRINTS,
@@ -281,6 +285,9 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
             opaque = opaque or f"{name} {option}: {why}"
     if name in ("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray"):
         assigns += [w.text.split("=", 1)[0] for w in args if not w.text.startswith("-")]
+    names = assigns + [w.text for w in option_values(args, "-v") if name in ("test", "[")]
+    if any("[" in n for n in names):  # ``a[$(cmd)]``: bash evaluates a subscript as arithmetic, which runs $(...)
+        opaque = opaque or f"{name}: a variable name with a subscript is evaluated as arithmetic, which may run a command"
     operands = _operands(args, program.value_options)
     recursive = ALWAYS in program.recursive or any(has_flag(args, o) for o in program.recursive)
     if program.reads == "after-first" and not any(has_flag(args, o) for o in program.pattern_options):
@@ -303,16 +310,17 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
 
 
 def option_values(args: Sequence[Word], option: str) -> list[Word]:
-    """The values given to ``option``: ``-o V``, ``-oV``, ``--long V``, ``--long=V`` (before ``--``)."""
+    """The values given to ``option``: ``-o V``, ``-oV``, ``--long V``, ``--long=V``, also with the
+    long name abbreviated (``--out=V``), before ``--``."""
     values: list[Word] = []
     for n, word in enumerate(args):
         text = word.text
         if text == "--":
             break
-        if text == option and n + 1 < len(args):
+        if (text == option or ("=" not in text and abbreviates(text, option))) and n + 1 < len(args):
             values.append(args[n + 1])
-        elif option.startswith("--") and text.startswith(option + "="):
-            values.append(Word(text[len(option) + 1 :], word.dynamic))
+        elif "=" in text and abbreviates(text, option):
+            values.append(Word(text.split("=", 1)[1], word.dynamic))
         elif not option.startswith("--") and len(option) == 2 and text.startswith("-") and not text.startswith("--"):
             at = text.find(option[1], 1)  # also bundled: ``sort -uo FILE``, ``-uoFILE``
             if at > 0:
@@ -327,7 +335,7 @@ def has_flag(args: Sequence[Word], option: str) -> bool:
         text = word.text
         if text == "--":
             return False
-        if text == option or text.startswith(option + "="):
+        if text == option or text.startswith(option + "=") or abbreviates(text, option):
             return True
         if len(option) == 2 and text.startswith("-") and not text.startswith("--") and option[1] in text[1:]:
             return True

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from frogtui.approval.shell_effects import FIND_SELECTORS, Target, _operands
+from frogtui.approval.shell_effects import FIND_SELECTORS, Target, _operands, abbreviates
 from frogtui.approval.shell_programs import (
     PROGRAMS,
     Effects,
@@ -50,7 +50,7 @@ def sed_script_effects(script: str) -> Effects:
             if cmd in _SED_PLAIN or cmd == "{":
                 continue
             if cmd in "#:btTv":
-                n = _line_end(script, n, stop=";" if cmd in "btTv" else "")
+                n = _line_end(script, n, stop=";" if cmd in ":btTv" else "")  # GNU sed ends a label at ';' too
             elif cmd in "aic":
                 n = _line_end(script, n, continued=True)
             elif cmd in "qQLl":
@@ -124,7 +124,7 @@ def _sed(name: str, args: list[Word]) -> Effects:
     found = [sed_script_effects(w.text) for w in scripts]
     sandboxed = has_flag(args, "--sandbox")
     in_place = any(
-        w.text.startswith(("-i", "--in-place")) or (w.text.startswith("-") and not w.text.startswith("--") and "i" in w.text[1:])
+        abbreviates(w.text, "--in-place") or (w.text.startswith("-") and not w.text.startswith("--") and "i" in w.text[1:])
         for w in args
     )
     reads = tuple(Target(w, "sed") for w in operands if w.text != "-")
@@ -265,7 +265,8 @@ _PYTEST_WRITES = ("--junitxml", "--junit-xml", "--result-log", "--resultlog", "-
 
 @special("pytest", "py.test", doc=(
     "—", "the repository's tests (its own)",
-    "`--junitxml`, `--basetemp` (emptied), `--result-log`, `--log-file`, `--report-log`, `--debug`, `-o cache_dir=`, `--cov-report=K:PATH`",
+    "`--junitxml`, `--basetemp` (emptied), `--result-log`, `--log-file`, `--report-log`, `--debug`, `-o cache_dir=`, `--cov-report=K:PATH`; "
+    "options from `@FILE`, `-c FILE`, `-o addopts=` are asked",
     "never",
 ))
 def pytest_effects(name: str, args: list[Word]) -> Effects:
@@ -279,6 +280,9 @@ def pytest_effects(name: str, args: list[Word]) -> Effects:
     for value in option_values(args, "--cov-report"):
         if ":" in value.text:
             writes.append(Target(Word(value.text.split(":", 1)[1], value.dynamic), "pytest --cov-report", under=True, beyond=True))
+    overrides = [v.text.partition("=")[0].strip() for v in option_values(args, "-o") + option_values(args, "--override-ini")]
+    if any(w.text.startswith("@") for w in args) or "addopts" in overrides or option_values(args, "-c") + option_values(args, "--config-file"):
+        return Effects(tuple(writes), opaque="pytest takes more options from a file or -o addopts= (--basetemp=.git...)")
     return Effects(tuple(writes))
 
 

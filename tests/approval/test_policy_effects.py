@@ -276,7 +276,7 @@ TYPICAL_RULES = "".join(
     f'[[rules]]\ntool = "Bash"\nmatch = "{m}"\ndecision = "allow"\n\n'
     for m in ("rg *", "grep *", "cat *", "ls *", "find *", "git status", "git diff *", "git log *", "git grep *", "pytest *",
               "python -m pytest *", "npm test", "make test", "sed -n *", "head *", "echo *", "test *", "printf *", "read *",
-              "sort *", "iconv *", "tree *", "file *", "date *", "hostname *", "git stash *", "base64 *")
+              "sort *", "iconv *", "tree *", "file *", "date *", "base64 *")
 )
 """The allow rules a person typically writes to let the model read, search and test."""
 
@@ -313,9 +313,36 @@ REVIEW_FINDINGS: list[tuple[str, str]] = [
     ("hostname evil", "hostname NAME sets the host name"),
 ]
 
+REVIEW_FINDINGS += [
+    # variables that name a configuration a program reads its options or commands from
+    ("HOME=. git status", "git reads ./.gitconfig: core.fsmonitor runs a program"),
+    ("XDG_CONFIG_HOME=. git status", "git reads ./git/config"),
+    ("export HOME=.; git status", "HOME set by export"),
+    ("PYTEST_ADDOPTS=--basetemp=.git pytest", "PYTEST_ADDOPTS gives --basetemp=.git"),
+    ("MAKEFLAGS=--eval=x make test", "MAKEFLAGS gives --eval"),
+    ("MAKEFILES=evil.mk make test", "make reads MAKEFILES first"),
+    ("npm_config_script_shell=./evil npm test", "npm runs the script with that shell"),
+    ("TAR_OPTIONS=-I./evil tar tf a.tar", "TAR_OPTIONS gives -I"),
+    ("GCONV_PATH=. iconv -f x calc.py", "iconv loads conversion modules from GCONV_PATH"),
+    ("LESS='+!touch m' git log", "LESS gives less a command"),
+    # pytest takes options from a file or from -o addopts=
+    ("pytest @opts.txt", "pytest @FILE"),
+    ("pytest -o addopts=--basetemp=.git", "-o addopts="),
+    ("python -m pytest -c /tmp/x.ini", "-c names a configuration with any addopts"),
+]
 
-@pytest.mark.parametrize(("command", "note"), REVIEW_FINDINGS, ids=[f[1] for f in REVIEW_FINDINGS])
-@pytest.mark.parametrize("rules", ["typical rules", "default rules"])
+
+OWN_UNDER_RULE = {"sed -n --in-pl 1p calc.py"}
+"""Rows about the read-only default only: under ``sed -n *`` rewriting the file (``-i``) is sed's own behaviour."""
+REVIEW_CASES = [
+    pytest.param(rules, command, note, id=f"{rules}-{note}")
+    for rules in ("typical rules", "default rules")
+    for command, note in REVIEW_FINDINGS
+    if not (rules == "typical rules" and command in OWN_UNDER_RULE)
+]
+
+
+@pytest.mark.parametrize(("rules", "command", "note"), REVIEW_CASES)
 def test_review_finding(places: tuple[Path, Path, Path], rules: str, command: str, note: str) -> None:
     rule_set = combine(parse_rules(TYPICAL_RULES, "typical.toml"), None) if rules == "typical rules" else RuleSet()
     decision = evaluate(engine_for(places, rule_set), command)
