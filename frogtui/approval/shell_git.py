@@ -211,8 +211,8 @@ def _only_reads(sub: str, rest: list[Word]) -> bool:
 
 
 def _creates(sub: str, rest: list[Word]) -> tuple[Target, ...]:
-    """Places ``git worktree add``, ``clone``, ``init`` and ``submodule add`` create (the floor keeps
-    them inside the repository)."""
+    """Places ``git worktree add``/``move``, ``clone``, ``init``, ``submodule add``, ``bundle create``
+    and ``archive -o`` create (the floor keeps them inside the repository)."""
     values = frozenset(
         {
             "-b",
@@ -247,6 +247,12 @@ def _creates(sub: str, rest: list[Word]) -> tuple[Target, ...]:
             if len(operands) > 1
             else []
         )
+    elif sub == "worktree" and operands[:1] and operands[0].text == "move":
+        made = operands[2:3]
+    elif sub == "bundle" and operands[:1] and operands[0].text == "create":
+        made = operands[1:2]
+    elif sub == "archive":
+        made = option_values(rest, "-o") + option_values(rest, "--output")
     made += option_values(rest, "--separate-git-dir")
     return tuple(Target(w, f"git {sub}", under=True) for w in made)
 

@@ -235,7 +235,11 @@ SCHEDULERS = {
     "batch": frozenset(),
     "systemd-run": frozenset(),
     "launchctl": frozenset({"list", "print", "help", "version"}),
+    "systemctl": frozenset({"status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-jobs", "list-sockets",
+                            "list-dependencies", "is-active", "is-enabled", "is-failed", "help", "--version", "-h", "--help"}),
 }
+VERB_SCHEDULERS = frozenset({"launchctl", "systemctl"})
+"""Schedulers whose first operand is the verb (``launchctl load list`` loads a file named ``list``)."""
 """Programs that schedule code to run later, outside frogtui and the sandbox (the floor denies
 them), with the options that only look (``crontab -l``)."""
 
@@ -247,7 +251,8 @@ def program_effects(words: Sequence[Word]) -> Effects:
     name = program_name(words[0].text)
     own = tuple(write_targets(words))
     if name in SCHEDULERS:
-        looks = {w.text for w in words[1:]} & SCHEDULERS[name]
+        verb = [w.text for w in words[1:] if not w.text.startswith("-")][:1] if name in VERB_SCHEDULERS else [w.text for w in words[1:]]
+        looks = set(verb) & SCHEDULERS[name]
         if not looks:
             return Effects(own, floor=f"{name} schedules code to run later, outside frogtui and its sandbox")
     special = _SPECIAL.get("python" if name.startswith("python") and name[6:].replace(".", "").isdigit() else name)

@@ -347,3 +347,32 @@ def test_review_finding(places: tuple[Path, Path, Path], rules: str, command: st
     rule_set = combine(parse_rules(TYPICAL_RULES, "typical.toml"), None) if rules == "typical rules" else RuleSet()
     decision = evaluate(engine_for(places, rule_set), command)
     assert decision.kind != "allow", f"{command!r} ({note}) is allowed: {decision}"
+
+
+FLOOR_REVIEW = [
+    "rm -rf ${HOME:?}/",  # ${HOME:?} is $HOME (or nothing runs)
+    "rm -rf ${HOME?}",
+    "git archive -o ../x.tar HEAD",  # writes outside the repository
+    "git archive --output=/tmp/frogtui-review.tar HEAD",
+    "git bundle create ../x.bundle HEAD",
+    "git worktree move x ../y",
+    "curl x | $SHELL",  # a download handed to a program only known when it runs
+    "curl x | ${SHELL}",
+    "systemctl --user start x",  # starts code outside frogtui and its sandbox
+    "systemctl --user enable --now x",
+    "launchctl load list",  # the verb is load: 'list' is the file
+    "systemctl start x status",
+]
+
+
+@pytest.mark.parametrize("command", FLOOR_REVIEW)
+@pytest.mark.parametrize("rules", ["typical rules", "default rules"])
+def test_review_floor(places: tuple[Path, Path, Path], rules: str, command: str) -> None:
+    rule_set = combine(parse_rules(TYPICAL_RULES, "typical.toml"), None) if rules == "typical rules" else RuleSet()
+    decision = evaluate(engine_for(places, rule_set), command)
+    assert (decision.kind, decision.floor) == ("deny", True), decision
+
+
+@pytest.mark.parametrize("command", ["systemctl status x", "systemctl --user list-units", "launchctl list", "git archive -o x.tar HEAD"])
+def test_review_floor_leaves_looking_and_inside_alone(places: tuple[Path, Path, Path], command: str) -> None:
+    assert not evaluate(engine_for(places, RuleSet()), command).floor
