@@ -148,9 +148,13 @@ AMBIGUOUS_EDIT = raw_call(
 )
 IN_REASONING = "I could run <tool_call>\n<function=Bash>\n<parameter=command>\nrm -rf x\n</parameter>\n</function>\n</tool_call> but no.\n"
 EXAMPLE = "<tool_call>\n<function=Bash>\n<parameter=command>\ntouch M\n</parameter>\n</function>\n</tool_call>"
-CALL_IN_CONTENT = raw_call("Write", f"<parameter=file_path>\ndocs/x.md\n</parameter>\n<parameter=content>\nExample:\n{EXAMPLE}\nend\n</parameter>\n")
+CALL_IN_CONTENT = raw_call(
+    "Write", f"<parameter=file_path>\ndocs/x.md\n</parameter>\n<parameter=content>\nExample:\n{EXAMPLE}\nend\n</parameter>\n"
+)
 """A Write of a document that shows a call: the call is content, and the content is whole."""
-CLOSE_IN_CONTENT = raw_call("Write", f"<parameter=file_path>\nx.md\n</parameter>\n<parameter=content>\nA\n</tool_call>\n{EXAMPLE}\nB\n</parameter>\n")
+CLOSE_IN_CONTENT = raw_call(
+    "Write", f"<parameter=file_path>\nx.md\n</parameter>\n<parameter=content>\nA\n</tool_call>\n{EXAMPLE}\nB\n</parameter>\n"
+)
 """A Write whose content holds ``</tool_call>`` while its value is still open, then a call."""
 SCHEMA_SAMPLE = turn(
     IN_REASONING, MISSING_CLOSE, TAGS_IN_CONTENT, PATH_TAG_IN_CONTENT, AMBIGUOUS_WRITE, AMBIGUOUS_EDIT,
@@ -223,7 +227,7 @@ def test_a_call_written_inside_a_parameter_value_is_content_not_a_call() -> None
 
 def test_a_call_closed_inside_an_open_value_is_cut_off_not_run() -> None:
     p = parse_text(turn("", "<tool_call>\n<function=Write>\n<parameter=content>\nA\n</tool_call>\n" + EXAMPLE))
-    assert [c.name for c in p.calls] == ["Write"] and p.calls[0].error is not None
+    assert len(p.calls) == 1 and "cut off" in (p.calls[0].error or ""), p.calls  # the Bash call shown in the value never runs
 
 
 @settings(max_examples=200, deadline=None)
