@@ -215,10 +215,19 @@ _FIND_TESTS = frozenset(
 
 
 
-@special("less", "more", doc=("operands", "`+CMD` (`+!` runs a shell)", "—", "no `+CMD`"))
+_LESS_FILES = ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content", "-o", "-O", "--log-file", "--LOG-FILE")
+"""less options that read a key file (which can set ``LESSOPEN``, a command) or write a log file."""
+
+
+@special("less", "more", doc=(
+    "operands", "`+CMD` (`+!` runs a shell), `-k`/`--lesskey-*` (a key file can set `LESSOPEN`)", "`-o`/`-O`/`--log-file`",
+    "no `+CMD`, key or log file",
+))
 def _pager(name: str, args: list[Word]) -> Effects:
     if any(w.text.startswith("+") or w.dynamic and not w.text for w in args):
         return Effects(opaque=f"{name} +CMD runs {name} commands when it starts (+! runs a shell)")
+    if any(has_flag(args, o) for o in _LESS_FILES):
+        return Effects(opaque=f"{name} reads a key file (which can set a command to run) or writes a log file")
     return replace(table_effects(name, PROGRAMS["cat"], args), read_only=True)
 
 

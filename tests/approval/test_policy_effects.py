@@ -325,6 +325,10 @@ REVIEW_FINDINGS += [
     ("TAR_OPTIONS=-I./evil tar tf a.tar", "TAR_OPTIONS gives -I"),
     ("GCONV_PATH=. iconv -f x calc.py", "iconv loads conversion modules from GCONV_PATH"),
     ("LESS='+!touch m' git log", "LESS gives less a command"),
+    # less reads a key file (its #env section can set LESSOPEN, a command) or writes a log
+    ("less -k keys calc.py", "less -k: a key file can set LESSOPEN"),
+    ("less --lesskey-src=keys calc.py", "less --lesskey-src"),
+    ("less -o log calc.py", "less -o writes a log file"),
     # pytest takes options from a file or from -o addopts=
     ("pytest @opts.txt", "pytest @FILE"),
     ("pytest -o addopts=--basetemp=.git", "-o addopts="),
