@@ -232,12 +232,13 @@ def _pager(name: str, args: list[Word]) -> Effects:
 
 
 # tar, zip, pytest, interpreters --------------------------------------------------------------
-_TAR_RUNS = ("--to-command", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command")
+_TAR_RUNS = ("--to-command", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command")
 
 
 @special("tar", "bsdtar", doc=(
-    "operands, recursively (creating)", "`--to-command`, `-I`, `--checkpoint-action=exec=`, `-F`, `--rsh-command`",
-    "`--remove-files`; `-f`, `-x` (its own)", "`-t` (listing)",
+    "operands, recursively (creating)",
+    "`--to-command`, `-I`, `--checkpoint-action=exec=`, `-F`, `--rsh-command`, `--rmt-command`, an archive `HOST:FILE` (rsh/ssh)",
+    "`--remove-files`, `--index-file`; `-f`, `-x` (its own)", "`-t` (listing)",
 ))
 def _tar(name: str, args: list[Word]) -> Effects:
     runs = tuple((v.text, f"tar {o}") for o in _TAR_RUNS for v in option_values(args, o))
@@ -255,8 +256,12 @@ def _tar(name: str, args: list[Word]) -> Effects:
     reads = tuple(Target(w, "tar", under=True) for w in operands) if creates else ()
     writes = tuple(Target(w, "tar -f") for w in option_values(args, "-f") + option_values(args, "--file") if creates and w.text != "-")
     writes += tuple(Target(w, "tar --remove-files", under=True, beyond=True) for w in operands if has_flag(args, "--remove-files"))
+    writes += tuple(Target(w, "tar --index-file", beyond=True) for w in option_values(args, "--index-file"))
+    archives = option_values(args, "-f") + option_values(args, "--file") + (args[1:2] if "f" in first and first.isalpha() else [])
+    if not has_flag(args, "--force-local") and any(":" in a.text.split("/", 1)[0] for a in archives):
+        opaque = opaque or "tar reaches an archive HOST:FILE on another machine through rsh/ssh"
     lists = has_flag(args, "-t") or has_flag(args, "--list") or ("t" in first.lstrip("-") and first.lstrip("-").isalpha())
-    return Effects(writes, reads, (), runs, opaque, read_only=lists and not runs and not creates)
+    return Effects(writes, reads, (), runs, opaque, read_only=lists and not runs and not creates and not opaque and not writes)
 
 
 @special("zip", doc=(

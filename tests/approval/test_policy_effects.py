@@ -329,6 +329,10 @@ REVIEW_FINDINGS += [
     ("less -k keys calc.py", "less -k: a key file can set LESSOPEN"),
     ("less --lesskey-src=keys calc.py", "less --lesskey-src"),
     ("less -o log calc.py", "less -o writes a log file"),
+    # tar: a remote archive runs rsh/ssh; --index-file writes
+    ("tar tf host:x.tar", "HOST:FILE is reached through rsh"),
+    ("tar -t --file=host:x.tar --rmt-command=./evil", "--rmt-command"),
+    ("tar tf x.tar --index-file=out", "--index-file writes"),
     # pytest takes options from a file or from -o addopts=
     ("pytest @opts.txt", "pytest @FILE"),
     ("pytest -o addopts=--basetemp=.git", "-o addopts="),
@@ -366,6 +370,7 @@ FLOOR_REVIEW = [
     "systemctl --user enable --now x",
     "launchctl load list",  # the verb is load: 'list' is the file
     "systemctl start x status",
+    "tar tf x.tar --index-file=/etc/frogtui-review",  # writes outside the repository
 ]
 
 
