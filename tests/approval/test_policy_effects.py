@@ -371,6 +371,8 @@ FLOOR_REVIEW = [
     "launchctl load list",  # the verb is load: 'list' is the file
     "systemctl start x status",
     "tar tf x.tar --index-file=/etc/frogtui-review",  # writes outside the repository
+    "cd / && cd home && cat person/.ssh/id_rsa",  # a relative cd after cd / stays absolute
+    "cd / ; cd home/person ; cat .ssh/id_rsa",
 ]
 
 
