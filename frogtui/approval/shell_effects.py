@@ -153,7 +153,7 @@ def _tar_extracts(args: list[Word]) -> bool:
     return False
 
 
-GIT_COMMAND_KEYS = ("alias.*", "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass", "diff.external", "diff.*.textconv", "diff.*.command", "filter.*", "merge.*.driver", "sequence.editor", "credential.helper", "credential.*.helper", "pager.*", "gpg.program", "gpg.*.program", "uploadpack.packobjectshook", "include.path", "includeif.*", "web.browser", "browser.*.cmd", "man.*.cmd", "difftool.*.cmd", "mergetool.*.cmd", "sendemail.*", "remote.*.receivepack", "remote.*.uploadpack", "protocol.*.allow", "ssh.variant", "core.gitproxy", "http.proxy")
+GIT_COMMAND_KEYS = ("alias.*", "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass", "diff.external", "diff.*.textconv", "diff.*.command", "filter.*", "merge.*.driver", "sequence.editor", "credential.helper", "credential.*.helper", "pager.*", "gpg.program", "gpg.*.program", "uploadpack.packobjectshook", "include.path", "includeif.*", "web.browser", "browser.*.cmd", "man.*.cmd", "difftool.*.cmd", "mergetool.*.cmd", "sendemail.*", "remote.*.receivepack", "remote.*.uploadpack", "protocol.*.allow", "ssh.variant", "core.gitproxy", "http.proxy", "core.alternaterefscommand", "interactive.difffilter")
 """git settings whose value is a command git runs (or a file it reads settings from)."""
 
 

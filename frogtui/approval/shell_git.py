@@ -162,6 +162,7 @@ def git_effects(name: str, args: list[Word]) -> Effects:
     """The effects of ``git ARGS`` beyond what ``write_targets`` already names."""
     start, settings = git_subcommand(args)
     places = tuple(Target(v, f"git {o}") for o in PLACES for v in option_values(args[:start], o))
+    places += tuple(Target(Word(v), "git -c core.worktree") for k, v in settings if k.strip().lower() == "core.worktree")
     runs_config = any(git_command_key(key) for key, _ in settings) or any(w.text.startswith("--config-env") for w in args[:start])
     sub = args[start].text if start < len(args) else ""
     rest = args[start + 1 :]

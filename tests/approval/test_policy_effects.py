@@ -329,6 +329,9 @@ REVIEW_FINDINGS += [
     ("less -k keys calc.py", "less -k: a key file can set LESSOPEN"),
     ("less --lesskey-src=keys calc.py", "less --lesskey-src"),
     ("less -o log calc.py", "less -o writes a log file"),
+    # git settings that name a command
+    ("git -c core.alternateRefsCommand=./evil log", "core.alternateRefsCommand runs a command"),
+    ("git -c interactive.diffFilter=./evil log", "interactive.diffFilter runs a command"),
     # tar: a remote archive runs rsh/ssh; --index-file writes
     ("tar tf host:x.tar", "HOST:FILE is reached through rsh"),
     ("tar -t --file=host:x.tar --rmt-command=./evil", "--rmt-command"),
@@ -373,6 +376,8 @@ FLOOR_REVIEW = [
     "tar tf x.tar --index-file=/etc/frogtui-review",  # writes outside the repository
     "cd / && cd home && cat person/.ssh/id_rsa",  # a relative cd after cd / stays absolute
     "cd / ; cd home/person ; cat .ssh/id_rsa",
+    "git -c core.worktree=~ status",  # the work tree outside the repository, like --work-tree
+    "git -c core.worktree=/ status",
 ]
 
 
