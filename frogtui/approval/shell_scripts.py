@@ -231,6 +231,22 @@ def _pager(name: str, args: list[Word]) -> Effects:
     return replace(table_effects(name, PROGRAMS["cat"], args), read_only=True)
 
 
+_JQ_LOADS = re.compile(r"\b(import|include)\b")
+
+
+@special("jq", doc=(
+    "operands after the first; `--from-file`, `--rawfile`, `--slurpfile`, `-f`",
+    "—", "—", "the program has no `import`/`include` (they read any `.json`/`.jq` file it names)",
+))
+def _jq(name: str, args: list[Word]) -> Effects:
+    found = table_effects(name, PROGRAMS["jq"], args)
+    operands = _operands(args, PROGRAMS["jq"].value_options)
+    programs = [] if option_values(args, "-f") or option_values(args, "--from-file") else operands[:1]
+    if any(w.dynamic or _JQ_LOADS.search(w.text) for w in programs):
+        return replace(found, opaque="a jq program's import/include reads the files it names (../../x/.docker/config)", read_only=False)
+    return found
+
+
 # tar, zip, pytest, interpreters --------------------------------------------------------------
 _TAR_RUNS = ("--to-command", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command")
 

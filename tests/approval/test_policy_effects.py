@@ -329,6 +329,9 @@ REVIEW_FINDINGS += [
     ("less -k keys calc.py", "less -k: a key file can set LESSOPEN"),
     ("less --lesskey-src=keys calc.py", "less --lesskey-src"),
     ("less -o log calc.py", "less -o writes a log file"),
+    # jq loads the data files and modules a program names
+    ("jq -n 'import \"../../home/person/.docker/config\" as $c; $c'", "jq import reads NAME.json"),
+    ("jq -n -L / 'include \"x\"; 1'", "jq include"),
     # git settings that name a command
     ("git -c core.alternateRefsCommand=./evil log", "core.alternateRefsCommand runs a command"),
     ("git -c interactive.diffFilter=./evil log", "interactive.diffFilter runs a command"),
