@@ -261,6 +261,8 @@ def _decide_read(target: Target, fact: PathFact, rules: RuleSet, home: str) -> D
     """A file a command reads, decided like a Read of it (the floor was checked before)."""
     if not fact.known:
         return Decision("ask", "Bash: unknown read", f"{target.how} reads {fact.written}, which is only known at run time")
+    if fact.reaches:
+        return Decision("ask", "Read: outside the repository", f"{target.how} reads {fact.reaches} through a symlink in {fact.written}")
     matched = [r for r in rules.rules if r.tool == "Read" and path_matches(r.match, fact.rel, fact.real, home)]
     if target.under:  # everything under the folder is read: a stricter rule for any of it counts
         matched += [r for r in rules.rules if r.tool == "Read" and r.decision != "allow" and _may_match_under(r.match, fact, home)]

@@ -36,6 +36,8 @@ class Target:
     beyond: bool = False
     """Not the program's own behaviour (``sort -o``, ``> f``, ``find -delete``): also decided
     against the Write rules (or, for a read, the Read rules), not only by the program's rule."""
+    follows: bool = False
+    """A folder read following the symlinks under it (``grep -R``, ``rg -L``)."""
 
 
 def program_name(text: str) -> str:

@@ -45,6 +45,7 @@ class Program:
         assigns: Options whose value names a variable it sets (``printf -v``).
         network: It uses the network.
         writes_second: Its second operand is a file it writes (``uniq IN OUT``).
+        follows: Options that make it follow the symlinks in the folders it reads (``grep -R``).
     """
 
     read_only: bool = True
@@ -61,6 +62,7 @@ class Program:
     assigns: frozenset[str] = frozenset()
     network: bool = False
     writes_second: bool = False
+    follows: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,8 @@ _PRINTS = Program(value_options=_opts("-n -c --lines --bytes -d -f -b -s -w -t -
 _SEARCH = Program(
     reads="after-first",
     pattern_options=_opts("-e -f --regexp --file"),
-    recursive=_opts("-r -R --recursive -d --directories"),
+    recursive=_opts("-r -R --recursive -d --directories --dereference-recursive"),
+    follows=_opts("-R --dereference-recursive"),
     value_options=_opts("-e -f -m -A -B -C -d -D --regexp --file --max-count --include --exclude --exclude-dir --label --context"),
     reads_options=_opts("-f --file"),
 )
@@ -193,6 +196,7 @@ PROGRAMS: dict[str, Program] = {
         | _opts("-g --glob -t -T --type --type-not -j --threads -M --max-columns --sort --sortr -r --replace")
         | _opts("--pre --pre-glob --hostname-bin --iglob --max-depth --type-add"),
         runs=_opts("--pre --hostname-bin"),
+        follows=_opts("-L --follow"),
         opaque={"-z": "rg -z runs decompression programs found on PATH", "--search-zip": "rg -z runs decompression programs found on PATH"},
     ),
     "diff": replace(
@@ -305,7 +309,8 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
     if program.reads != "none":
         if not operands and program.default_operand:
             operands = [Word(program.default_operand)]
-        reads += [Target(w, name, under=recursive) for w in operands if w.text != "-"]
+        follows = recursive and any(has_flag(args, o) for o in program.follows)
+        reads += [Target(w, name, under=recursive, follows=follows) for w in operands if w.text != "-"]
     if any(has_flag(args, o) for o in program.deletes):
         writes += [
             Target(w, f"{name} {sorted(program.deletes)[0]} (deletes what it reads)", under=recursive, beyond=True) for w in operands

@@ -329,6 +329,8 @@ REVIEW_FINDINGS += [
     ("less -k keys calc.py", "less -k: a key file can set LESSOPEN"),
     ("less --lesskey-src=keys calc.py", "less --lesskey-src"),
     ("less -o log calc.py", "less -o writes a log file"),
+    # a glob reaches a folder outside the repository through a link (link_out)
+    ("grep -r x link_o*", "link_out leads outside"),
     # jq loads the data files and modules a program names
     ("jq -n 'import \"../../home/person/.docker/config\" as $c; $c'", "jq import reads NAME.json"),
     ("jq -n -L / 'include \"x\"; 1'", "jq include"),
@@ -381,6 +383,15 @@ FLOOR_REVIEW = [
     "cd / ; cd home/person ; cat .ssh/id_rsa",
     "git -c core.worktree=~ status",  # the work tree outside the repository, like --work-tree
     "git -c core.worktree=/ status",
+    # a glob, or a read that follows links, reaches the repository's link to ~/.ssh/id_rsa (sshlink)
+    "cat *",
+    "cat ssh*",
+    "head -n 5 s?hlink",
+    "grep -r x s*",
+    "grep -R x .",
+    "grep --dereference-recursive x .",
+    "rg -L x",
+    "rg --follow x .",
 ]
 
 
@@ -395,3 +406,9 @@ def test_review_floor(places: tuple[Path, Path, Path], rules: str, command: str)
 @pytest.mark.parametrize("command", ["systemctl status x", "systemctl --user list-units", "launchctl list", "git archive -o x.tar HEAD"])
 def test_review_floor_leaves_looking_and_inside_alone(places: tuple[Path, Path, Path], command: str) -> None:
     assert not evaluate(engine_for(places, RuleSet()), command).floor
+
+
+def test_reads_that_reach_no_link_stay_read_only(places: tuple[Path, Path, Path]) -> None:
+    engine = engine_for(places, RuleSet())
+    for command in ("rg -L x sub", "grep -R x docs", "cat docs/*", "grep -r x .", "rg x"):
+        assert evaluate(engine, command).kind == "allow", command
