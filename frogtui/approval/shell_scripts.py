@@ -145,7 +145,8 @@ _AWK_ACTS = re.compile(r"\bsystem\s*\(|\|\|?|\bgetline\b|\bprintf?\b[^;{}\n]*>|@
 
 
 @special("awk", "gawk", "mawk", "nawk", "busybox-awk", doc=(
-    "operands after the program", "`system()`, `|`, `getline`, `-f`", "`print > FILE`", "the program has none of those",
+    "operands after the program (`ARGV`/`ARGC` in the program: unknown)", "`system()`, `|`, `getline`, `-f`", "`print > FILE`",
+    "the program has none of those",
 ))
 def _awk(name: str, args: list[Word]) -> Effects:
     if any(option_values(args, o) for o in ("-f", "--file", "-l", "--load", "-i", "--include", "-E", "--exec")):
@@ -158,6 +159,8 @@ def _awk(name: str, args: list[Word]) -> Effects:
         return Effects(reads=reads, opaque=f"the {name} program is only known when it runs")
     if any(_AWK_ACTS.search(_AWK_STRING.sub('""', p.text).replace("||", " ")) for p in programs):
         return Effects(reads=reads, opaque=f"the {name} program runs commands or writes files (system, |, getline, >)")
+    if any(re.search(r"\bARG[VC]\b", p.text) for p in programs):
+        return Effects(reads=reads, opaque=f"the {name} program changes ARGV/ARGC: the files it reads are only known when it runs")
     return Effects(reads=reads, read_only=True)
 
 

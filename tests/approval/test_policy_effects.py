@@ -331,6 +331,9 @@ REVIEW_FINDINGS += [
     ("less -o log calc.py", "less -o writes a log file"),
     # a glob reaches a folder outside the repository through a link (link_out)
     ("grep -r x link_o*", "link_out leads outside"),
+    # awk reads the files ARGV names when its BEGIN block is done
+    ("awk 'BEGIN{ARGV[1]=\"<HOME>/.ssh/id_rsa\"} {print}' calc.py", "ARGV[1]= names another file"),
+    ("awk 'BEGIN{ARGV[ARGC++]=ENVIRON[\"HOME\"] \"/.ssh/id_rsa\"} {print}'", "ARGV[ARGC++]="),
     # jq loads the data files and modules a program names
     ("jq -n 'import \"../../home/person/.docker/config\" as $c; $c'", "jq import reads NAME.json"),
     ("jq -n -L / 'include \"x\"; 1'", "jq include"),
