@@ -13,7 +13,9 @@ Accepts the Qwen3.5 XML call format::
 and the JSON-in-tags format of other Qwen-family templates
 (``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``). Text inside ``<think>…</think>`` is
 reasoning, calls written there included: like the inference servers FrogNano was trained behind,
-they are shown with the reasoning and never run. Parameter values are read by the tool's schema
+they are shown with the reasoning and never run. ``</tool_call>`` ends a call only when the call
+reads as closed (``call_ends``): a call written inside a parameter value (a Write of a document that
+shows one) is content, never a call. Parameter values are read by the tool's schema
 (``xmlcall``): what cannot be read as exactly one call is an error the model sees. A call is
 complete the moment its ``</tool_call>`` arrives; any split of the same text into pieces gives the
 same reasoning, answer and calls.
@@ -123,6 +125,8 @@ class StreamParser:
             self._text_state = self.state  # type: ignore[assignment]
             self.state = "call"
             self.call_body = ""
+        elif tag == CALL_CLOSE and not call_ends(self.call_body):
+            self.call_body += CALL_CLOSE  # written inside a parameter value: content, not the end of the call
         elif tag == CALL_CLOSE:
             raw = CALL_OPEN + self.call_body + CALL_CLOSE
             self.state = self._text_state
@@ -205,6 +209,28 @@ def parse_call_body(body: str) -> tuple[str | None, dict, str | None]:
     except CallError as err:
         return name, {}, str(err)
     return name, args, None
+
+
+_CALL_TAGS = re.compile(re.escape(CALL_OPEN) + "|" + re.escape(CALL_CLOSE))
+
+
+def call_ends(body: str) -> bool:
+    """Whether a ``</tool_call>`` right after ``body`` ends the call: not while a ``<tool_call>``
+    written inside the body is still open (a Write of a document that shows a call), nor while a
+    parameter value is open (``</tool_call>`` is then part of the value)."""
+    depth = 0
+    for tag in _CALL_TAGS.finditer(body):
+        depth = depth + 1 if tag.group() == CALL_OPEN else max(depth - 1, 0)
+    text = body.strip()
+    if depth:
+        return False
+    if text.startswith("{"):
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as err:
+            return not err.msg.startswith("Unterminated string")
+        return True
+    return "<parameter=" not in text or text.endswith(("</function>", "</parameter>"))
 
 
 def _earliest(text: str, tags: tuple[str, ...]) -> tuple[int, str]:

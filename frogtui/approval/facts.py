@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from frogtui.approval.facts_links import glob_matches, links_under, through_links
 from frogtui.approval.secrets import PROCESS_SECRETS, SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
 from frogtui.approval.shell import analyze
 from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS, symlinks_made
@@ -60,6 +61,8 @@ class PathFact:
     under: bool = False
     odd: str | None = None
     holds_secret: str | None = None
+    reaches: str | None = None
+    """A place outside the repository reached through a symlink the path does not name."""
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,10 @@ def shell_facts(analysis: ShellAnalysis, places: Places) -> dict[PathKey, PathFa
                 fact = resolve_word(word, command.cwd, places, links=links, dotglob=analysis.dotglob)
                 if key not in facts or _worse(fact, facts[key]):
                     facts[key] = fact
+        for target in (t for t in command.reads if t.follows and facts[path_key(t.word, command.cwd)].inside):
+            key = path_key(target.word, command.cwd)
+            found = links_under(facts[key].real)
+            facts[key] = through_links(facts[key], found, lambda p: resolve_text(p, places, kernel=True))
         for link, target in symlinks_made(command.words):
             _add_link(links, link, target, command.cwd, places)
     return facts
@@ -217,7 +224,9 @@ def resolve_word(word: Word, cwd: Word | None, places: Places, *, links: dict[st
             return PathFact(shown, known=False)
         text = through
     if word.has_glob:
-        return _glob_prefix_fact(shown, text, places, dotglob=dotglob)
+        fact = _glob_prefix_fact(shown, text, places, dotglob=dotglob)
+        reached = glob_matches(text, dotglob=dotglob) if fact.inside else []
+        return through_links(fact, reached, lambda p: resolve_text(p, places, kernel=True))
     fact = resolve_text(text, places, shown=shown, kernel=True)
     return PathFact(**{**fact.__dict__, "under": under, "protected": None if under and fact.protected == "the repository root" else fact.protected})
 

@@ -31,9 +31,14 @@ from frogtui.approval.shell_words import display, embedded_paths
 
 RISKY_VARIABLES = (
     "PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*",
-    "PYTHON*", "PERL5*", "RUBYOPT", "NODE_OPTIONS", "PAGER", "*_PAGER", "EDITOR", "VISUAL", "CDPATH",
+    "PYTHON*", "PERL5*", "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH", "PAGER", "*_PAGER", "EDITOR", "VISUAL", "CDPATH",
+    "HOME", "XDG_CONFIG_HOME", "RIPGREP_CONFIG_PATH", "TAR_OPTIONS", "GCONV_PATH", "LOCPATH", "LESS", "LESSKEY*", "PYTEST_*",
+    "MAKEFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "NPM_CONFIG_*", "npm_config_*", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "ZIPOPT",
 )  # fmt: skip
-"""Setting these changes what a later program runs, so a command that sets them is asked."""
+"""Setting these changes what a later program runs, so a command that sets them is asked: besides
+the search paths and hooks, the variables that name a configuration a program reads its options
+or commands from (``HOME=. git status`` reads ``./.gitconfig``; ``RIPGREP_CONFIG_PATH`` can give
+``--pre``; ``PYTEST_ADDOPTS`` can give ``--basetemp=.git``; ``npm_config_script_shell`` the shell)."""
 MAX_RULES_NAMED = 4
 
 
@@ -256,6 +261,8 @@ def _decide_read(target: Target, fact: PathFact, rules: RuleSet, home: str) -> D
     """A file a command reads, decided like a Read of it (the floor was checked before)."""
     if not fact.known:
         return Decision("ask", "Bash: unknown read", f"{target.how} reads {fact.written}, which is only known at run time")
+    if fact.reaches:
+        return Decision("ask", "Read: outside the repository", f"{target.how} reads {fact.reaches} through a symlink in {fact.written}")
     matched = [r for r in rules.rules if r.tool == "Read" and path_matches(r.match, fact.rel, fact.real, home)]
     if target.under:  # everything under the folder is read: a stricter rule for any of it counts
         matched += [r for r in rules.rules if r.tool == "Read" and r.decision != "allow" and _may_match_under(r.match, fact, home)]

@@ -163,7 +163,7 @@ class _Walk:
                 continue
             produced = [c for c in self.found.commands[before:] if c.words]
             if downloader:
-                runner = next((c for c in produced if is_script_runner(c.program)), None)
+                runner = next((c for c in produced if is_script_runner(c.program) or c.words[0].dynamic), None)
                 if runner is not None:
                     self.found.download = self.found.download or f"{downloader} | {runner.program}"
             found = next((c for c in produced if program_name(c.program) in DOWNLOADERS), None)
@@ -343,7 +343,8 @@ class _Walk:
                 fetches = fetches or any(program_name(c.program) in DOWNLOADERS for c in self.found.commands[before:] if c.words)
             elif part.kind == "parameter":
                 name = getattr(part, "value", None)
-                dynamic = dynamic or (name not in MARKS and name not in consts)
+                checked = re.sub(r":?\?.*", "", name or "", flags=re.S)  # ``${HOME:?}`` is $HOME or nothing runs
+                dynamic = dynamic or (name not in MARKS and name not in consts and checked not in MARKS)
                 for inner in substitutions(name or ""):
                     self.nested(inner, "${...}", scope)
                 trouble = trouble or parameter_trouble(name or "")
@@ -358,7 +359,7 @@ class _Walk:
             for name, value in consts.items():
                 text = re.sub(r"\$\{" + name + r"\}|\$" + name + r"(?![A-Za-z0-9_])", lambda _m, v=value: v, text)
             for name, mark in MARKS.items():
-                text = text.replace("${" + name + "}", mark).replace("$" + name, mark)
+                text = re.sub(r"\$\{" + name + r"(:?\?[^}]*)?\}|\$" + name, lambda _m, v=mark: v, text)
             text = home_marks(text)
         return Word(text, dynamic), fetches, trouble
 

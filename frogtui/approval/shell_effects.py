@@ -36,6 +36,8 @@ class Target:
     beyond: bool = False
     """Not the program's own behaviour (``sort -o``, ``> f``, ``find -delete``): also decided
     against the Write rules (or, for a read, the Read rules), not only by the program's rule."""
+    follows: bool = False
+    """A folder read following the symlinks under it (``grep -R``, ``rg -L``)."""
 
 
 def program_name(text: str) -> str:
@@ -46,6 +48,14 @@ def program_name(text: str) -> str:
 def is_script_runner(text: str) -> bool:
     name = program_name(text)
     return name in SCRIPT_RUNNERS or (name.startswith("python") and name[6:].replace(".", "").isdigit())
+
+
+def abbreviates(text: str, option: str) -> bool:
+    """Whether the word ``text`` (``--name`` or ``--name=value``) names the long ``option``: GNU
+    ``getopt_long`` and git's option parser take any unique prefix (``--out=F`` is ``--output=F``).
+    An ambiguous prefix is an error there, so taking every prefix only ever asks more."""
+    name = text.split("=", 1)[0]
+    return option.startswith("--") and name.startswith("--") and len(name) > 2 and option.startswith(name)
 
 
 def _operands(args: Sequence[Word], with_value: frozenset[str] = frozenset()) -> list[Word]:
@@ -61,7 +71,7 @@ def _operands(args: Sequence[Word], with_value: frozenset[str] = frozenset()) ->
             ended = True
             continue
         if not ended and word.text.startswith("-") and word.text != "-":
-            if word.text in with_value:
+            if word.text in with_value or ("=" not in word.text and any(abbreviates(word.text, o) for o in with_value)):
                 skip = True
             continue
         out.append(word)
@@ -145,7 +155,7 @@ def _tar_extracts(args: list[Word]) -> bool:
     return False
 
 
-GIT_COMMAND_KEYS = ("alias.*", "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass", "diff.external", "diff.*.textconv", "diff.*.command", "filter.*", "merge.*.driver", "sequence.editor", "credential.helper", "credential.*.helper", "pager.*", "gpg.program", "gpg.*.program", "uploadpack.packobjectshook", "include.path", "includeif.*", "web.browser", "browser.*.cmd", "man.*.cmd", "difftool.*.cmd", "mergetool.*.cmd", "sendemail.*", "remote.*.receivepack", "remote.*.uploadpack", "protocol.*.allow", "ssh.variant", "core.gitproxy", "http.proxy")
+GIT_COMMAND_KEYS = ("alias.*", "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.askpass", "diff.external", "diff.*.textconv", "diff.*.command", "filter.*", "merge.*.driver", "sequence.editor", "credential.helper", "credential.*.helper", "pager.*", "gpg.program", "gpg.*.program", "uploadpack.packobjectshook", "include.path", "includeif.*", "web.browser", "browser.*.cmd", "man.*.cmd", "difftool.*.cmd", "mergetool.*.cmd", "sendemail.*", "remote.*.receivepack", "remote.*.uploadpack", "protocol.*.allow", "ssh.variant", "core.gitproxy", "http.proxy", "core.alternaterefscommand", "interactive.difffilter")
 """git settings whose value is a command git runs (or a file it reads settings from)."""
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from frogtui.approval.shell_effects import (
     Target,
     _operands,
+    abbreviates,
     git_command_key,
     git_subcommand,
 )
@@ -161,6 +162,7 @@ def git_effects(name: str, args: list[Word]) -> Effects:
     """The effects of ``git ARGS`` beyond what ``write_targets`` already names."""
     start, settings = git_subcommand(args)
     places = tuple(Target(v, f"git {o}") for o in PLACES for v in option_values(args[:start], o))
+    places += tuple(Target(Word(v), "git -c core.worktree") for k, v in settings if k.strip().lower() == "core.worktree")
     runs_config = any(git_command_key(key) for key, _ in settings) or any(w.text.startswith("--config-env") for w in args[:start])
     sub = args[start].text if start < len(args) else ""
     rest = args[start + 1 :]
@@ -172,7 +174,7 @@ def git_effects(name: str, args: list[Word]) -> Effects:
                 opaque = f"git {sub} {option} runs a program only known when it runs"
             else:
                 runs.append((value.text, f"git {sub} {option}"))
-        if any(w.text == option for w in rest) and sub == "grep":
+        if any(w.text == option or abbreviates(w.text, option) for w in rest) and sub == "grep":
             opaque = "git grep -O runs the configured pager on the files found"
     if sub == "bisect" and rest[:1] and rest[0].text == "run":
         opaque = "git bisect run runs a command whose words are only known when it runs" if any(w.dynamic for w in rest[1:]) else None
@@ -190,13 +192,13 @@ def git_effects(name: str, args: list[Word]) -> Effects:
 def _only_reads(sub: str, rest: list[Word]) -> bool:
     if sub in READ_ONLY:
         return not any(
-            w.text == o or w.text.startswith(o + "=") or (o == "-O" and w.text.startswith("-O"))
+            w.text == o or abbreviates(w.text, o) or (o == "-O" and w.text.startswith("-O"))
             for w in rest
             for o in NOT_READ_ONLY_OPTIONS
         )
     allowed = LISTS_ONLY.get(sub)
-    if allowed is None:
-        return False
+    if allowed is None or (sub == "stash" and [w.text for w in rest[:1]] not in (["list"], ["show"])):
+        return False  # a bare ``git stash`` (or ``git stash -p``) is ``git stash push``
     if sub == "config":
         return bool({w.text for w in rest} & {"--get", "--get-all", "--get-regexp", "-l", "--list", "get", "list"}) and not any(
             w.text
@@ -210,8 +212,8 @@ def _only_reads(sub: str, rest: list[Word]) -> bool:
 
 
 def _creates(sub: str, rest: list[Word]) -> tuple[Target, ...]:
-    """Places ``git worktree add``, ``clone``, ``init`` and ``submodule add`` create (the floor keeps
-    them inside the repository)."""
+    """Places ``git worktree add``/``move``, ``clone``, ``init``, ``submodule add``, ``bundle create``
+    and ``archive -o`` create (the floor keeps them inside the repository)."""
     values = frozenset(
         {
             "-b",
@@ -246,6 +248,12 @@ def _creates(sub: str, rest: list[Word]) -> tuple[Target, ...]:
             if len(operands) > 1
             else []
         )
+    elif sub == "worktree" and operands[:1] and operands[0].text == "move":
+        made = operands[2:3]
+    elif sub == "bundle" and operands[:1] and operands[0].text == "create":
+        made = operands[1:2]
+    elif sub == "archive":
+        made = option_values(rest, "-o") + option_values(rest, "--output")
     made += option_values(rest, "--separate-git-dir")
     return tuple(Target(w, f"git {sub}", under=True) for w in made)
 

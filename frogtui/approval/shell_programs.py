@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from frogtui.approval.shell_effects import (
     Target,
     _operands,
+    abbreviates,
     program_name,
     write_targets,
 )
@@ -44,6 +45,7 @@ class Program:
         assigns: Options whose value names a variable it sets (``printf -v``).
         network: It uses the network.
         writes_second: Its second operand is a file it writes (``uniq IN OUT``).
+        follows: Options that make it follow the symlinks in the folders it reads (``grep -R``).
     """
 
     read_only: bool = True
@@ -60,6 +62,7 @@ class Program:
     assigns: frozenset[str] = frozenset()
     network: bool = False
     writes_second: bool = False
+    follows: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,8 @@ _PRINTS = Program(value_options=_opts("-n -c --lines --bytes -d -f -b -s -w -t -
 _SEARCH = Program(
     reads="after-first",
     pattern_options=_opts("-e -f --regexp --file"),
-    recursive=_opts("-r -R --recursive -d --directories"),
+    recursive=_opts("-r -R --recursive -d --directories --dereference-recursive"),
+    follows=_opts("-R --dereference-recursive"),
     value_options=_opts("-e -f -m -A -B -C -d -D --regexp --file --max-count --include --exclude --exclude-dir --label --context"),
     reads_options=_opts("-f --file"),
 )
@@ -115,7 +119,6 @@ PROGRAMS: dict[str, Program] = {
             "whoami",
             "id",
             "uname",
-            "date",
             "basename",
             "dirname",
             "realpath",
@@ -127,7 +130,6 @@ PROGRAMS: dict[str, Program] = {
             "seq",
             "test",
             "[",
-            "hostname",
             "nproc",
             "expr",
             "tr",
@@ -146,7 +148,14 @@ PROGRAMS: dict[str, Program] = {
         _LISTS,
     ),
     "printf": replace(_LISTS, assigns=_opts("-v")),
-    "tree": replace(_LISTS, value_options=_opts("-L -P -I -o --filelimit --charset"), writes=_opts("-o")),
+    "tree": replace(_LISTS, value_options=_opts("-L -P -I -o -H -T --filelimit --charset"), writes=_opts("-o"),
+                    opaque={"-R": "with -H it writes 00Tree.html in every folder"}),
+    "date": replace(_LISTS, value_options=_opts("-d -f -r -I --date --file --reference"), reads_options=_opts("-f --file -r --reference"),
+                    opaque={"-s": "it sets the system clock", "--set": "it sets the system clock"}),
+    "iconv": replace(_PRINTS, value_options=_opts("-f -t -o --from-code --to-code --output"), writes=_opts("-o --output")),
+    "file": replace(_PRINTS, value_options=_opts("-m -f -F -e -P --magic-file --files-from --separator --exclude --parameter"),
+                    reads_options=_opts("-m -f --magic-file --files-from"),
+                    opaque={"-C": "it compiles a magic file, writing NAME.mgc", "--compile": "it compiles a magic file, writing NAME.mgc"}),
     **dict.fromkeys(
         (
             "cat",
@@ -164,7 +173,6 @@ PROGRAMS: dict[str, Program] = {
             "sha512sum",
             "b2sum",
             "cksum",
-            "file",
             "cut",
             "paste",
             "join",
@@ -175,7 +183,6 @@ PROGRAMS: dict[str, Program] = {
             "rev",
             "expand",
             "unexpand",
-            "iconv",
             "cmp",
         ),
         _PRINTS,
@@ -189,6 +196,7 @@ PROGRAMS: dict[str, Program] = {
         | _opts("-g --glob -t -T --type --type-not -j --threads -M --max-columns --sort --sortr -r --replace")
         | _opts("--pre --pre-glob --hostname-bin --iglob --max-depth --type-add"),
         runs=_opts("--pre --hostname-bin"),
+        follows=_opts("-L --follow"),
         opaque={"-z": "rg -z runs decompression programs found on PATH", "--search-zip": "rg -z runs decompression programs found on PATH"},
     ),
     "diff": replace(
@@ -231,7 +239,11 @@ SCHEDULERS = {
     "batch": frozenset(),
     "systemd-run": frozenset(),
     "launchctl": frozenset({"list", "print", "help", "version"}),
+    "systemctl": frozenset({"status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-jobs", "list-sockets",
+                            "list-dependencies", "is-active", "is-enabled", "is-failed", "help", "--version", "-h", "--help"}),
 }
+VERB_SCHEDULERS = frozenset({"launchctl", "systemctl"})
+"""Schedulers whose first operand is the verb (``launchctl load list`` loads a file named ``list``)."""
 """Programs that schedule code to run later, outside frogtui and the sandbox (the floor denies
 them), with the options that only look (``crontab -l``)."""
 
@@ -243,7 +255,8 @@ def program_effects(words: Sequence[Word]) -> Effects:
     name = program_name(words[0].text)
     own = tuple(write_targets(words))
     if name in SCHEDULERS:
-        looks = {w.text for w in words[1:]} & SCHEDULERS[name]
+        verb = [w.text for w in words[1:] if not w.text.startswith("-")][:1] if name in VERB_SCHEDULERS else [w.text for w in words[1:]]
+        looks = set(verb) & SCHEDULERS[name]
         if not looks:
             return Effects(own, floor=f"{name} schedules code to run later, outside frogtui and its sandbox")
     special = _SPECIAL.get("python" if name.startswith("python") and name[6:].replace(".", "").isdigit() else name)
@@ -281,6 +294,9 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
             opaque = opaque or f"{name} {option}: {why}"
     if name in ("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray"):
         assigns += [w.text.split("=", 1)[0] for w in args if not w.text.startswith("-")]
+    names = assigns + [w.text for w in option_values(args, "-v") if name in ("test", "[")]
+    if any("[" in n for n in names):  # ``a[$(cmd)]``: bash evaluates a subscript as arithmetic, which runs $(...)
+        opaque = opaque or f"{name}: a variable name with a subscript is evaluated as arithmetic, which may run a command"
     operands = _operands(args, program.value_options)
     recursive = ALWAYS in program.recursive or any(has_flag(args, o) for o in program.recursive)
     if program.reads == "after-first" and not any(has_flag(args, o) for o in program.pattern_options):
@@ -293,7 +309,8 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
     if program.reads != "none":
         if not operands and program.default_operand:
             operands = [Word(program.default_operand)]
-        reads += [Target(w, name, under=recursive) for w in operands if w.text != "-"]
+        follows = recursive and any(has_flag(args, o) for o in program.follows)
+        reads += [Target(w, name, under=recursive, follows=follows) for w in operands if w.text != "-"]
     if any(has_flag(args, o) for o in program.deletes):
         writes += [
             Target(w, f"{name} {sorted(program.deletes)[0]} (deletes what it reads)", under=recursive, beyond=True) for w in operands
@@ -303,16 +320,17 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
 
 
 def option_values(args: Sequence[Word], option: str) -> list[Word]:
-    """The values given to ``option``: ``-o V``, ``-oV``, ``--long V``, ``--long=V`` (before ``--``)."""
+    """The values given to ``option``: ``-o V``, ``-oV``, ``--long V``, ``--long=V``, also with the
+    long name abbreviated (``--out=V``), before ``--``."""
     values: list[Word] = []
     for n, word in enumerate(args):
         text = word.text
         if text == "--":
             break
-        if text == option and n + 1 < len(args):
+        if (text == option or ("=" not in text and abbreviates(text, option))) and n + 1 < len(args):
             values.append(args[n + 1])
-        elif option.startswith("--") and text.startswith(option + "="):
-            values.append(Word(text[len(option) + 1 :], word.dynamic))
+        elif "=" in text and abbreviates(text, option):
+            values.append(Word(text.split("=", 1)[1], word.dynamic))
         elif not option.startswith("--") and len(option) == 2 and text.startswith("-") and not text.startswith("--"):
             at = text.find(option[1], 1)  # also bundled: ``sort -uo FILE``, ``-uoFILE``
             if at > 0:
@@ -327,7 +345,7 @@ def has_flag(args: Sequence[Word], option: str) -> bool:
         text = word.text
         if text == "--":
             return False
-        if text == option or text.startswith(option + "="):
+        if text == option or text.startswith(option + "=") or abbreviates(text, option):
             return True
         if len(option) == 2 and text.startswith("-") and not text.startswith("--") and option[1] in text[1:]:
             return True

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from frogtui.approval.shell_effects import FIND_SELECTORS, Target, _operands
+from frogtui.approval.shell_effects import FIND_SELECTORS, Target, _operands, abbreviates
 from frogtui.approval.shell_programs import (
     PROGRAMS,
     Effects,
@@ -50,7 +50,7 @@ def sed_script_effects(script: str) -> Effects:
             if cmd in _SED_PLAIN or cmd == "{":
                 continue
             if cmd in "#:btTv":
-                n = _line_end(script, n, stop=";" if cmd in "btTv" else "")
+                n = _line_end(script, n, stop=";" if cmd in ":btTv" else "")  # GNU sed ends a label at ';' too
             elif cmd in "aic":
                 n = _line_end(script, n, continued=True)
             elif cmd in "qQLl":
@@ -124,7 +124,7 @@ def _sed(name: str, args: list[Word]) -> Effects:
     found = [sed_script_effects(w.text) for w in scripts]
     sandboxed = has_flag(args, "--sandbox")
     in_place = any(
-        w.text.startswith(("-i", "--in-place")) or (w.text.startswith("-") and not w.text.startswith("--") and "i" in w.text[1:])
+        abbreviates(w.text, "--in-place") or (w.text.startswith("-") and not w.text.startswith("--") and "i" in w.text[1:])
         for w in args
     )
     reads = tuple(Target(w, "sed") for w in operands if w.text != "-")
@@ -145,7 +145,8 @@ _AWK_ACTS = re.compile(r"\bsystem\s*\(|\|\|?|\bgetline\b|\bprintf?\b[^;{}\n]*>|@
 
 
 @special("awk", "gawk", "mawk", "nawk", "busybox-awk", doc=(
-    "operands after the program", "`system()`, `|`, `getline`, `-f`", "`print > FILE`", "the program has none of those",
+    "operands after the program (`ARGV`/`ARGC` in the program: unknown)", "`system()`, `|`, `getline`, `-f`", "`print > FILE`",
+    "the program has none of those",
 ))
 def _awk(name: str, args: list[Word]) -> Effects:
     if any(option_values(args, o) for o in ("-f", "--file", "-l", "--load", "-i", "--include", "-E", "--exec")):
@@ -158,6 +159,8 @@ def _awk(name: str, args: list[Word]) -> Effects:
         return Effects(reads=reads, opaque=f"the {name} program is only known when it runs")
     if any(_AWK_ACTS.search(_AWK_STRING.sub('""', p.text).replace("||", " ")) for p in programs):
         return Effects(reads=reads, opaque=f"the {name} program runs commands or writes files (system, |, getline, >)")
+    if any(re.search(r"\bARG[VC]\b", p.text) for p in programs):
+        return Effects(reads=reads, opaque=f"the {name} program changes ARGV/ARGC: the files it reads are only known when it runs")
     return Effects(reads=reads, read_only=True)
 
 
@@ -215,20 +218,46 @@ _FIND_TESTS = frozenset(
 
 
 
-@special("less", "more", doc=("operands", "`+CMD` (`+!` runs a shell)", "—", "no `+CMD`"))
+_LESS_FILES = ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content", "-o", "-O", "--log-file", "--LOG-FILE")
+"""less options that read a key file (which can set ``LESSOPEN``, a command) or write a log file."""
+
+
+@special("less", "more", doc=(
+    "operands", "`+CMD` (`+!` runs a shell), `-k`/`--lesskey-*` (a key file can set `LESSOPEN`)", "`-o`/`-O`/`--log-file`",
+    "no `+CMD`, key or log file",
+))
 def _pager(name: str, args: list[Word]) -> Effects:
     if any(w.text.startswith("+") or w.dynamic and not w.text for w in args):
         return Effects(opaque=f"{name} +CMD runs {name} commands when it starts (+! runs a shell)")
+    if any(has_flag(args, o) for o in _LESS_FILES):
+        return Effects(opaque=f"{name} reads a key file (which can set a command to run) or writes a log file")
     return replace(table_effects(name, PROGRAMS["cat"], args), read_only=True)
 
 
+_JQ_LOADS = re.compile(r"\b(import|include)\b")
+
+
+@special("jq", doc=(
+    "operands after the first; `--from-file`, `--rawfile`, `--slurpfile`, `-f`",
+    "—", "—", "the program has no `import`/`include` (they read any `.json`/`.jq` file it names)",
+))
+def _jq(name: str, args: list[Word]) -> Effects:
+    found = table_effects(name, PROGRAMS["jq"], args)
+    operands = _operands(args, PROGRAMS["jq"].value_options)
+    programs = [] if option_values(args, "-f") or option_values(args, "--from-file") else operands[:1]
+    if any(w.dynamic or _JQ_LOADS.search(w.text) for w in programs):
+        return replace(found, opaque="a jq program's import/include reads the files it names (../../x/.docker/config)", read_only=False)
+    return found
+
+
 # tar, zip, pytest, interpreters --------------------------------------------------------------
-_TAR_RUNS = ("--to-command", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command")
+_TAR_RUNS = ("--to-command", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command")
 
 
 @special("tar", "bsdtar", doc=(
-    "operands, recursively (creating)", "`--to-command`, `-I`, `--checkpoint-action=exec=`, `-F`, `--rsh-command`",
-    "`--remove-files`; `-f`, `-x` (its own)", "`-t` (listing)",
+    "operands, recursively (creating)",
+    "`--to-command`, `-I`, `--checkpoint-action=exec=`, `-F`, `--rsh-command`, `--rmt-command`, an archive `HOST:FILE` (rsh/ssh)",
+    "`--remove-files`, `--index-file`; `-f`, `-x` (its own)", "`-t` (listing)",
 ))
 def _tar(name: str, args: list[Word]) -> Effects:
     runs = tuple((v.text, f"tar {o}") for o in _TAR_RUNS for v in option_values(args, o))
@@ -246,8 +275,12 @@ def _tar(name: str, args: list[Word]) -> Effects:
     reads = tuple(Target(w, "tar", under=True) for w in operands) if creates else ()
     writes = tuple(Target(w, "tar -f") for w in option_values(args, "-f") + option_values(args, "--file") if creates and w.text != "-")
     writes += tuple(Target(w, "tar --remove-files", under=True, beyond=True) for w in operands if has_flag(args, "--remove-files"))
+    writes += tuple(Target(w, "tar --index-file", beyond=True) for w in option_values(args, "--index-file"))
+    archives = option_values(args, "-f") + option_values(args, "--file") + (args[1:2] if "f" in first and first.isalpha() else [])
+    if not has_flag(args, "--force-local") and any(":" in a.text.split("/", 1)[0] for a in archives):
+        opaque = opaque or "tar reaches an archive HOST:FILE on another machine through rsh/ssh"
     lists = has_flag(args, "-t") or has_flag(args, "--list") or ("t" in first.lstrip("-") and first.lstrip("-").isalpha())
-    return Effects(writes, reads, (), runs, opaque, read_only=lists and not runs and not creates)
+    return Effects(writes, reads, (), runs, opaque, read_only=lists and not runs and not creates and not opaque and not writes)
 
 
 @special("zip", doc=(
@@ -265,7 +298,8 @@ _PYTEST_WRITES = ("--junitxml", "--junit-xml", "--result-log", "--resultlog", "-
 
 @special("pytest", "py.test", doc=(
     "—", "the repository's tests (its own)",
-    "`--junitxml`, `--basetemp` (emptied), `--result-log`, `--log-file`, `--report-log`, `--debug`, `-o cache_dir=`, `--cov-report=K:PATH`",
+    "`--junitxml`, `--basetemp` (emptied), `--result-log`, `--log-file`, `--report-log`, `--debug`, `-o cache_dir=`, `--cov-report=K:PATH`; "
+    "options from `@FILE`, `-c FILE`, `-o addopts=` are asked",
     "never",
 ))
 def pytest_effects(name: str, args: list[Word]) -> Effects:
@@ -279,6 +313,9 @@ def pytest_effects(name: str, args: list[Word]) -> Effects:
     for value in option_values(args, "--cov-report"):
         if ":" in value.text:
             writes.append(Target(Word(value.text.split(":", 1)[1], value.dynamic), "pytest --cov-report", under=True, beyond=True))
+    overrides = [v.text.partition("=")[0].strip() for v in option_values(args, "-o") + option_values(args, "--override-ini")]
+    if any(w.text.startswith("@") for w in args) or "addopts" in overrides or option_values(args, "-c") + option_values(args, "--config-file"):
+        return Effects(tuple(writes), opaque="pytest takes more options from a file or -o addopts= (--basetemp=.git...)")
     return Effects(tuple(writes))
 
 

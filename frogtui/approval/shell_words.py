@@ -77,7 +77,7 @@ def changed_dir(words: tuple[Word, ...], cwd: Word | None) -> Word | None:
         return operands[0]
     if cwd is None:
         return None
-    return Word(f"{cwd.text}/{operands[0].text}".lstrip("/") if cwd.text else operands[0].text)
+    return Word(f"{cwd.text.rstrip('/')}/{operands[0].text}" if cwd.text else operands[0].text)  # after ``cd /`` too
 
 
 def opaque_reason(words: tuple[Word, ...]) -> str | None:

@@ -15,8 +15,8 @@ import asyncio
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.geometry import Offset
 from textual.content import Content
+from textual.geometry import Offset
 from textual.widgets import Collapsible, Input, Markdown, Static
 
 from frogtui.ui.messages import TaskSubmitted

@@ -147,6 +147,15 @@ AMBIGUOUS_EDIT = raw_call(
     "<parameter=new_string>\ny\n</parameter>\n",
 )
 IN_REASONING = "I could run <tool_call>\n<function=Bash>\n<parameter=command>\nrm -rf x\n</parameter>\n</function>\n</tool_call> but no.\n"
+EXAMPLE = "<tool_call>\n<function=Bash>\n<parameter=command>\ntouch M\n</parameter>\n</function>\n</tool_call>"
+CALL_IN_CONTENT = raw_call(
+    "Write", f"<parameter=file_path>\ndocs/x.md\n</parameter>\n<parameter=content>\nExample:\n{EXAMPLE}\nend\n</parameter>\n"
+)
+"""A Write of a document that shows a call: the call is content, and the content is whole."""
+CLOSE_IN_CONTENT = raw_call(
+    "Write", f"<parameter=file_path>\nx.md\n</parameter>\n<parameter=content>\nA\n</tool_call>\n{EXAMPLE}\nB\n</parameter>\n"
+)
+"""A Write whose content holds ``</tool_call>`` while its value is still open, then a call."""
 SCHEMA_SAMPLE = turn(
     IN_REASONING, MISSING_CLOSE, TAGS_IN_CONTENT, PATH_TAG_IN_CONTENT, AMBIGUOUS_WRITE, AMBIGUOUS_EDIT,
     answer="Now <think>a call here is reasoning too: " + READ + "</think> ok",
@@ -193,7 +202,7 @@ def test_any_split_gives_the_same_result_for_schema_cases(cuts: list[int]) -> No
         st.one_of(
             st.sampled_from(["<think>", "</think>", "<tool_call>", "</tool_call>", "<", "</", "<tool", "\n", READ, BASH]),
             st.sampled_from(["<function=Write>", "<function=Bash>", "<parameter=command>", "<parameter=content>", "<parameter=file_path>"]),
-            st.sampled_from(["</parameter>", "</function>", "ls", MISSING_CLOSE, AMBIGUOUS_EDIT]),
+            st.sampled_from(["</parameter>", "</function>", "ls", MISSING_CLOSE, AMBIGUOUS_EDIT, CALL_IN_CONTENT, CLOSE_IN_CONTENT]),
             st.text(alphabet="ab <>/\n=", max_size=12),
         ),
         max_size=12,
@@ -206,3 +215,23 @@ def test_random_text_never_crashes_and_is_split_invariant(parts: list[str], cuts
     assert summary(_feed_in_pieces(text, cuts)) == summary(whole)
     for call in whole.calls:
         assert call.error is not None or call.name in {"Read", "Bash", "Write", "Edit"}
+
+
+def test_a_call_written_inside_a_parameter_value_is_content_not_a_call() -> None:
+    p = parse_text(turn("", CALL_IN_CONTENT, CLOSE_IN_CONTENT))
+    assert [(c.name, c.error) for c in p.calls] == [("Write", None), ("Write", None)], p.calls
+    assert p.calls[0].arguments["content"] == f"Example:\n{EXAMPLE}\nend"
+    assert p.calls[1].arguments["content"] == f"A\n</tool_call>\n{EXAMPLE}\nB"
+    assert "touch M" not in p.answer
+
+
+def test_a_call_closed_inside_an_open_value_is_cut_off_not_run() -> None:
+    p = parse_text(turn("", "<tool_call>\n<function=Write>\n<parameter=content>\nA\n</tool_call>\n" + EXAMPLE))
+    assert len(p.calls) == 1 and "cut off" in (p.calls[0].error or ""), p.calls  # the Bash call shown in the value never runs
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=10_000), max_size=40))
+def test_any_split_gives_the_same_result_for_calls_in_content(cuts: list[int]) -> None:
+    text = turn("r", CALL_IN_CONTENT, CLOSE_IN_CONTENT, READ, answer="done")
+    assert summary(_feed_in_pieces(text, cuts)) == summary(parse_text(text))

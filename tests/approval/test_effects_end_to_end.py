@@ -83,3 +83,24 @@ def test_a_run_without_rules_inspects_the_repository(py_repo: Path, tmp_path: Pa
     decided = [(a["decision"], a["rule"]) for step in trajectory["steps"] for a in step["approvals"]]
     assert decided == [("allow", "read-only")] * 5 + [("deny", "Write: ask (default)")]
     assert not (py_repo / "out.txt").exists()
+
+
+REVIEW_ATTACKS = [
+    ("test -v 'a[$(touch N1)]'", "N1"),  # a subscript is evaluated as arithmetic
+    ("git grep --open='sh -c \"touch N2\"' add", "N2"),  # --open is --open-files-in-pager
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["policy", "all"])
+def test_review_attacks_run_nothing_under_the_read_only_default(py_repo: Path, tmp_path: Path, mode: str) -> None:
+    """No rules file: the read-only default must not run them; with everything allowed they do run."""
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text('[sandbox]\nbash = "none"\n')
+    trajectory = run(py_repo, replay_of(tmp_path, [a for a, _ in REVIEW_ATTACKS]), mode)
+    created = [m for _, m in REVIEW_ATTACKS if (py_repo / m).exists()]
+    if mode == "policy":
+        decided = [a["decision"] for step in trajectory["steps"] for a in step["approvals"]]
+        assert "allow" not in decided and created == [], (decided, created)
+    else:
+        assert created == [m for _, m in REVIEW_ATTACKS]
