@@ -89,6 +89,8 @@ class LlamaSettings:
 
 @dataclass(frozen=True)
 class Limits:
+    """How far a run goes: steps, tokens per turn, the context budget, hand-offs and repeats."""
+
     max_steps: int = 100
     max_tokens_per_turn: int = 8192
     max_context_tokens: int = 65536

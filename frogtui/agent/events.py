@@ -34,18 +34,6 @@ class UserMessageAdded:
 
 
 @dataclass(frozen=True)
-class HandedOff:
-    """A fresh conversation started from a hand-off (``Agent.hand_off``): a new run in the same
-    session, whose first user message is ``text``."""
-
-    text: str
-    previous_id: str
-    """The earlier conversation's ``trajectory_id``."""
-    trajectory_id: str
-    """The new conversation's."""
-
-
-@dataclass(frozen=True)
 class StepEvent:
     """Something that happened in one step."""
 
@@ -142,6 +130,18 @@ class RunEnded:
     error: str | None = None
     n_steps: int = 0
     trajectory: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class HandedOff:
+    """A fresh conversation started from a hand-off (``Agent.hand_off``): a new run in the same
+    session, whose first user message is ``text``."""
+
+    text: str
+    previous_id: str
+    """The earlier conversation's ``trajectory_id``."""
+    trajectory_id: str
+    """The new conversation's."""
 
 
 AgentEvent = (

@@ -1,12 +1,10 @@
 """Local GGUF models through llama-cpp-python (the only module that imports ``llama_cpp``).
 
-Prompts come from the GGUF's own chat template (``prompt.ChatTemplate``); generation runs over
-tokens with llama.cpp's low-level API and streams text pieces into the core's parser. Between agent
-steps nothing is re-evaluated: the ``Transcript`` keeps the tokens actually evaluated and sampled,
-and each step evaluates only the tokens the new messages add. Hybrid models (Qwen3.5: Gated
-DeltaNet layers plus attention) cannot cut their recurrent state back, so their state is
-checkpointed at user-message boundaries (``llama_state_seq_*_ext`` with ``PARTIAL_ONLY``, as
-llama-server's ``--ctx-checkpoints``) for the ``exact`` prompt mode and for a new conversation.
+Prompts come from the GGUF's own chat template (``prompt.ChatTemplate``); generation runs over tokens
+with llama.cpp's low-level API and streams text into the core's parser. Between steps nothing is
+re-evaluated: the ``Transcript`` keeps the tokens evaluated and sampled, and each step evaluates only
+what the new messages add. Hybrid models (Qwen3.5: Gated DeltaNet plus attention) cannot cut their
+recurrent state back, so it is checkpointed at user messages (``llama_state_seq_*_ext``, ``PARTIAL_ONLY``).
 """
 from __future__ import annotations
 
