@@ -7,14 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.message import Message
 
 from frogtui.agent.events import AgentEvent, ApprovalAnswered
-from frogtui.approval import Decision, audit_line
 from frogtui.protocol import ApprovalRequest, Model, ToolCall
 from frogtui.ui.diffmodel import FileDiff
+
+if TYPE_CHECKING:  # the policy is imported with the session, after the first paint
+    from frogtui.approval import Decision
 
 
 @dataclass
@@ -105,6 +107,8 @@ class UiSink:
 
     def emit(self, event: AgentEvent) -> None:
         if self.audit is not None and isinstance(event, ApprovalAnswered):
+            from frogtui.approval import audit_line
+
             self.audit(audit_line(event.step, event.call, event.approval))
         self.post(AgentEventPosted(event))
 
