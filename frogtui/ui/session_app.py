@@ -36,7 +36,7 @@ from frogtui.ui.event_view import show_event
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
-    AgentEventPosted,
+    AgentEventsPosted,
     ApprovalRequested,
     CallPreviewed,
     ModelLoaded,
@@ -60,6 +60,8 @@ if TYPE_CHECKING:  # the policy, git and the loop are imported on the worker tha
 
 FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
 """Calls after which the status bar's git state is read again (off the UI thread)."""
+EVENTS_SLICE_S = 1 / 30
+"""The longest the app shows a burst of agent events without letting the screen refresh."""
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
@@ -313,13 +315,18 @@ class SessionApp(LongSession):
         else:
             self.call_later(self._send_queued, after_interrupt=self.state.last_exit_reason == "cancelled")
 
-    async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
-        event = message.event
-        await show_event(event, self.chat, self.trace, self.status)
-        if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
-            self.refresh_git()  # a Read or Glob changes nothing: no git status after it
-        elif isinstance(event, ev.RunEnded):
-            self._run_ended(event)
+    async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
+        chat, trace, status = self.chat, self.trace, self.status
+        yield_at = time.monotonic() + EVENTS_SLICE_S
+        for event in message.take():  # in order; a message posted after these is handled after them
+            await show_event(event, chat, trace, status)
+            if time.monotonic() > yield_at:  # a long burst: let the screen and the timers run
+                await asyncio.sleep(0)
+                yield_at = time.monotonic() + EVENTS_SLICE_S
+            if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
+                self.refresh_git()  # a Read or Glob changes nothing: no git status after it
+            elif isinstance(event, ev.RunEnded):
+                self._run_ended(event)
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         self.state.last_exit_reason = event.exit_reason
