@@ -188,7 +188,7 @@ class SessionApp(LongSession):
         self.loading_notice: Notice | None = None
         if self._core_args[0] is None:  # a resumed session's chat comes first (_restore)
             self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
-        self._prepare(load=True)
+        self.call_after_refresh(self._prepare, True)  # after the first paint: its imports would hold the GIL
 
     def _restore(self) -> None:
         """Show the resumed session's conversation, then the loading line (on the UI thread)."""
