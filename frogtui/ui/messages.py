@@ -128,6 +128,17 @@ class UiSink:
         return events
 
 
+class SessionBuilt(Message):
+    """The ``SessionCore`` is built (on the prepare worker): a resumed chat can be shown."""
+
+
+@dataclass
+class GitRead(Message):
+    """The repository's state for the status bar, read on a worker (None outside git)."""
+
+    state: Any
+
+
 @dataclass
 class SessionWired(Message):
     """The session's policy, sandbox and checkpoints are ready (``SessionCore.prepare``)."""

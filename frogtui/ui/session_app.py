@@ -39,9 +39,11 @@ from frogtui.ui.messages import (
     AgentEventsPosted,
     ApprovalRequested,
     CallPreviewed,
+    GitRead,
     ModelLoaded,
     ModelLoadFailed,
     ModelLoadProgress,
+    SessionBuilt,
     SessionWired,
     SetupFailed,
     TaskSubmitted,
@@ -56,7 +58,6 @@ from frogtui.ui.trace import TracePane
 if TYPE_CHECKING:  # the policy, git and the loop are imported on the worker that prepares the session
     from frogtui.agent.loop import Agent
     from frogtui.agent.session_core import ModelLoader, SessionCore
-    from frogtui.vcs.repository import GitState
 
 FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
 """Calls after which the status bar's git state is read again (off the UI thread)."""
@@ -190,7 +191,7 @@ class SessionApp(LongSession):
             self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
         self.call_after_refresh(self._prepare, True)  # after the first paint: its imports would hold the GIL
 
-    def _restore(self) -> None:
+    def on_session_built(self, _message: SessionBuilt) -> None:
         """Show the resumed session's conversation, then the loading line (on the UI thread)."""
         if self.core.saved is not None:
             rows = session_view.load_trace(self.session)
@@ -207,7 +208,7 @@ class SessionApp(LongSession):
 
         if load:  # the first time: build the session here, off the UI thread, then show it
             _ = self.core
-            self.call_from_thread(self._restore)
+            self.post_message(SessionBuilt())  # handled before the messages posted below
             self.refresh_git()
         try:
             notes = self.core.prepare()
@@ -359,13 +360,11 @@ class SessionApp(LongSession):
 
     @work(thread=True, exclusive=True, group="git")
     def refresh_git(self) -> None:
-        state = self.core.git_state()
-        if self.is_running:
-            self.call_from_thread(self._show_git, state)
+        self.post_message(GitRead(self.core.git_state()))  # never waits for the UI (it may be closing)
 
-    def _show_git(self, state: GitState | None) -> None:
-        for status in self.query(StatusBar):  # none while the app closes
-            status.git = state
+    def on_git_read(self, message: GitRead) -> None:
+        for status in self.query(StatusBar):
+            status.git = message.state
 
     def on_unmount(self) -> None:
         # never leave the agent's thread waiting on a question nobody can answer
