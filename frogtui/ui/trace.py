@@ -9,9 +9,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.render import measure
 from textual.widgets import DataTable, Static
-from textual.widgets._data_table import CellKey, ColumnKey, RowKey, default_cell_formatter
 
 from frogtui.agent.events import ToolFinished
 from frogtui.protocol import ToolCall
@@ -103,30 +101,6 @@ class TraceTable(DataTable):
     TraceTable > .trace-table--allow { color: $success; }
     TraceTable > .trace-table--deny { color: $error; }
     """
-
-    def _update_column_widths(self, updated_cells: set[CellKey]) -> None:
-        """``DataTable``'s column widths after updated cells, column by column: the same widths,
-        but a column is measured whole once, not once per updated cell that got narrower (which
-        made a burst of steps quadratic in the number of rows)."""
-        by_column: dict[ColumnKey, list[RowKey]] = {}
-        for row_key, column_key in updated_cells:
-            if column_key in self.columns and row_key in self.rows:
-                by_column.setdefault(column_key, []).append(row_key)
-        console = self.app.console
-        for column_key, row_keys in by_column.items():
-            column = self.columns[column_key]
-            label_width = measure(console, column.label, 1)
-
-            def width(cell: object, row_key: RowKey) -> int:
-                height = self.rows[row_key].height
-                return measure(console, default_cell_formatter(cell, wrap=height != 1, height=height), 1)
-            widths = [width(self._data[row_key][column_key], row_key) for row_key in row_keys]
-            if min(widths) < column.content_width:  # something got narrower: measure the whole column
-                widths = [width(self._data[row_key][column_key], row_key) for row_key in self.rows]
-                column.content_width = max([*widths, label_width])
-            else:
-                column.content_width = max(*widths, label_width)
-        self._require_update_dimensions = True
 
 
 COLUMNS = ("#", "tool", "arguments", "decision", "time", "exit")
