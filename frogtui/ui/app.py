@@ -4,21 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from frogtui.approval import APPROVAL_MODES
+from frogtui.config import APPROVAL_MODES
 from frogtui.errors import FrogtuiError
 from frogtui.ui import commands
 from frogtui.ui.chat import PromptInput
 from frogtui.ui.queue import QueuePanel
 from frogtui.ui.session_app import SessionApp
 from frogtui.ui.trajectory_screen import TrajectoryScreen
-from frogtui.vcs.checkpoints import Checkpoint
-from frogtui.vcs.repository import GitFailed
+
+if TYPE_CHECKING:  # git and the checkpoints are imported with the session, after the first paint
+    from frogtui.vcs.checkpoints import Checkpoint
 
 QUIT_WINDOW_S = 2.0
 """A second Ctrl+C within this many seconds quits."""
@@ -142,6 +144,8 @@ class FrogApp(SessionApp):
 
     @work(thread=True, exclusive=True, group="git-init")
     def _git_init(self) -> None:
+        from frogtui.vcs.repository import GitFailed
+
         try:
             state = self.core.enable_git()
         except (GitFailed, OSError) as err:

@@ -11,12 +11,14 @@ import dataclasses
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from frogtui.approval import ApprovalMode, Decision, PolicyEngine, apply_mode
 from frogtui.protocol import Approval, ApprovalRequest
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.messages import ApprovalRequested, CallPreviewed, PersonAnswer
+
+if TYPE_CHECKING:  # the policy is imported with the session, after the first paint
+    from frogtui.approval import ApprovalMode, Decision, PolicyEngine
 
 MAX_EDITS = 10
 INTERRUPTED = "Interrupted by the user"
@@ -53,6 +55,8 @@ class UiApprover:
             asked = dataclasses.replace(request, call=call)
             assert self.engine is not None, "the session is prepared before the agent runs"
             decision = self.engine.evaluate(asked)
+            from frogtui.approval import apply_mode
+
             decided = apply_mode(self.mode, decision, call.name, repeat=request.repeat)
             if decided is not None:
                 return dataclasses.replace(decided, arguments=edited)

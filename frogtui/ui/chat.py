@@ -163,7 +163,7 @@ class ChatPane(VerticalScroll):
         async with self._writing:
             await self._flush()
             self._answer = None  # answer text after the call goes below its line
-            await self.mount(self._new_call_line(entry))
+            self.mount(self._new_call_line(entry))  # not awaited: the next events need not wait for a frame
 
     def add_call_line(self, entry: TraceEntry) -> None:
         """Show a finished call's line at once (a resumed session)."""
@@ -212,7 +212,7 @@ class ChatPane(VerticalScroll):
             if block is None:
                 block = self._reasoning = ReasoningBlock(self._step or 0)
                 block.add(text)
-                await self.mount(block)
+                self.mount(block)  # mounts are not awaited: a frame may come between, and events wait for it
             else:
                 block.add(text)
         if self._pending_answer:
@@ -221,7 +221,7 @@ class ChatPane(VerticalScroll):
                 if not text:
                     return
                 self._answer = AnswerBlock(text)
-                await self.mount(self._answer)
+                self.mount(self._answer)
             else:
                 text, self._pending_answer = self._pending_answer, ""
                 await self._answer.append(text)

@@ -4,25 +4,28 @@ The worker never touches a widget: it posts these (``post_message`` is thread-sa
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.message import Message
 
 from frogtui.agent.events import AgentEvent, ApprovalAnswered
-from frogtui.approval import Decision, audit_line
 from frogtui.protocol import ApprovalRequest, Model, ToolCall
 from frogtui.ui.diffmodel import FileDiff
 
+if TYPE_CHECKING:  # the policy is imported with the session, after the first paint
+    from frogtui.approval import Decision
+
 
 @dataclass
-class AgentEventPosted(Message):
-    """Something happened in the agent loop (an event from ``frogtui.agent.events``)."""
+class AgentEventsPosted(Message):
+    """Things happened in the agent loop: ``take()`` returns the events (``frogtui.agent.events``,
+    unchanged, in order) that arrived since the app last took them."""
 
-    event: AgentEvent
-    """The loop's event, unchanged."""
+    take: Callable[[], list[AgentEvent]]
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,9 @@ class CallPreviewed(Message):
 
 
 class UiSink:
-    """Implements ``agent.events.EventSink``: every loop event becomes an ``AgentEventPosted`` message.
+    """Implements ``agent.events.EventSink``: the loop's events are queued, and an ``AgentEventsPosted``
+    message is posted when the queue was empty, so the app shows a burst of events in one go (one
+    message, no frame between them) and the loop's thread never waits for the UI.
 
     Args:
         post: the app's thread-safe ``post_message``.
@@ -102,11 +107,36 @@ class UiSink:
     def __init__(self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None) -> None:
         self.post = post
         self.audit = audit
+        self._events: list[AgentEvent] = []
+        self._lock = threading.Lock()
 
     def emit(self, event: AgentEvent) -> None:
         if self.audit is not None and isinstance(event, ApprovalAnswered):
+            from frogtui.approval import audit_line
+
             self.audit(audit_line(event.step, event.call, event.approval))
-        self.post(AgentEventPosted(event))
+        with self._lock:
+            self._events.append(event)
+            first = len(self._events) == 1
+        if first:  # posted after the event is queued: a message posted later is handled after it
+            self.post(AgentEventsPosted(self.take))
+
+    def take(self) -> list[AgentEvent]:
+        """The events queued since the last call (on the UI thread)."""
+        with self._lock:
+            events, self._events = self._events, []
+        return events
+
+
+class SessionBuilt(Message):
+    """The ``SessionCore`` is built (on the prepare worker): a resumed chat can be shown."""
+
+
+@dataclass
+class GitRead(Message):
+    """The repository's state for the status bar, read on a worker (None outside git)."""
+
+    state: Any
 
 
 @dataclass

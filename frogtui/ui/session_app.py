@@ -12,10 +12,11 @@ that ends with ``max_context_len`` (the hand-off margin reached) offers the draf
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -23,8 +24,6 @@ from textual.containers import Horizontal
 from textual.worker import Worker, WorkerFailed, WorkerState
 
 from frogtui.agent import events as ev
-from frogtui.agent.loop import Agent
-from frogtui.agent.session_core import ModelLoader, SessionCore
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import Model
@@ -32,17 +31,19 @@ from frogtui.session import Session
 from frogtui.ui import session_view
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.approver import UiApprover
-from frogtui.ui.chat import ChatPane, PromptInput
+from frogtui.ui.chat import ChatPane, Notice, PromptInput
 from frogtui.ui.event_view import show_event
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
-    AgentEventPosted,
+    AgentEventsPosted,
     ApprovalRequested,
     CallPreviewed,
+    GitRead,
     ModelLoaded,
     ModelLoadFailed,
     ModelLoadProgress,
+    SessionBuilt,
     SessionWired,
     SetupFailed,
     TaskSubmitted,
@@ -53,10 +54,15 @@ from frogtui.ui.state import SessionUiState
 from frogtui.ui.status import StatusBar
 from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes
 from frogtui.ui.trace import TracePane
-from frogtui.vcs.repository import not_a_repo_message
+
+if TYPE_CHECKING:  # the policy, git and the loop are imported on the worker that prepares the session
+    from frogtui.agent.loop import Agent
+    from frogtui.agent.session_core import ModelLoader, SessionCore
 
 FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
 """Calls after which the status bar's git state is read again (off the UI thread)."""
+EVENTS_SLICE_S = 1 / 30
+"""The longest the app shows a burst of agent events without letting the screen refresh."""
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
@@ -92,8 +98,9 @@ class SessionApp(LongSession):
         self.catalog = themes or load_themes()
         for theme in self.catalog.themes.values():
             self.register_theme(theme)
-        self.core = SessionCore(config, resume=resume, model_loader=model_loader, clock=clock, handoff=True)
-        """The session: policy, sandbox, checkpoints, the agent."""
+        self._core_args = (resume, model_loader)
+        self._core: SessionCore | None = None
+        self._core_lock = threading.Lock()
         self.state = SessionUiState()
         self.model: Model | None = None
         """The model, once the app was told it is loaded."""
@@ -105,6 +112,18 @@ class SessionApp(LongSession):
         """Messages typed while the agent works, sent one by one as each run ends."""
         self.interrupting = False
         """Esc was pressed during the current run: a message sent now goes first, at once."""
+
+    @property
+    def core(self) -> SessionCore:
+        """The session: policy, sandbox, checkpoints, the agent. Built (with its imports) on the
+        worker that prepares the session, after the first paint; here only if needed before."""
+        with self._core_lock:
+            if self._core is None:
+                from frogtui.agent.session_core import SessionCore
+
+                resume, model_loader = self._core_args
+                self._core = SessionCore(self.config, resume=resume, model_loader=model_loader, clock=self.clock, handoff=True)
+            return self._core
 
     @property
     def session(self) -> Session:
@@ -160,25 +179,37 @@ class SessionApp(LongSession):
         status.handoff_margin = self.config.limits.handoff_margin
         status.approval_mode = self.approver.mode
         status.model_name = self.config.model_spec
-        if self.core.saved is not None:
-            rows = session_view.load_trace(self.session)
-            steps = session_view.restore_view(self.chat, self.trace, status, self.core.saved, rows, self.session.notices(),
-                                              earlier=self.core.chain[:-1])
-            self.chat.add_notice(f"Resumed session {self.session.id} ({steps} steps). Send a message to continue.")
         prompt = self.query_one(PromptInput)
         prompt.focus()
         if self.initial_prompt:
             prompt.value = self.initial_prompt
             prompt.cursor_position = len(prompt.value)
             self.chat.add_notice(f"The task is in the prompt below: press Enter to send it.\n{self.initial_prompt}")
-        self.refresh_git()
         self.status.state = "loading"
-        self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
-        self._prepare(load=True)
+        self.loading_notice: Notice | None = None
+        if self._core_args[0] is None:  # a resumed session's chat comes first (_restore)
+            self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
+        self.call_after_refresh(self._prepare, True)  # after the first paint: its imports would hold the GIL
+
+    def on_session_built(self, _message: SessionBuilt) -> None:
+        """Show the resumed session's conversation, then the loading line (on the UI thread)."""
+        if self.core.saved is not None:
+            rows = session_view.load_trace(self.session)
+            steps = session_view.restore_view(self.chat, self.trace, self.status, self.core.saved, rows, self.session.notices(),
+                                              earlier=self.core.chain[:-1])
+            self.chat.add_notice(f"Resumed session {self.session.id} ({steps} steps). Send a message to continue.")
+        if self.loading_notice is None:
+            self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
 
     # session setup and model loading -----------------------------------------------------
     @work(thread=True, exclusive=True, group="prepare")
     def _prepare(self, load: bool) -> None:
+        from frogtui.vcs.repository import not_a_repo_message
+
+        if load:  # the first time: build the session here, off the UI thread, then show it
+            _ = self.core
+            self.post_message(SessionBuilt())  # handled before the messages posted below
+            self.refresh_git()
         try:
             notes = self.core.prepare()
         except FrogtuiError as err:
@@ -285,13 +316,18 @@ class SessionApp(LongSession):
         else:
             self.call_later(self._send_queued, after_interrupt=self.state.last_exit_reason == "cancelled")
 
-    async def on_agent_event_posted(self, message: AgentEventPosted) -> None:
-        event = message.event
-        await show_event(event, self.chat, self.trace, self.status)
-        if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
-            self.refresh_git()  # a Read or Glob changes nothing: no git status after it
-        elif isinstance(event, ev.RunEnded):
-            self._run_ended(event)
+    async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
+        chat, trace, status = self.chat, self.trace, self.status
+        yield_at = time.monotonic() + EVENTS_SLICE_S
+        for event in message.take():  # in order; a message posted after these is handled after them
+            await show_event(event, chat, trace, status)
+            if time.monotonic() > yield_at:  # a long burst: let the screen and the timers run
+                await asyncio.sleep(0)
+                yield_at = time.monotonic() + EVENTS_SLICE_S
+            if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
+                self.refresh_git()  # a Read or Glob changes nothing: no git status after it
+            elif isinstance(event, ev.RunEnded):
+                self._run_ended(event)
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         self.state.last_exit_reason = event.exit_reason
@@ -324,7 +360,11 @@ class SessionApp(LongSession):
 
     @work(thread=True, exclusive=True, group="git")
     def refresh_git(self) -> None:
-        self.call_from_thread(setattr, self.status, "git", self.core.git_state())
+        self.post_message(GitRead(self.core.git_state()))  # never waits for the UI (it may be closing)
+
+    def on_git_read(self, message: GitRead) -> None:
+        for status in self.query(StatusBar):
+            status.git = message.state
 
     def on_unmount(self) -> None:
         # never leave the agent's thread waiting on a question nobody can answer

@@ -12,7 +12,6 @@ from frogtui.session import Session
 from frogtui.ui.chat import ChatPane
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
-from frogtui.vcs.checkpoints import REWIND_MESSAGE_START
 
 TRACE_FILE = "trace.json"
 
@@ -75,6 +74,8 @@ def saved_call_ids(message: dict[str, Any]) -> list[str]:
 def split_rewind_notes(text: str) -> tuple[int, str]:
     """A user message the session core prefixed with what undo rewound: (how many rewinds it
     tells, what the person typed). (0, text) for a message without such a prefix."""
+    from frogtui.vcs.checkpoints import REWIND_MESSAGE_START  # git is imported after the first paint
+
     if not text.startswith(REWIND_MESSAGE_START):
         return 0, text
     notes, _, typed = text.partition("\n\n")

@@ -5,12 +5,14 @@ git branch and changed files."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from frogtui.vcs.repository import GitState
+if TYPE_CHECKING:
+    from frogtui.vcs.repository import GitState
 
 BAR_CELLS = 8
 NAME_WIDTH = 24

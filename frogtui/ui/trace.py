@@ -134,6 +134,8 @@ class TracePane(Vertical):
         self.columns: tuple[str, ...] = COLUMNS
         self.args_width = ARGS_WIDTH
         self._cursor_key: str | None = None
+        self._detail_due: str | None = None
+        """The row whose detail is shown after the next refresh."""
 
     def compose(self) -> ComposeResult:
         table = TraceTable(id="trace-table", cursor_type="row", zebra_stripes=False)
@@ -242,6 +244,13 @@ class TracePane(Vertical):
             self._render_row(self.entries[previous])
         if key is not None and key in self.entries:
             self._render_row(self.entries[key])
+            if self._detail_due is None:  # once per frame: a burst of steps moves the cursor many times
+                self.call_after_refresh(self._show_due_detail)
+            self._detail_due = key
+
+    def _show_due_detail(self) -> None:
+        key, self._detail_due = self._detail_due, None
+        if key is not None and key in self.entries and key == self._cursor_key:
             self._show_detail(self.entries[key])
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
