@@ -233,6 +233,7 @@ class SessionApp(LongSession):
         self.approver.engine = self.core.engine
         self.approver.sandboxed = self.core.sandboxed
         self.status.sandbox = self.approver.sandboxed
+        self.status.sandbox_weak = self.core.sandbox is not None and self.core.sandbox.warning is not None
         for note in message.notes:
             self.chat.add_notice(note, "warning")
 

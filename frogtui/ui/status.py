@@ -77,6 +77,8 @@ class StatusBar(Widget):
     step: reactive[int] = reactive(0)
     max_steps: reactive[int] = reactive(100)
     sandbox: reactive[bool] = reactive(False)
+    sandbox_weak: reactive[bool] = reactive(False)
+    """Bash is sandboxed but a piece is missing (no user namespace): shown as ``sandbox weak``."""
     approval_mode: reactive[str] = reactive("policy")
     git: reactive[GitState | None] = reactive(None)
 
@@ -126,7 +128,8 @@ class StatusBar(Widget):
         parts.append((5 if level == "ok" else 6, meter))
         parts.append((1, Text.assemble("–" if not self.tok_s else f"{self.tok_s:.1f}", (" tok/s", label))))
         parts.append((8, Text.assemble(("step ", label), f"{self.step}/{self.max_steps}")))
-        parts.append((3 if self.sandbox else 6, Text.assemble(("sandbox ", label), "on" if self.sandbox else ("off", warn))))
+        shown = ("weak", warn) if self.sandbox and self.sandbox_weak else ("on" if self.sandbox else ("off", warn))
+        parts.append((3 if self.sandbox and not self.sandbox_weak else 6, Text.assemble(("sandbox ", label), shown)))
         if self.git is not None:
             changed = (f" ({self.git.changed})", label) if compact else (f" {self.git.changed} changed", label)
             parts.append((4, Text.assemble(("" if compact else "git ", label), self.git.branch, changed)))

@@ -197,3 +197,17 @@ async def test_the_meter_shows_used_of_budget_the_session_total_and_its_colour(u
         start = plain.index("ctx ") + 4
         styles = [span.style for span in text.spans if span.start == start]
         assert styles == [bar.get_component_rich_style(style)]
+
+
+@pytest.mark.parametrize(("sandbox", "weak", "shown", "warned"), [(True, False, "sandbox on", False), (True, True, "sandbox weak", True),
+                                                                  (False, False, "sandbox off", True)])
+async def test_the_status_bar_warns_when_the_sandbox_is_off_or_missing_a_piece(sandbox: bool, weak: bool, shown: str, warned: bool) -> None:
+    app = MeterApp()
+    async with app.run_test(size=(200, 3)):
+        bar = app.query_one(StatusBar)
+        bar.sandbox, bar.sandbox_weak = sandbox, weak
+        text = bar.render()
+        assert shown in text.plain
+        start = text.plain.index(shown) + len("sandbox ")
+        warn = bar.get_component_rich_style("status-bar--warn")
+        assert any(span.start == start and span.style == warn for span in text.spans) == warned
