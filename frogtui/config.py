@@ -89,7 +89,8 @@ class LlamaSettings:
 
 @dataclass(frozen=True)
 class Limits:
-    """How far a run goes: steps, tokens per turn, the context budget, hand-offs and repeats."""
+    """How far a run goes: steps (Leaf's ``max_turns``), generated tokens per turn (FrogNano's
+    evaluation setting), the context budget, hand-offs and repeats."""
 
     max_steps: int = 100
     max_tokens_per_turn: int = 8192

@@ -36,9 +36,9 @@ class FrogApp(SessionApp):
         # short labels: all but the theme key fit at 80 columns; FittingFooter hides, from the
         # right, what does not fit; every action is also in the palette (commands.py)
         Binding("escape", "interrupt", "Stop", tooltip="Interrupt generation or the running command"),
-        Binding("ctrl+n", "new_task", "New"),
-        Binding("ctrl+r", "review", "Review"),
-        Binding("ctrl+z", "undo", "Undo"),
+        Binding("ctrl+n", "new_task", "New", tooltip="Start a new task in a fresh conversation"),
+        Binding("ctrl+r", "review", "Review", tooltip="Review this session's changes hunk by hunk and commit them"),
+        Binding("ctrl+z", "undo", "Undo", tooltip="Rewind the last action (Bash effects included)"),
         Binding("ctrl+t", "toggle_reasoning", "Think"),
         Binding("ctrl+o", "open_trajectory", "JSON", tooltip="Open the trajectory file"),
         Binding("f2", "cycle_approval_mode", "Mode"),
