@@ -391,6 +391,10 @@ def test_a_git_failure_mid_run_is_one_line_a_named_end_and_a_trajectory(py_repo:
     assert "exit_reason=tool_error" in proc.stderr and "vanished or was replaced" in proc.stderr
     data = json.loads(out.read_text())
     assert data["exit_reason"] == "tool_error" and "checkpoint failed" in data["error"]
+    # the transcript stays well-formed for --resume and servers: every tool call has its answer
+    called = [c["id"] for m in data["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    answered = [m["tool_call_id"] for m in data["messages"] if m["role"] == "tool"]
+    assert called == answered and data["messages"][-1]["content"].startswith("not run: the checkpoint before it failed")
 
 
 def test_a_sandboxed_command_cannot_plant_code_for_frogtuis_git(py_repo: Path, tmp_path: Path) -> None:

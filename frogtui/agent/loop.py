@@ -11,46 +11,21 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
 from frogtui.agent.handoff import observation_outcome
+from frogtui.agent.outcomes import RunResult, Stop, denial_observation
 from frogtui.agent.repeats import RepeatTracker
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
-from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.protocol import ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
 from frogtui.tools import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, convert_arguments, error_observation
 
 MAX_STALE_RETRIES = 3
-
-
-@dataclass(frozen=True)
-class RunResult:
-    exit_reason: ExitReason
-    final_message: str
-    error: str | None
-    trajectory: dict[str, Any]
-
-
-class _Stop(Exception):
-    """Ends the run with a named exit reason (control flow that carries its message)."""
-
-    def __init__(self, exit_reason: ExitReason, error: str | None = None) -> None:
-        super().__init__(exit_reason)
-        self.exit_reason = exit_reason
-        self.error = error
-
-
-def denial_observation(approval: Approval) -> str:
-    """What the model sees for a denied call: the person's words, or the rule's reason."""
-    if approval.by == "person":
-        text = "The user denied this tool call."
-        return f"{text} Reason: {approval.reason}" if approval.reason else text
-    return f"PermissionError: {approval.reason or 'denied by policy'}"
 
 
 class Agent:
@@ -200,7 +175,7 @@ class Agent:
                 self._check_room()
                 self.step += 1
                 self._one_step(self.step)
-        except _Stop as stop:
+        except Stop as stop:
             exit_reason, error = stop.exit_reason, stop.error
         self._elapsed += self.clock() - started
         return self._finish(exit_reason, error)
@@ -209,11 +184,11 @@ class Agent:
         """Stop before a step when the context is used up (or, with a hand-off, nearly)."""
         budget = self.context_budget
         if self.context_tokens >= budget:
-            raise _Stop("max_context_len", f"context budget of {budget} tokens used up")
+            raise Stop("max_context_len", f"context budget of {budget} tokens used up")
         margin = min(self.handoff_margin, budget // 2)  # a margin over half the budget would leave no room to work
         if margin and budget - self.context_tokens < margin:
             left = budget - self.context_tokens
-            raise _Stop("max_context_len", f"{left} tokens left of the {budget}-token budget, under the hand-off margin of {margin}")
+            raise Stop("max_context_len", f"{left} tokens left of the {budget}-token budget, under the hand-off margin of {margin}")
 
     def _one_step(self, step: int) -> None:
         self.sink.emit(ev.StepStarted(step=step, max_steps=self.limits.max_steps))
@@ -231,25 +206,33 @@ class Agent:
         self._final = parser.final_answer
         if end.finish_reason == "cancelled" or self.cancel.is_set():
             self._step_end()
-            raise _Stop("cancelled")
+            raise Stop("cancelled")
         cut_short = end.usage.generated_tokens < self.limits.max_tokens_per_turn
         if end.finish_reason == "length" and cut_short and self.context_tokens >= self.context_budget:
             self._step_end()
-            raise _Stop("max_context_len", f"the context filled up ({self.context_tokens} of {self.context_budget} tokens) during the turn")
+            raise Stop("max_context_len", f"the context filled up ({self.context_tokens} of {self.context_budget} tokens) during the turn")
         if end.finish_reason == "length":
             self._step_end()
-            raise _Stop("max_tokens_per_turn", f"the turn reached {self.limits.max_tokens_per_turn} generated tokens")
+            raise Stop("max_tokens_per_turn", f"the turn reached {self.limits.max_tokens_per_turn} generated tokens")
         if not calls:
             self._step_end()
-            raise _Stop("agent")
+            raise Stop("agent")
+        stop: Stop | None = None  # every call gets its observation, also after a failed checkpoint
         for call in calls:
-            if self.cancel.is_set():
-                self._observe(step, call, self._not_run(step, call, "Interrupted by the user before it ran"))
+            if self.cancel.is_set() or stop is not None:
+                why = "Interrupted by the user before it ran" if stop is None else "Not run: the run stopped at a failed checkpoint"
+                self._observe(step, call, self._not_run(step, call, why))
                 continue
-            self._observe(step, call, self._handle_call(step, call))
+            try:
+                self._observe(step, call, self._handle_call(step, call))
+            except Stop as failed:  # the checkpoint before it failed
+                self._observe(step, call, failed.observation or "")
+                stop = failed
         self._step_end()
+        if stop is not None:
+            raise stop
         if self.cancel.is_set():
-            raise _Stop("cancelled")
+            raise Stop("cancelled")
 
     def _generate(self, step: int) -> tuple[StreamParser, list[ToolCall], TurnEnd, str]:
         """One model turn: the parser's result, the calls, how it ended, and the raw text (as a
@@ -280,9 +263,9 @@ class Agent:
                 elif isinstance(item, TurnEnd):
                     end = item
         except ContextOverflowError as err:
-            raise _Stop("max_context_len", str(err)) from None
+            raise Stop("max_context_len", str(err)) from None
         except ModelError as err:
-            raise _Stop("llm_query_error", str(err)) from None
+            raise Stop("llm_query_error", str(err)) from None
         take(parser.finish())
         if end is None:
             end = TurnEnd("cancelled" if self.cancel.is_set() else "stop", Usage())
@@ -345,8 +328,8 @@ class Agent:
                 try:
                     self.before_action(step, call)
                 except (FrogtuiError, OSError) as err:  # git or the disk failed: one line, a named end
-                    self._not_run(step, call, f"not run: the checkpoint before it failed: {err}")
-                    raise _Stop("tool_error", f"checkpoint failed: {err}") from None
+                    observation = self._not_run(step, call, f"not run: the checkpoint before it failed: {err}")
+                    raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
             self.sink.emit(ev.ToolStarted(step=step, call=call))
             started = self.clock()
             outcome = self.runner.run(call, preview=preview, cancel=self.cancel, on_output=self._output_to_sink(step, call))
