@@ -40,11 +40,12 @@ def _threads_line(settings: LlamaSettings) -> str:
         physical_cores,
     )
 
-    generating, batch = default_threads(settings.n_threads, settings.n_threads_batch)
-    chosen = "set in [llama]" if settings.n_threads or settings.n_threads_batch else "defaults"
     cpus = available_cpus()
+    free = idle_cpus(cpus)
+    generating, batch = default_threads(settings.n_threads, settings.n_threads_batch, busy=float(cpus - free))
+    chosen = "set in [llama]" if settings.n_threads or settings.n_threads_batch else "defaults"
     return (f"threads: {generating} generating, {batch} batch ({chosen}; {physical_cores()} physical cores, "
-            f"{cpus} CPUs available, {idle_cpus(cpus)} not busy now; [llama] n_threads / n_threads_batch)")
+            f"{cpus} CPUs available, {free} not busy by other processes now; [llama] n_threads / n_threads_batch)")
 
 
 def _model_line(spec: str) -> tuple[str, bool]:

@@ -7,13 +7,19 @@ the UI is idle while tokens stream), prompt batches on every CPU it may use (mat
 scales with threads); on a quiet 2-core machine that generates 1.5-1.6x faster than
 llama-cpp-python's own default (half of ``os.cpu_count()``). But llama.cpp's threads wait for
 each other at every step, so a thread count above the CPUs left free is many times slower (16x
-with 2 threads on 2 cores that other processes kept busy): both counts are capped by the CPUs not
-already busy when the model loads (the CPUs minus the rounded 1-minute load average, at least 1).
+with 2 threads on 2 cores that other processes kept busy): both counts are capped by the CPUs that
+other processes are not using when the model loads, sampled for a tenth of a second from
+``/proc/stat`` minus this process's own time (the 1-minute load average, used before, counted
+frogtui's own start-up and a benchmark's previous runs, and picked 1 thread on a quiet machine).
 """
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+
+SAMPLE_S = 0.1
+"""How long the CPUs' use by other processes is sampled."""
 
 
 def available_cpus() -> int:
@@ -47,18 +53,54 @@ def thread_settings(n_threads: int | None, n_threads_batch: int | None) -> dict[
     return {"n_threads": generating, "n_threads_batch": batch}
 
 
-def idle_cpus(cpus: int, load: float | None = None) -> int:
-    """Of ``cpus``, how many are not already busy: ``cpus`` minus the rounded 1-minute load average
-    (``load``, default ``os.getloadavg()``), at least 1."""
-    if load is None:
-        try:
-            load = os.getloadavg()[0]
-        except (AttributeError, OSError):  # not available on this system
-            return cpus
-    return max(1, min(cpus, cpus - int(load + 0.5)))
+def idle_cpus(cpus: int, busy: float | None = None) -> int:
+    """Of ``cpus``, how many are not already busy: ``cpus`` minus the rounded CPUs other processes
+    use (``busy``, default ``busy_elsewhere()``), at least 1."""
+    if busy is None:
+        busy = busy_elsewhere()
+    return max(1, min(cpus, cpus - int(busy + 0.5)))
 
 
-def default_threads(n_threads: int | None = None, n_threads_batch: int | None = None, *, load: float | None = None) -> tuple[int, int]:
+def default_threads(n_threads: int | None = None, n_threads_batch: int | None = None, *, busy: float | None = None) -> tuple[int, int]:
     """(generation threads, batch threads): the settings given, else the defaults above."""
-    free = idle_cpus(available_cpus(), load)
+    if n_threads and n_threads_batch:
+        return n_threads, n_threads_batch
+    free = idle_cpus(available_cpus(), busy)
     return (n_threads or min(physical_cores(), free), n_threads_batch or free)
+
+
+def busy_elsewhere(seconds: float = SAMPLE_S) -> float:
+    """How many of this process's CPUs other processes keep busy, sampled over ``seconds`` (0.0
+    where ``/proc`` cannot be read)."""
+    before = _jiffies()
+    if before is None:
+        return 0.0
+    time.sleep(seconds)
+    after = _jiffies()
+    return 0.0 if after is None else others_busy(before, after, available_cpus())
+
+
+Jiffies = tuple[int, int, int]
+"""(busy time of all CPUs, all time of all CPUs, this process's time), in clock ticks."""
+
+
+def others_busy(before: Jiffies, after: Jiffies, cpus: int) -> float:
+    """The CPUs, out of ``cpus``, that processes other than this one used between two samples (the
+    share of all the machine's CPU time they used, times ``cpus``)."""
+    busy, total, own = (after[i] - before[i] for i in range(3))
+    if total <= 0:
+        return 0.0
+    return max(0.0, (busy - own) / total) * cpus
+
+
+def _jiffies() -> Jiffies | None:
+    try:
+        lines = Path("/proc/stat").read_text().splitlines()
+        own = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # cpu  user nice system idle iowait irq softirq steal ...
+    values = [int(v) for v in lines[0].split()[1:9]]
+    busy = values[0] + values[1] + values[2] + values[5] + values[6]
+    # fields 14 and 15 of /proc/self/stat (utime, stime of every thread), counted after the ")" of its name
+    return busy, sum(values), int(own[11]) + int(own[12])

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -11,11 +15,14 @@ import pytest
 from frogtui import doctor, headless
 from frogtui.errors import ModelLoadError
 from frogtui.models import load_model
+from frogtui.models import threads as threads_module
 from frogtui.models.gguf_spec import pick_gguf
 from frogtui.models.threads import (
     available_cpus,
+    busy_elsewhere,
     default_threads,
     idle_cpus,
+    others_busy,
     physical_cores,
 )
 from tests.models.conftest import make_config
@@ -159,9 +166,9 @@ def test_generation_and_batch_threads_are_set_apart_and_shown(dense_gguf: Path, 
         assert "threads 1 generating/2 batch" in lines[-1]
     finally:
         model.close()
-    assert default_threads(load=0.0) == (physical_cores(), available_cpus())  # a quiet machine: all of it
-    assert default_threads(load=99.0) == (1, 1)  # every CPU busy: more threads would wait on each other
-    assert default_threads(4, 8, load=99.0) == (4, 8)  # what [llama] sets is kept
+    assert default_threads(busy=0.0) == (physical_cores(), available_cpus())  # a quiet machine: all of it
+    assert default_threads(busy=99.0) == (1, 1)  # every CPU busy: more threads would wait on each other
+    assert default_threads(4, 8, busy=99.0) == (4, 8)  # what [llama] sets is kept
     assert idle_cpus(4, 1.4) == 3 and idle_cpus(4, 1.6) == 2 and idle_cpus(2, 0.3) == 2
     default = load_model(str(dense_gguf), make_config(n_ctx=4096), report=lines.append)
     try:
@@ -173,3 +180,36 @@ def test_generation_and_batch_threads_are_set_apart_and_shown(dense_gguf: Path, 
     monkeypatch.setenv("FROGTUI_CONFIG", str(config))
     doctor.main(["--repo", str(py_repo)])
     assert "threads: 3 generating, 5 batch (set in [llama];" in capsys.readouterr().out
+
+
+def test_threads_count_other_processes_busy_not_this_one() -> None:
+    """The defaults are capped by what other processes use now, not by the load average, which
+    counted frogtui's own start-up and picked 1 thread of 2 on a quiet machine."""
+    # this process's own time is left out: 2 of 4 CPU-seconds used, 1.5 of them by this process
+    assert others_busy((0, 0, 0), (200, 400, 150), cpus=2) == pytest.approx(0.25)
+    assert others_busy((10, 10, 5), (10, 10, 5), cpus=2) == 0.0  # no time passed
+    assert others_busy((0, 0, 0), (100, 400, 150), cpus=2) == 0.0  # never below zero
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.2)
+        assert busy_elsewhere(0.3) >= 0.5  # another process spinning takes about one CPU
+    finally:
+        spinner.kill()
+        spinner.wait()
+    done = threading.Event()
+
+    def spin() -> None:
+        while not done.is_set():
+            pass
+
+    thread = threading.Thread(target=spin)
+    thread.start()
+    try:
+        before, after = threads_module._jiffies(), None
+        time.sleep(0.3)
+        after = threads_module._jiffies()
+    finally:
+        done.set()
+        thread.join()
+    assert before is not None and after is not None
+    assert after[2] - before[2] >= 10  # this process's spinning thread is read as its own time (utime, stime)
