@@ -1,31 +1,30 @@
-"""The chat pane: the person's messages, the model's reasoning (dim, collapsible) and its answer
-(streamed Markdown), plus the prompt with input history.
+"""The chat pane: the person's messages, the model's reasoning (dim, folded once its step ends),
+each tool call's line, and the model's answer (streamed Markdown), plus the prompt with input
+history.
 
-Deltas are buffered and flushed a few dozen times a second, so thousands of tokens cost a few
-dozen re-renders, not thousands; the flush timer runs only while something streams. Reasoning is
-appended, not redrawn: finished lines are frozen in their own widgets and only the last line
-re-renders. Every write of streamed text goes through one lock: the timer's flush and the flush a
-turn's end or a tool line awaits run on different tasks, and Textual's ``Markdown.append`` shows
-text twice when a second append starts before the first has run.
+A step's reasoning and call lines are items of a ``StepLog`` (``ui/steplog.py``), one widget for
+each run of steps between messages, answers and notices, so a step costs no mount. Deltas are
+buffered and flushed a few dozen times a second, so thousands of tokens cost a few dozen
+re-renders, not thousands; the flush timer runs only while something streams. Every write of
+streamed text goes through one lock: the timer's flush and the flush a turn's end or a tool line
+awaits run on different tasks, and Textual's ``Markdown.append`` shows text twice when a second
+append starts before the first has run.
 """
 from __future__ import annotations
 
 import asyncio
 
-from rich.text import Text
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
+from textual.containers import VerticalScroll
 from textual.geometry import Offset
-from textual.widgets import Collapsible, Input, Markdown, Static
+from textual.widget import Widget
+from textual.widgets import Input, Markdown, Static
 
 from frogtui.ui.messages import TaskSubmitted
-from frogtui.ui.toolline import ToolCallLine
+from frogtui.ui.steplog import CallLine, StepLog, StepReasoning
 from frogtui.ui.trace import TraceEntry
 
 FLUSH_INTERVAL_S = 1 / 30
-PREVIEW_CHARS = 72
-"""How much of a folded step's reasoning its title shows."""
 
 
 class UserMessage(Static):
@@ -43,51 +42,6 @@ class Notice(Static):
         super().__init__(text, markup=False, classes=classes)
 
 
-def reasoning_preview(text: str, limit: int = PREVIEW_CHARS) -> str:
-    """The start of the reasoning on one line, cut at a word near ``limit`` characters."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit].rsplit(" ", 1)[0] if " " in flat[:limit] else flat[:limit]
-    return cut.rstrip(",.;:") + "…"
-
-
-class ReasoningBlock(Collapsible):
-    """The model's thinking for one step; open while it streams, folded when the turn ends.
-
-    Its title shows the step and the start of the thinking, so folded steps still tell the story.
-    The title is not in the focus chain (ten steps would be ten Tab stops between the prompt and
-    the trace); ``ctrl+t`` opens and folds them all.
-    """
-
-    def __init__(self, step: int) -> None:
-        self.tail = Static("")
-        """The last line (the one still growing); the lines before it sit in frozen widgets."""
-        self.body = Vertical(self.tail, classes="reasoning-text")
-        self.step = step
-        super().__init__(self.body, title=f"thinking (step {step})", collapsed=False)
-        self.text = ""
-        self._tail_start = 0
-        """Where, in the stripped text, the tail starts."""
-
-    def on_mount(self) -> None:
-        for title in self.query("CollapsibleTitle"):
-            title.can_focus = False
-
-    def add(self, text: str) -> None:
-        """Append reasoning text: the lines it completes are frozen, only the last one re-renders."""
-        self.text += text
-        shown = self.text.strip()
-        end = shown.rfind("\n")
-        if end >= self._tail_start and self.body.is_attached:
-            self.body.mount(Static(Text(shown[self._tail_start : end])), before=self.tail)
-            self._tail_start = end + 1
-        self.tail.update(Text(shown[self._tail_start :]))
-        preview = reasoning_preview(self.text)
-        # Content, not a str: a str title is parsed as markup, and reasoning holds brackets
-        self.title = Content(f"thinking (step {self.step})" + (f" · {preview}" if preview else ""))
-
-
 class AnswerBlock(Markdown):
     """The model's answer for one step, appended as it streams."""
 
@@ -100,10 +54,14 @@ class ChatPane(VerticalScroll):
         self.show_reasoning = False
         self._pending_reasoning = ""
         self._pending_answer = ""
-        self._reasoning: ReasoningBlock | None = None
+        self._log: StepLog | None = None
+        """The step log at the end of the chat, where the next step's items go (None after a
+        message, a notice or an answer: the next item starts a new log below it)."""
+        self._reasoning: tuple[StepLog, StepReasoning] | None = None
+        """The current step's reasoning and the log it is in."""
         self._answer: AnswerBlock | None = None
         self._step: int | None = None
-        self._calls: dict[str, ToolCallLine] = {}
+        self._calls: dict[str, tuple[StepLog, CallLine]] = {}
         self._flushing = False
         self._writing = asyncio.Lock()
         """Held by every write of streamed text (see the module's docstring)."""
@@ -135,25 +93,43 @@ class ChatPane(VerticalScroll):
         """All answer text shown so far in the current step (flushed or not)."""
         return (self._answer.source if self._answer is not None else "") + self._pending_answer
 
+    @property
+    def reasoning(self) -> list[StepReasoning]:
+        """Every step's reasoning shown, in order."""
+        return [item for log in self.query(StepLog) for item in log.items if isinstance(item, StepReasoning)]
+
+    @property
+    def call_lines(self) -> list[CallLine]:
+        """Every tool call's line shown, in order."""
+        return [item for log in self.query(StepLog) for item in log.items if isinstance(item, CallLine)]
+
+    def _mount_block(self, widget: Widget) -> None:
+        """Mount a message, notice or answer: the next step's items go below it."""
+        self._log = None
+        self.mount(widget)  # not awaited: the next events need not wait for a frame
+
+    def _steps(self) -> StepLog:
+        if self._log is None:
+            self._log = StepLog()
+            self.mount(self._log)
+        return self._log
+
     def add_user(self, text: str) -> None:
         self._close_step()
-        self.mount(UserMessage(text))
+        self._mount_block(UserMessage(text))
 
     def add_notice(self, text: str, kind: str = "info") -> Notice:
         notice = Notice(text, classes=f"notice-{kind}")
-        self.mount(notice)
+        self._mount_block(notice)
         return notice
 
     def add_assistant_text(self, step: int, answer: str, reasoning: str) -> None:
         """Show a whole assistant turn at once (a resumed session)."""
         self._close_step()
         if reasoning:
-            block = ReasoningBlock(step)
-            self.mount(block)
-            block.add(reasoning)
-            block.collapsed = not self.show_reasoning
+            self._steps().add(StepReasoning(step, reasoning, collapsed=not self.show_reasoning))
         if answer:
-            self.mount(AnswerBlock(answer))
+            self._mount_block(AnswerBlock(answer))
 
     async def show_call(self, entry: TraceEntry) -> None:
         """Add the line of a newly proposed call after the text streamed so far, or redraw it."""
@@ -163,22 +139,25 @@ class ChatPane(VerticalScroll):
         async with self._writing:
             await self._flush()
             self._answer = None  # answer text after the call goes below its line
-            self.mount(self._new_call_line(entry))  # not awaited: the next events need not wait for a frame
+            self._add_call_line(entry)
 
     def add_call_line(self, entry: TraceEntry) -> None:
         """Show a finished call's line at once (a resumed session)."""
         self._close_step()
-        self.mount(self._new_call_line(entry))
+        self._add_call_line(entry)
 
-    def _new_call_line(self, entry: TraceEntry) -> ToolCallLine:
-        line = self._calls[entry.call.id] = ToolCallLine(entry)
-        return line
+    def _add_call_line(self, entry: TraceEntry) -> None:
+        log, line = self._steps(), CallLine(entry)
+        self._calls[entry.call.id] = (log, line)
+        log.add(line)
 
     def refresh_call(self, entry: TraceEntry) -> None:
         """Redraw the line of a call already shown (only that line repaints)."""
-        line = self._calls.get(entry.call.id)
-        if line is not None:
-            line.show(entry)
+        shown = self._calls.get(entry.call.id)
+        if shown is not None:
+            log, line = shown
+            line.entry = entry
+            log.changed(line)
 
     def reasoning_delta(self, step: int, text: str) -> None:
         self._switch_step(step)
@@ -200,28 +179,31 @@ class ChatPane(VerticalScroll):
         async with self._writing:
             await self._flush()
 
+    def _add_reasoning(self, text: str, *, collapsed: bool) -> None:
+        if self._reasoning is None:
+            log = self._steps()
+            self._reasoning = (log, StepReasoning(self._step or 0, text, collapsed=collapsed))
+            log.add(self._reasoning[1])
+        else:
+            log, item = self._reasoning
+            item.text += text
+            log.changed(item)
+
     async def _flush(self) -> None:
         """``flush`` with ``_writing`` held."""
         if not self._pending_reasoning and not self._pending_answer:
             self._run_flush_timer(False)
             return
         if self._pending_reasoning:
-            # a local reference: the step may close (end_turn, a tool line) while the mount awaits
             text, self._pending_reasoning = self._pending_reasoning, ""
-            block = self._reasoning
-            if block is None:
-                block = self._reasoning = ReasoningBlock(self._step or 0)
-                block.add(text)
-                self.mount(block)  # mounts are not awaited: a frame may come between, and events wait for it
-            else:
-                block.add(text)
+            self._add_reasoning(text, collapsed=False)  # open while it streams
         if self._pending_answer:
             if self._answer is None:
                 text, self._pending_answer = self._pending_answer.lstrip(), ""
                 if not text:
                     return
                 self._answer = AnswerBlock(text)
-                self.mount(self._answer)
+                self._mount_block(self._answer)
             else:
                 text, self._pending_answer = self._pending_answer, ""
                 await self._answer.append(text)
@@ -231,25 +213,21 @@ class ChatPane(VerticalScroll):
         async with self._writing:
             await self._flush()
             if self._reasoning is not None:
-                self._reasoning.collapsed = not self.show_reasoning
+                log, item = self._reasoning
+                item.collapsed = not self.show_reasoning
+                log.changed(item)
             self._close_step()
 
     def _close_step(self) -> None:
         """End the current step's blocks; text still buffered is shown, never dropped."""
         if self._pending_reasoning:
-            if self._reasoning is None:
-                block = ReasoningBlock(self._step or 0)
-                block.add(self._pending_reasoning)
-                block.collapsed = not self.show_reasoning
-                self.mount(block)
-            else:
-                self._reasoning.add(self._pending_reasoning)
+            self._add_reasoning(self._pending_reasoning, collapsed=not self.show_reasoning)
         self._pending_reasoning = ""
         if self._pending_answer:
             text, answer = self._pending_answer, self._answer
             if answer is None:
                 if text.strip():
-                    self.mount(AnswerBlock(text.lstrip()))
+                    self._mount_block(AnswerBlock(text.lstrip()))
             else:
                 self.call_later(self._append_locked, answer, text)
         self._pending_answer = ""
@@ -264,14 +242,18 @@ class ChatPane(VerticalScroll):
     def toggle_reasoning(self) -> bool:
         """Open or fold every reasoning block; returns the new setting."""
         self.show_reasoning = not self.show_reasoning
-        for block in self.query(ReasoningBlock):
-            if block is not self._reasoning:
-                block.collapsed = not self.show_reasoning
+        live = self._reasoning[1] if self._reasoning is not None else None
+        for log in self.query(StepLog):
+            for item in log.items:
+                if isinstance(item, StepReasoning) and item is not live and item.collapsed == self.show_reasoning:
+                    item.collapsed = not self.show_reasoning
+                    log.changed(item)
         return self.show_reasoning
 
     async def clear(self) -> None:
         self._close_step()
         self._calls.clear()
+        self._log = None
         await self.remove_children()
 
 

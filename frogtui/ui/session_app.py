@@ -12,6 +12,7 @@ that ends with ``max_context_len`` (the hand-off margin reached) offers the draf
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -63,6 +64,8 @@ FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
 """Calls after which the status bar's git state is read again (off the UI thread)."""
 EVENTS_SLICE_S = 1 / 30
 """The longest the app shows a burst of agent events without letting the screen refresh."""
+SWITCH_INTERVAL_S = 0.0005
+"""How long a thread may hold the GIL while another waits (Python's default is 0.005 s; see on_mount)."""
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
@@ -163,6 +166,11 @@ class SessionApp(LongSession):
         return self.query_one(StatusBar)
 
     def on_mount(self) -> None:
+        # The agent's thread gives up the GIL at every file write and git call; with Python's
+        # default 5 ms switch interval it then waits for the UI thread's whole slice each time
+        # (a step of 0.5 ms took 5-15 ms while the screen redrew). Restored on unmount.
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         wanted = self.config.theme or DEFAULT_THEME
         if wanted in self.available_themes:
             self.theme = wanted
@@ -368,6 +376,7 @@ class SessionApp(LongSession):
             status.git = message.state
 
     def on_unmount(self) -> None:
+        sys.setswitchinterval(self._switch_interval)
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
         self.approver.cancel_pending()

@@ -4,15 +4,14 @@
     ● Edit  calc.py  ✗ denied by person: "use pytest -x"
 
 The line reads the call's ``TraceEntry`` (the trace pane keeps it up to date) and is redrawn in
-place as the call goes proposed → asking → running → finished: one widget of fixed height 1, so an
-update repaints that line only. The text is assembled from plain strings (a command holding
+place as the call goes proposed → asking → running → finished: one line of the chat's ``StepLog``
+(``ui/steplog.py``), so an update repaints that line only. The text is assembled from plain strings (a command holding
 ``[brackets]`` is shown as typed); colours are theme variables.
 """
 from __future__ import annotations
 
 from rich.cells import cell_len
 from textual.content import Content
-from textual.widget import Widget
 
 from frogtui.tools import short_arguments
 from frogtui.ui.trace import MARKS, STOPPED, TraceEntry
@@ -118,28 +117,3 @@ def _cut_quote(outcome: list[Part], budget: int) -> list[Part] | None:
         return None
     reason = outcome[-1][0][3:-1]
     return [*outcome[:-1], (f": {_quote(reason, room - 2)}", outcome[-1][1])]
-
-
-class ToolCallLine(Widget):
-    """The chat's line for one tool call; ``show(entry)`` redraws it in place."""
-
-    DEFAULT_CSS = """
-    ToolCallLine { height: 1; width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; color: $text; }
-    """
-
-    def __init__(self, entry: TraceEntry) -> None:
-        super().__init__()
-        self.entry = entry
-
-    @property
-    def plain(self) -> str:
-        """The line as text at the current width (for tests and screen readers)."""
-        return line_content(self.entry, self.size.width or 200).plain
-
-    def show(self, entry: TraceEntry) -> None:
-        """Redraw with the call's latest state (no layout change: the height stays 1)."""
-        self.entry = entry
-        self.refresh()
-
-    def render(self) -> Content:
-        return line_content(self.entry, self.size.width)

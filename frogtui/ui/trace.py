@@ -18,6 +18,9 @@ from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 
 COLLAPSED_LINES = 8
+REDRAW_S = 0.1
+"""The table is redrawn at most this often while calls come in (a DataTable draws every row it shows
+again after any change)."""
 ARGS_WIDTH = 20
 """The arguments column before the pane knows its width."""
 MIN_ARGS_WIDTH = 12
@@ -136,6 +139,10 @@ class TracePane(Vertical):
         self._cursor_key: str | None = None
         self._detail_due: str | None = None
         """The row whose detail is shown after the next refresh."""
+        self._rows_due: dict[str, TraceEntry] | None = None
+        """Rows to add or draw at the next redraw of the table (None: none scheduled)."""
+        self._follow = False
+        """Move the cursor to the last row then (a call was added)."""
 
     def compose(self) -> ComposeResult:
         table = TraceTable(id="trace-table", cursor_type="row", zebra_stripes=False)
@@ -178,10 +185,8 @@ class TracePane(Vertical):
             return
         entry = TraceEntry(step, call)
         self.entries[call.id] = entry
-        table = self.query_one(TraceTable)
-        table.add_row(*self._cells(entry), key=call.id)
-        table.move_cursor(row=table.row_count - 1)
-        self._render_row(entry)  # now under the cursor: plain, so the cursor's colours show
+        self._follow = True  # the cursor follows the newest call
+        self._render_row(entry)  # added then, under the cursor: plain, so the cursor's colours show
 
     def update(self, call: ToolCall, **changes: object) -> None:
         entry = self.entries.get(call.id)
@@ -232,9 +237,27 @@ class TracePane(Vertical):
         return list(cells.values())
 
     def _render_row(self, entry: TraceEntry) -> None:
+        """Add or redraw the row at the table's next redraw, at most ``REDRAW_S`` from now: a call's
+        row changes three or four times a step, and any change makes the table draw every row it
+        shows again at the next frame."""
+        if self._rows_due is None:
+            self._rows_due = {}
+            self.set_timer(REDRAW_S, self._render_due)
+        self._rows_due[entry.call.id] = entry
+
+    def _render_due(self) -> None:
+        due, self._rows_due = self._rows_due or {}, None
         table = self.query_one(TraceTable)
-        for column, cell in zip(self.columns, self._cells(entry), strict=False):
-            table.update_cell(entry.call.id, column, cell)
+        for key, entry in due.items():
+            if key not in table.rows and key in self.entries:
+                table.add_row(*self._cells(entry), key=key)
+        if self._follow and table.row_count:
+            self._follow = False
+            table.move_cursor(row=table.row_count - 1)
+        for key, entry in due.items():
+            if key in table.rows:
+                for column, cell in zip(self.columns, self._cells(entry), strict=False):
+                    table.update_cell(key, column, cell)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()

@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.strip import Strip
 
 from frogtui.config import Config
 from frogtui.ui.app import FrogApp
+from frogtui.ui.steplog import StepLog
 from tests.support import write_replay
 
 SIZE = (120, 40)
@@ -67,3 +69,16 @@ async def submit(pilot: Pilot, text: str) -> None:
     prompt.focus()
     prompt.value = text
     await pilot.press("enter")
+
+
+def drawn(app: FrogApp, item: object) -> list[Strip]:
+    """The lines of a step's item (reasoning or a call's line) as the chat draws them."""
+    for log in app.chat.query(StepLog):
+        if any(candidate is item for candidate in log.items):
+            return log.drawn(item)  # type: ignore[arg-type]
+    raise AssertionError(f"{item!r} is not in the chat")
+
+
+def call_texts(app: FrogApp) -> list[str]:
+    """Every call's line in the chat, as drawn (trailing blanks dropped)."""
+    return [drawn(app, line)[0].text.rstrip() for line in app.chat.call_lines]

@@ -1,12 +1,15 @@
-"""The chat pane streams cheaply: its flush timer runs only while text streams, and reasoning is
-appended (finished lines frozen, only the last one re-rendered), looking as it did when redrawn."""
+"""The chat pane streams cheaply: its flush timer runs only while text streams, reasoning is
+appended (finished lines wrapped once, only the last one wrapped again), and a step costs no
+widget: its reasoning and call lines are items of one ``StepLog``."""
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from textual.widgets import Static
 
-from frogtui.ui.chat import ChatPane, ReasoningBlock
+from frogtui.protocol import ToolCall
+from frogtui.ui.chat import ChatPane, UserMessage
+from frogtui.ui.steplog import StepLog, StepReasoning
 from frogtui.ui.themes import VARIABLE_DEFAULTS
+from frogtui.ui.trace import TraceEntry
 from tests.ui.conftest import wait_for
 
 
@@ -20,8 +23,11 @@ class ChatApp(App[None]):
         yield ChatPane(id="chat")
 
 
-def shown_lines(block: ReasoningBlock) -> list[str]:
-    return [str(static.render()) for static in block.body.query(Static)]
+def shown_lines(chat: ChatPane, block: StepReasoning) -> list[str]:
+    """The block's text lines as drawn (its title is the first line, the text is indented)."""
+    log = chat.query_one(StepLog)
+    start = next(log._layout()[i] for i, item in enumerate(log.items) if item is block)
+    return [log.render_line(y).text.rstrip()[2:] for y in range(start + 1, start + len(log.lines_of(block)))]
 
 
 async def test_the_flush_timer_runs_only_while_something_streams() -> None:
@@ -33,7 +39,7 @@ async def test_the_flush_timer_runs_only_while_something_streams() -> None:
         chat.reasoning_delta(1, "thinking")
         assert chat.flushing
         await wait_for(pilot, lambda: not chat.flushing, what="the timer to stop")
-        assert app.query_one(ReasoningBlock).text == "thinking"
+        assert [block.text for block in chat.reasoning] == ["thinking"]
         chat.answer_delta(1, "the answer")
         assert chat.flushing
         await wait_for(pilot, lambda: not chat.flushing, what="the timer to stop again")
@@ -48,8 +54,54 @@ async def test_reasoning_is_appended_line_by_line_and_reads_as_one_text() -> Non
             chat.reasoning_delta(1, text[start : start + 5])
             await chat.flush()
             await pilot.pause()
-        block = app.query_one(ReasoningBlock)
+        [block] = chat.reasoning
         await pilot.pause()
-        assert "\n".join(shown_lines(block)) == text.strip()
-        assert str(block.tail.render()) == "And a tail being written"  # only the last line re-renders
-        assert len(shown_lines(block)) > 2
+        assert "\n".join(shown_lines(chat, block)) == text.strip()
+        # the finished lines were wrapped once and kept; only the last one is wrapped again
+        assert block._prefix == text.strip()[: text.strip().rfind("\n") + 1]
+        assert len(shown_lines(chat, block)) > 2
+
+
+async def test_a_hundred_steps_are_items_of_one_widget_not_widgets() -> None:
+    """A step used to mount a Collapsible of five widgets and a line widget: Textual's cost per
+    widget made the app 10-60x slower than headless (docs/PERFORMANCE.md)."""
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        chat = app.query_one(ChatPane)
+        chat.add_user("go")
+        for step in range(1, 101):
+            chat.reasoning_delta(step, f"Step {step}: read the file [again].")
+            await chat.end_turn()
+            await chat.show_call(TraceEntry(step, ToolCall(f"c{step}", "Read", {"file_path": "calc.py"}), status="done"))
+        await pilot.pause()
+        assert [type(child) for child in chat.children] == [UserMessage, StepLog]
+        log = chat.query_one(StepLog)
+        assert len(log.items) == 200 and log.size.height == 200
+        assert len(chat.reasoning) == 100 and all(block.collapsed for block in chat.reasoning)
+        # the end of the chat is on screen: the last step's title and its call line
+        lines = [line.rstrip() for line in log.text().splitlines()]
+        assert lines[-2] == "▶ thinking (step 100) · Step 100: read the file [again]."
+        assert lines[-1].startswith("● Read  calc.py")
+        assert chat.max_scroll_y > 0 and chat.scroll_y == chat.max_scroll_y
+
+
+async def test_a_theme_change_redraws_the_step_lines_in_its_colours() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        chat = app.query_one(ChatPane)
+        await chat.show_call(TraceEntry(1, ToolCall("c1", "Read", {"file_path": "calc.py"}), status="done", decision="allow", by="rule"))
+        await pilot.pause()
+        log = chat.query_one(StepLog)
+
+        def colour(text: str) -> str:
+            segment = next(seg for seg in log.render_line(0) if seg.text.startswith(text))
+            return segment.style.color.triplet.hex.lower()
+
+        app.theme = "textual-dark"
+        await pilot.pause()
+        dark = colour("Read")
+        assert colour("●") == app.get_css_variables()["success"].lower()
+        app.theme = "textual-light"
+        await pilot.pause()
+        assert colour("Read") != dark  # the light theme's text colour, not the line drawn before
+        assert colour("●") == app.get_css_variables()["success"].lower()

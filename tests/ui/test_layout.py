@@ -15,10 +15,10 @@ from rich.cells import cell_len
 
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.review import ReviewScreen
-from frogtui.ui.toolline import ToolCallLine
+from frogtui.ui.steplog import StepLog
 from frogtui.ui.trace import TraceTable
 from tests.support import turn, xml_call
-from tests.ui.conftest import submit, wait_for
+from tests.ui.conftest import call_texts, submit, wait_for
 
 pytestmark = pytest.mark.slow  # each plays a whole run with three approvals (about 10 s on 2 busy cores)
 
@@ -85,9 +85,10 @@ async def test_what_each_width_keeps(width: int, make_app, py_repo: Path) -> Non
             assert "replay:replay.j" in status and "tok/s" in status, status
         if width == 200:
             assert "ctx ░" in status and "git main 1 changed" in status and "mode policy" in status, status
-        for line in app.query(ToolCallLine):
-            assert cell_len(line.plain) <= line.size.width, f"{line.plain!r} is cut at {line.size.width} cells"
-        bash, edit, write = (line.plain for line in app.query(ToolCallLine))
+        shown = app.chat.query_one(StepLog).size.width
+        for text in call_texts(app):
+            assert cell_len(text) <= shown, f"{text!r} is cut at {shown} cells"
+        bash, edit, write = call_texts(app)
         if width == 80:
             assert bash.endswith("✓ person ✎ · exit 0") and edit.endswith("✗ person") and "✓ person" in write, (bash, edit, write)
         else:

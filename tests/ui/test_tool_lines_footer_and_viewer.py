@@ -13,11 +13,11 @@ from frogtui.config import Config
 from frogtui.session import Session
 from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
-from frogtui.ui.chat import AnswerBlock, ReasoningBlock, UserMessage
-from frogtui.ui.toolline import ToolCallLine
+from frogtui.ui.chat import AnswerBlock, UserMessage
+from frogtui.ui.steplog import CallLine, StepLog
 from frogtui.ui.trajectory_screen import JsonView, TrajectoryScreen, read_trajectory
 from tests.support import turn, write_replay, xml_call
-from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for
+from tests.ui.conftest import SIZE, call_texts, drawn, fake_clock, rules_file, submit, wait_for
 
 BRACKETS = "echo '[b]as typed[/b]'"
 
@@ -30,15 +30,15 @@ def chat_story(app: FrogApp) -> list[str]:
     """The chat's children in order, one short label each."""
     story = []
     for child in app.chat.children:
-        if isinstance(child, ToolCallLine):
-            story.append(f"call {child.entry.call.name}")
-        elif isinstance(child, (ReasoningBlock, AnswerBlock, UserMessage)):
+        if isinstance(child, StepLog):
+            story += [f"call {item.entry.call.name}" if isinstance(item, CallLine) else "reasoning" for item in child.items]
+        elif isinstance(child, (AnswerBlock, UserMessage)):
             story.append(type(child).__name__)
     return story
 
 
 def lines(app: FrogApp) -> list[str]:
-    return [line.plain for line in app.query(ToolCallLine)]
+    return call_texts(app)
 
 
 async def test_tool_lines_follow_each_call_and_come_back_on_resume(make_app, py_repo: Path, home: Path) -> None:
@@ -52,16 +52,16 @@ async def test_tool_lines_follow_each_call_and_come_back_on_resume(make_app, py_
         await submit(pilot, "fix add")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the Bash modal")
         await pilot.pause(0.05)
-        read, bash = app.query(ToolCallLine)
-        assert read.plain.startswith("● Read  calc.py  ✓ rule")
-        assert bash.plain == f"● Bash  {BRACKETS}  ? waiting for you"
+        read, bash = app.chat.call_lines
+        assert lines(app)[0].startswith("● Read  calc.py  ✓ rule")
+        assert lines(app)[1] == f"● Bash  {BRACKETS}  ? waiting for you"
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.call.name == "Edit", what="the Edit modal")
         await pilot.press("r", *"use pytest -x", "enter")
         await wait_for(pilot, lambda: run_over(app), what="the run")
         await pilot.pause(0.1)
-        # updated in place: the same widgets, one per call
-        assert list(app.query(ToolCallLine))[:2] == [read, bash]
+        # updated in place: the same lines, one per call
+        assert app.chat.call_lines[:2] == [read, bash]
         live = lines(app)
         assert live[0].startswith("● Read  calc.py  ✓ rule · ") and live[0].endswith("s")
         # set as plain text: the brackets are shown as typed, not read as markup
@@ -71,16 +71,16 @@ async def test_tool_lines_follow_each_call_and_come_back_on_resume(make_app, py_
         # in order with the reasoning and the answer of its step
         assert chat_story(app) == [
             "UserMessage",
-            "ReasoningBlock", "call Read",
-            "ReasoningBlock", "AnswerBlock", "call Bash",
-            "ReasoningBlock", "call Edit",
-            "ReasoningBlock", "AnswerBlock",
+            "reasoning", "call Read",
+            "reasoning", "AnswerBlock", "call Bash",
+            "reasoning", "call Edit",
+            "reasoning", "AnswerBlock",
         ]
         story = chat_story(app)
         # colours are the theme's: a green bullet for a call that ran, red for a denied one
         variables = app.get_css_variables()
-        for line, colour in ((read, variables["success"]), (list(app.query(ToolCallLine))[2], variables["error"])):
-            first = next(seg for seg in line.render_line(0) if seg.text.startswith("●"))
+        for line, colour in ((read, variables["success"]), (app.chat.call_lines[2], variables["error"])):
+            first = next(seg for seg in drawn(app, line)[0] if seg.text.startswith("●"))
             assert first.style.color.triplet.hex.lower() == colour.lower()
         await pilot.press("ctrl+c", "ctrl+c")
         await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")
@@ -90,7 +90,7 @@ async def test_tool_lines_follow_each_call_and_come_back_on_resume(make_app, py_
     config = Config(repo=py_repo, model_spec=f"replay:{follow_up}", theme="frog-dark", rules_file=rules_file(home))
     resumed = FrogApp(config, resume=session, clock=fake_clock())
     async with resumed.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: len(resumed.query(ToolCallLine)) == 3, what="the resumed lines")
+        await wait_for(pilot, lambda: len(resumed.chat.call_lines) == 3, what="the resumed lines")
         await pilot.pause(0.05)
         assert lines(resumed) == live
         assert chat_story(resumed) == story
@@ -103,9 +103,9 @@ async def test_a_call_line_keeps_its_outcome_in_a_narrow_chat(make_app) -> None:
         await submit(pilot, "test")
         await wait_for(pilot, lambda: run_over(app), what="the run")
         await pilot.pause(0.1)
-        line = app.query_one(ToolCallLine)
-        text = line.plain
-        assert len(text) <= line.size.width
+        [line] = app.chat.call_lines
+        [text] = call_texts(app)
+        assert len(text) <= app.chat.query_one(StepLog).size.width
         # the arguments give way, then the duration; what happened stays visible
         assert text.startswith("● Bash  echo runn") and "…" in text and text.endswith("✓ mode · exit 0")
         assert line.entry.duration_s is not None

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from frogtui.ui.approval_screen import ApprovalScreen, KeyLegend
-from frogtui.ui.chat import Notice, ReasoningBlock, reasoning_preview
+from frogtui.ui.chat import Notice
 from frogtui.ui.status import StatusBar
+from frogtui.ui.steplog import reasoning_preview
 from frogtui.ui.trace import COLUMNS, MIN_ARGS_WIDTH, TraceTable, fit_columns
 from tests.support import turn, xml_call
 from tests.ui.conftest import SIZE, submit, wait_for
@@ -33,9 +34,9 @@ async def test_tab_goes_prompt_chat_trace_and_cursor_row_stays_readable(make_app
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix add")
         await wait_for(pilot, lambda: run_over(app), what="the run")
-        await wait_for(pilot, lambda: len(app.query(ReasoningBlock)) == 4 and app.focused is not None, what="the chat to settle")
+        await wait_for(pilot, lambda: len(app.chat.reasoning) == 4 and app.focused is not None, what="the chat to settle")
         # folded reasoning titles tell the story, brackets shown as typed
-        titles = [str(block.title) for block in app.query(ReasoningBlock)]
+        titles = [block.title for block in app.chat.reasoning]
         assert titles[0] == "thinking (step 1) · Let me [look] at the code first; brackets must not be read as markup."
         assert len(titles) == 4
         # Tab: prompt -> chat -> trace table, whatever the number of reasoning blocks
