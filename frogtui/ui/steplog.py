@@ -133,7 +133,8 @@ class StepLog(Widget):
 
     def add(self, item: Item) -> None:
         self.items.append(item)
-        self._starts = None
+        if self._starts is not None:  # the others' lines did not move: one more start
+            self._starts.append(self._starts[-1] + len(self.lines_of(item)))
         self._refresh_soon(layout=True)
 
     def changed(self, item: Item) -> None:

@@ -105,3 +105,27 @@ async def test_a_theme_change_redraws_the_step_lines_in_its_colours() -> None:
         await pilot.pause()
         assert colour("Read") != dark  # the light theme's text colour, not the line drawn before
         assert colour("●") == app.get_css_variables()["success"].lower()
+
+
+async def test_a_click_on_a_reasoning_title_opens_and_folds_that_step() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        chat = app.query_one(ChatPane)
+        for step in (1, 2):
+            chat.reasoning_delta(step, f"Step {step} thinks.\nA second line for step {step}.")
+            await chat.end_turn()
+        await pilot.pause()
+        log = chat.query_one(StepLog)
+        first, second = chat.reasoning
+        assert first.collapsed and second.collapsed and log.size.height == 2
+        await pilot.click(StepLog, offset=(3, 1))  # the second title
+        await pilot.pause()
+        assert not second.collapsed and first.collapsed
+        assert log.text().splitlines()[1:] == ["▼ thinking (step 2) · Step 2 thinks. A second line for step 2.",
+                                               "  Step 2 thinks.", "  A second line for step 2."]
+        await pilot.click(StepLog, offset=(3, 2))  # a line of the open text: nothing happens
+        await pilot.pause()
+        assert not second.collapsed
+        await pilot.click(StepLog, offset=(3, 1))
+        await pilot.pause()
+        assert second.collapsed and log.size.height == 2
