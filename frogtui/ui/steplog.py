@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from textual import events
 from textual.content import Content
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
+from textual.style import Style
 from textual.visual import Visual
 from textual.widget import Widget
 
@@ -201,14 +203,29 @@ class StepLog(Widget):
         if found is None or not width:
             return Strip.blank(width, self.visual_style.rich_style)
         item, row = found
-        strip = self._strips.get((id(item), row))
+        span = self.text_selection.get_span(y) if self.text_selection is not None else None
+        strip = self._strips.get((id(item), row)) if span is None else None
         if strip is None:
             lines = self.lines_of(item)
             if row >= len(lines):
                 return Strip.blank(width, self.visual_style.rich_style)
-            strips = Visual.to_strips(self, lines[row], width, 1, self.visual_style, pad=True)
-            strip = self._strips[(id(item), row)] = strips[0] if strips else Strip.blank(width, self.visual_style.rich_style)
-        return strip
+            line = lines[row]
+            if span is not None:  # a mouse selection: drawn in the screen's selection colours, not kept
+                selected = Style.from_rich_style(self.screen.get_component_rich_style("screen--selection"))
+                line = line.stylize(selected, span[0], len(line.plain) if span[1] == -1 else span[1])
+            strips = Visual.to_strips(self, line, width, 1, self.visual_style, pad=True, apply_selection=False)
+            strip = strips[0] if strips else Strip.blank(width, self.visual_style.rich_style)
+            if span is None:
+                self._strips[(id(item), row)] = strip
+        return strip.apply_offsets(0, y)  # where a mouse selection starts and ends (kept per strip)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text under a mouse selection (Textual's copy)."""
+        return selection.extract(self.text()), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self._strips.clear()
+        self.refresh()
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -129,3 +129,22 @@ async def test_a_click_on_a_reasoning_title_opens_and_folds_that_step() -> None:
         await pilot.click(StepLog, offset=(3, 1))
         await pilot.pause()
         assert second.collapsed and log.size.height == 2
+
+
+async def test_open_reasoning_can_be_selected_and_copied_with_the_mouse() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        chat = app.query_one(ChatPane)
+        chat.reasoning_delta(1, "The test fails.\nadd() subtracts.")
+        await chat.flush()  # open while it streams
+        await pilot.pause()
+        log = chat.query_one(StepLog)
+        # a drag from the first column of the second text line to its end
+        await pilot.mouse_down(StepLog, offset=(2, 2))
+        await pilot.hover(StepLog, offset=(18, 2))
+        await pilot.mouse_up(StepLog, offset=(18, 2))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "add() subtracts."
+        drawn = log.render_line(2)
+        selected = app.screen.get_component_rich_style("screen--selection")
+        assert any(seg.text.startswith("add()") and seg.style.bgcolor == selected.bgcolor for seg in drawn)
