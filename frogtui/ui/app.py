@@ -17,7 +17,6 @@ from frogtui.ui import commands
 from frogtui.ui.chat import PromptInput
 from frogtui.ui.queue import QueuePanel
 from frogtui.ui.session_app import SessionApp
-from frogtui.ui.trajectory_screen import TrajectoryScreen
 
 if TYPE_CHECKING:  # git and the checkpoints are imported with the session, after the first paint
     from frogtui.vcs.checkpoints import Checkpoint
@@ -162,6 +161,8 @@ class FrogApp(SessionApp):
     def action_open_trajectory(self) -> None:
         run = self.agent.trajectory.run if self.agent is not None else max(len(self.core.chain), 1)
         self.session.write_trajectory_file(run)  # mid-run, the journal is ahead of the run's file
+        from frogtui.ui.trajectory_screen import TrajectoryScreen  # pygments' JSON lexer: when first opened
+
         self.push_screen(TrajectoryScreen(self.session.run_path(run)))
 
     def action_cycle_approval_mode(self) -> None:

@@ -13,12 +13,12 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
-from frogtui.protocol import Approval, ApprovalRequest
-from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.messages import ApprovalRequested, CallPreviewed, PersonAnswer
 
 if TYPE_CHECKING:  # the policy is imported with the session, after the first paint
     from frogtui.approval import ApprovalMode, Decision, PolicyEngine
+    from frogtui.protocol import Approval, ApprovalRequest
+    from frogtui.ui.diffmodel import FileDiff
 
 MAX_EDITS = 10
 INTERRUPTED = "Interrupted by the user"
@@ -45,10 +45,14 @@ class UiApprover:
         self._lock = threading.Lock()
 
     def approve(self, request: ApprovalRequest) -> Approval:
+        from frogtui.protocol import Approval  # on the agent's thread (the loop imported it)
+
         call = request.call
         edited: dict[str, Any] | None = None
         diff = None
         if request.preview is not None:
+            from frogtui.ui.diffmodel import FileDiff  # pygments, on the agent's thread
+
             diff = FileDiff(request.preview.path, request.preview.before, request.preview.after)
             self.post(CallPreviewed(call, diff))
         for _ in range(MAX_EDITS):

@@ -13,16 +13,21 @@ append starts before the first has run.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Offset
+from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Input, Static
 
 from frogtui.ui.messages import TaskSubmitted
 from frogtui.ui.steplog import CallLine, StepLog, StepReasoning
 from frogtui.ui.trace import TraceEntry
+
+if TYPE_CHECKING:  # Markdown comes with the first answer (answer.py), after the first paint
+    from frogtui.ui.answer import AnswerBlock
 
 FLUSH_INTERVAL_S = 1 / 30
 
@@ -42,8 +47,11 @@ class Notice(Static):
         super().__init__(text, markup=False, classes=classes)
 
 
-class AnswerBlock(Markdown):
-    """The model's answer for one step, appended as it streams."""
+def new_answer(text: str) -> AnswerBlock:
+    """An answer block (Markdown, and its import, come with the first answer)."""
+    from frogtui.ui.answer import AnswerBlock
+
+    return AnswerBlock(text)
 
 
 class ChatPane(VerticalScroll):
@@ -129,7 +137,7 @@ class ChatPane(VerticalScroll):
         if reasoning:
             self._steps().add(StepReasoning(step, reasoning, collapsed=not self.show_reasoning))
         if answer:
-            self._mount_block(AnswerBlock(answer))
+            self._mount_block(new_answer(answer))
 
     async def show_call(self, entry: TraceEntry) -> None:
         """Add the line of a newly proposed call after the text streamed so far, or redraw it."""
@@ -202,7 +210,7 @@ class ChatPane(VerticalScroll):
                 text, self._pending_answer = self._pending_answer.lstrip(), ""
                 if not text:
                     return
-                self._answer = AnswerBlock(text)
+                self._answer = new_answer(text)
                 self._mount_block(self._answer)
             else:
                 text, self._pending_answer = self._pending_answer, ""
@@ -227,7 +235,7 @@ class ChatPane(VerticalScroll):
             text, answer = self._pending_answer, self._answer
             if answer is None:
                 if text.strip():
-                    self._mount_block(AnswerBlock(text.lstrip()))
+                    self._mount_block(new_answer(text.lstrip()))
             else:
                 self.call_later(self._append_locked, answer, text)
         self._pending_answer = ""
@@ -290,3 +298,10 @@ class PromptInput(Input):
         self._position = len(self.history)
         self.value = ""
         self.post_message(TaskSubmitted(text))
+
+
+class MainScreen(Screen[None]):
+    """The app's screen (chat, trace, prompt). The prompt has the focus from the start, not after
+    another widget had it: each change of focus recomposes the footer."""
+
+    AUTO_FOCUS = "#prompt"

@@ -8,6 +8,7 @@ shown is whole. Every action stays in the command palette (``ctrl+p``).
 from __future__ import annotations
 
 from rich.cells import cell_len
+from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Footer
 
@@ -27,6 +28,10 @@ class FittingFooter(Footer):
 
     def __init__(self) -> None:
         super().__init__(compact=True)
+
+    def compose(self) -> ComposeResult:
+        for key in super().compose():  # compact from the start: Textual sets the class once mounted, a restyle per key
+            yield key.add_class("-compact", update=False) if self.compact and type(key).__name__ == "FooterKey" else key
 
     async def recompose(self) -> None:
         await super().recompose()

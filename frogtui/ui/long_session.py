@@ -11,7 +11,6 @@ from textual import work
 from textual.app import App
 
 from frogtui.ui.chat import ChatPane, PromptInput
-from frogtui.ui.handoff_screen import HandoffScreen
 from frogtui.ui.messages import HandoffDrafted
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.status import StatusBar
@@ -67,6 +66,8 @@ class LongSession(App[int]):
         self.post_message(HandoffDrafted(self.core.draft_handoff(ended), ended))
 
     def on_handoff_drafted(self, message: HandoffDrafted) -> None:
+        from frogtui.ui.handoff_screen import HandoffScreen  # a TextArea: imported when first shown
+
         used, budget = self.query_one(StatusBar).context_used, self.query_one(StatusBar).context_size
         self.push_screen(HandoffScreen(message.text, message.ended, used=used, budget=budget), callback=self._handoff_answered)
 

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from textual.message import Message
 
-from frogtui.agent.events import AgentEvent, ApprovalAnswered
-from frogtui.protocol import ApprovalRequest, Model, ToolCall
-from frogtui.ui.diffmodel import FileDiff
-
-if TYPE_CHECKING:  # the policy is imported with the session, after the first paint
+if TYPE_CHECKING:  # the loop's events, the policy and pygments (a diff) come after the first paint
+    from frogtui.agent.events import AgentEvent
     from frogtui.approval import Decision
+    from frogtui.protocol import ApprovalRequest, Model, ToolCall
+    from frogtui.ui.diffmodel import FileDiff
 
 
 @dataclass
@@ -109,9 +108,12 @@ class UiSink:
         self.audit = audit
         self._events: list[AgentEvent] = []
         self._lock = threading.Lock()
+        from frogtui.agent.events import ApprovalAnswered  # built with the run: the loop has imported them
+
+        self._answered = ApprovalAnswered
 
     def emit(self, event: AgentEvent) -> None:
-        if self.audit is not None and isinstance(event, ApprovalAnswered):
+        if self.audit is not None and isinstance(event, self._answered):
             from frogtui.approval import audit_line
 
             self.audit(audit_line(event.step, event.call, event.approval))

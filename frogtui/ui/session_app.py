@@ -12,7 +12,6 @@ that ends with ``max_context_len`` (the hand-off margin reached) offers the draf
 from __future__ import annotations
 
 import asyncio
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -24,16 +23,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.worker import Worker, WorkerFailed, WorkerState
 
-from frogtui.agent import events as ev
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
-from frogtui.protocol import Model
-from frogtui.session import Session
 from frogtui.ui import session_view
-from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.approver import UiApprover
-from frogtui.ui.chat import ChatPane, Notice, PromptInput
-from frogtui.ui.event_view import show_event
+from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
@@ -50,22 +44,24 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
+from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.state import SessionUiState
 from frogtui.ui.status import StatusBar
-from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes
+from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, start_theme
 from frogtui.ui.trace import TracePane
 
-if TYPE_CHECKING:  # the policy, git and the loop are imported on the worker that prepares the session
+if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on the worker that prepares the session
+    from frogtui.agent import events as ev
     from frogtui.agent.loop import Agent
     from frogtui.agent.session_core import ModelLoader, SessionCore
+    from frogtui.protocol import Model
+    from frogtui.session import Session
 
 FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
 """Calls after which the status bar's git state is read again (off the UI thread)."""
 EVENTS_SLICE_S = 1 / 30
 """The longest the app shows a burst of agent events without letting the screen refresh."""
-SWITCH_INTERVAL_S = 0.0005
-"""How long a thread may hold the GIL while another waits (Python's default is 0.005 s; see on_mount)."""
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
@@ -92,6 +88,7 @@ class SessionApp(LongSession):
         model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic, prompt: str = "",
     ) -> None:  # resume, model_loader and clock go to the SessionCore
         super().__init__()
+        self.process_settings = ProcessSettings()  # the collector's freeze and the GIL switch interval, until unmount
         self.config = config
         self.initial_prompt = prompt
         """Text put in the prompt at start, not sent (``frogtui demo``'s task)."""
@@ -99,8 +96,7 @@ class SessionApp(LongSession):
         self.load_log: list[str] = []
         """Progress lines of the model load (download, loading, the settings chosen)."""
         self.catalog = themes or load_themes()
-        for theme in self.catalog.themes.values():
-            self.register_theme(theme)
+        self.theme_warnings = start_theme(self, config.theme or DEFAULT_THEME, self.catalog)
         self._core_args = (resume, model_loader)
         self._core: SessionCore | None = None
         self._core_lock = threading.Lock()
@@ -150,6 +146,9 @@ class SessionApp(LongSession):
         yield StatusBar(id="status")
         yield FittingFooter()
 
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(id="_default")
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(VARIABLE_DEFAULTS)
 
@@ -166,29 +165,16 @@ class SessionApp(LongSession):
         return self.query_one(StatusBar)
 
     def on_mount(self) -> None:
-        # The agent's thread gives up the GIL at every file write and git call; with Python's
-        # default 5 ms switch interval it then waits for the UI thread's whole slice each time
-        # (a step of 0.5 ms took 5-15 ms while the screen redrew). Restored on unmount.
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(SWITCH_INTERVAL_S)
-        wanted = self.config.theme or DEFAULT_THEME
-        if wanted in self.available_themes:
-            self.theme = wanted
-        else:
-            fallback = DEFAULT_THEME if DEFAULT_THEME in self.available_themes else "textual-dark"
-            self.theme = fallback
-            names = ", ".join(sorted(self.catalog.themes))
-            self.notify(f"No theme named {wanted!r}; using {fallback}. Themes: {names}", severity="warning")
-        for problem in self.catalog.problems:
-            self.notify(problem, severity="warning")
+        self.process_settings.start()  # the GIL switch interval (process.py)
+        for warning in self.theme_warnings:
+            self.notify(warning, severity="warning")
         status = self.status
         status.max_steps = self.config.limits.max_steps
         status.context_size = self.config.limits.max_context_tokens
         status.handoff_margin = self.config.limits.handoff_margin
         status.approval_mode = self.approver.mode
         status.model_name = self.config.model_spec
-        prompt = self.query_one(PromptInput)
-        prompt.focus()
+        prompt = self.query_one(PromptInput)  # focused already (MainScreen.AUTO_FOCUS)
         if self.initial_prompt:
             prompt.value = self.initial_prompt
             prompt.cursor_position = len(prompt.value)
@@ -326,6 +312,9 @@ class SessionApp(LongSession):
             self.call_later(self._send_queued, after_interrupt=self.state.last_exit_reason == "cancelled")
 
     async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
+        from frogtui.agent import events as ev  # the loop imported them: lookups
+        from frogtui.ui.event_view import show_event
+
         chat, trace, status = self.chat, self.trace, self.status
         yield_at = time.monotonic() + EVENTS_SLICE_S
         for event in message.take():  # in order; a message posted after these is handled after them
@@ -360,6 +349,8 @@ class SessionApp(LongSession):
         self.trace.update(message.request.call, status="asking")
         self.chat.refresh_call(self.trace.entries[message.request.call.id])
         self.status.state = "waiting for you"
+        from frogtui.ui.approval_screen import ApprovalScreen  # with its diff viewer, at the first question
+
         self.push_screen(ApprovalScreen(message), callback=partial(self._approval_answered, message))
 
     def _approval_answered(self, message: ApprovalRequested, answer: Any) -> None:
@@ -376,7 +367,7 @@ class SessionApp(LongSession):
             status.git = message.state
 
     def on_unmount(self) -> None:
-        sys.setswitchinterval(self._switch_interval)
+        self.process_settings.restore()
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
         self.approver.cancel_pending()
@@ -387,6 +378,8 @@ class SessionApp(LongSession):
             return
         self.core.interrupt()
         self.approver.cancel_pending()
+        from frogtui.ui.approval_screen import ApprovalScreen
+
         if isinstance(self.screen, ApprovalScreen):
             self.screen.dismiss(None)
         self.status.state = "interrupting"

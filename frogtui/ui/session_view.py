@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from frogtui.agent.trajectory import write_json_atomic
-from frogtui.protocol import ToolCall
-from frogtui.session import Session
-from frogtui.ui.chat import ChatPane
-from frogtui.ui.status import StatusBar
-from frogtui.ui.trace import TracePane
+if TYPE_CHECKING:  # the session's modules are imported with it, after the first paint
+    from frogtui.session import Session
+    from frogtui.ui.chat import ChatPane
+    from frogtui.ui.status import StatusBar
+    from frogtui.ui.trace import TracePane
 
 TRACE_FILE = "trace.json"
 
@@ -42,6 +41,8 @@ how a saved value is read back (the file may be hand-edited or truncated)."""
 
 def save_trace(session: Session, trace: TracePane) -> None:
     """Write the trace rows (decision, who, duration, exit code, observation) to the session."""
+    from frogtui.agent.trajectory import write_json_atomic
+
     rows = [
         {
             "step": e.step,
@@ -90,6 +91,8 @@ def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dic
     hand-offs, oldest first) come first. What undo told the model at the start of a message is
     shown as the notice the live session showed (``notices``, ``Session.notices``), not as typed
     text. Returns the number of steps of ``saved``."""
+    from frogtui.protocol import ToolCall
+
     kept = list(notices or [])
     for row in rows:
         call = ToolCall(id=row["id"], name=str(row.get("tool", "")), arguments=dict(row.get("arguments") or {}))

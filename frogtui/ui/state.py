@@ -3,8 +3,10 @@ new task starts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from frogtui.agent.events import ExitReason
+if TYPE_CHECKING:
+    from frogtui.agent.events import ExitReason
 
 
 @dataclass

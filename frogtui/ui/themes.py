@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.theme import Theme
 
 from frogtui.config import config_dir
@@ -90,6 +91,29 @@ def load_themes(folders: list[Path] | None = None) -> ThemeCatalog:
                 continue
             themes[theme.name] = theme
     return ThemeCatalog(themes, problems)
+
+
+def start_theme(app: App[Any], wanted: str, catalog: ThemeCatalog) -> list[str]:
+    """Register ``catalog``'s themes on an app that has not started, and set ``wanted`` (else
+    ``DEFAULT_THEME``, else Textual's dark theme); returns the warnings to show (an unknown theme,
+    the theme files that could not be read).
+
+    Setting ``App.theme`` on a running app re-parses every style sheet and restyles every widget,
+    a second start-up's worth of CSS work; set here, before the first parse, it is styled once.
+    This does what Textual's theme watcher does but that refresh (nothing is styled yet)."""
+    for theme in catalog.themes.values():
+        app.register_theme(theme)
+    name, warnings = wanted, list(catalog.problems)
+    if wanted not in app.available_themes:
+        name = DEFAULT_THEME if DEFAULT_THEME in app.available_themes else "textual-dark"
+        warnings.insert(0, f"No theme named {wanted!r}; using {name}. Themes: {', '.join(sorted(catalog.themes))}")
+    app.set_reactive(App.theme, name)
+    dark = app.current_theme.dark
+    classes = {old: False for old in app.classes if old.startswith("-theme-")}
+    app.update_classes({**classes, f"-theme-{name}": True, "-dark-mode": dark, "-light-mode": not dark}, update=False)
+    app._refresh_truecolor_filter(app.ansi_theme)  # ANSI colours as the theme maps them (Textual's watcher does this)
+    app.stylesheet.set_variables(app.get_css_variables())
+    return warnings
 
 
 def pygments_style_for(theme: Theme) -> str:

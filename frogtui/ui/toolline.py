@@ -13,7 +13,6 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual.content import Content
 
-from frogtui.tools import short_arguments
 from frogtui.ui.trace import MARKS, STOPPED, TraceEntry
 
 MIN_ARGS_WIDTH = 8
@@ -98,6 +97,8 @@ def line_content(entry: TraceEntry, width: int) -> Content:
     if _cells(outcome) > budget:  # narrower: a quoted reason is cut, else the short outcome
         outcome = _cut_quote(outcome, budget) or outcome_parts(entry, short=True)
     room = max(ARGS_FLOOR, width - cell_len(head) - 2 - _cells(outcome))
+    from frogtui.tools import short_arguments  # the tools come with the first call, after the first paint
+
     args = short_arguments(entry.call, room)
     pieces: list[str | Part] = [("●", bullet), " ", (entry.call.name, "bold"), "  ", args, "  ", *outcome]
     return Content.assemble(*pieces)

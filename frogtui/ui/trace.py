@@ -5,17 +5,18 @@ row: its diff for Write/Edit, else its output. Enter expands the detail to the w
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from frogtui.agent.events import ToolFinished
-from frogtui.protocol import ToolCall
-from frogtui.tools import short_arguments
-from frogtui.ui.diffmodel import FileDiff
-from frogtui.ui.diffview import DiffView
+if TYPE_CHECKING:  # the tools, the protocol and pygments (a diff) come after the first paint
+    from frogtui.agent.events import ToolFinished
+    from frogtui.protocol import ToolCall
+    from frogtui.ui.diffmodel import FileDiff
+    from frogtui.ui.diffview import DiffView
 
 COLLAPSED_LINES = 8
 REDRAW_S = 0.1
@@ -136,6 +137,8 @@ class TracePane(Vertical):
         self._shown_key: str | None = None
         self.columns: tuple[str, ...] = COLUMNS
         self.args_width = ARGS_WIDTH
+        self._built = False
+        """The columns exist (made at the first resize, when the pane's width is known)."""
         self._cursor_key: str | None = None
         self._detail_due: str | None = None
         """The row whose detail is shown after the next refresh."""
@@ -152,12 +155,9 @@ class TracePane(Vertical):
             detail.border_title = "Details (Enter expands)"
             yield Static("Select a call to see its diff or output.", id="trace-detail-text")
 
-    def on_mount(self) -> None:
-        self._build_table()
-
     def on_resize(self) -> None:
         layout = fit_columns(self.size.width)
-        if layout != (self.columns, self.args_width):
+        if layout != (self.columns, self.args_width) or not self._built:
             self.columns, self.args_width = layout
             self._build_table()
 
@@ -165,6 +165,7 @@ class TracePane(Vertical):
         """(Re)create the columns for the current width and put the rows back, cursor kept."""
         table = self.query_one(TraceTable)
         cursor = table.cursor_row
+        self._built = True
         table.clear(columns=True)
         for column in self.columns:
             table.add_column(column, key=column, width=self.args_width if column == "arguments" else FIXED_WIDTHS[column])
@@ -183,6 +184,8 @@ class TracePane(Vertical):
     def add_call(self, step: int, call: ToolCall) -> None:
         if call.id in self.entries:
             return
+        if not self._built:  # a row before the first layout: the columns at their default widths
+            self._build_table()
         entry = TraceEntry(step, call)
         self.entries[call.id] = entry
         self._follow = True  # the cursor follows the newest call
@@ -218,6 +221,8 @@ class TracePane(Vertical):
     def _cells(self, entry: TraceEntry) -> list[Text]:
         """The row's cells; the row under the cursor is left unstyled (a green ✓ on the green
         cursor would vanish)."""
+        from frogtui.tools import short_arguments
+
         table = self.query_one(TraceTable)
         styled = not self._under_cursor(entry)
         current = styled and entry.step == self.current_step
@@ -303,6 +308,8 @@ class TracePane(Vertical):
                 body = "\n".join(lines[:COLLAPSED_LINES]) + f"\n… {len(lines) - COLLAPSED_LINES} more lines (Enter expands)"
         widgets: list[Static | DiffView] = [Static(Text(head), classes="detail-head")]
         if entry.diff is not None:
+            from frogtui.ui.diffview import DiffView
+
             widgets.append(DiffView(entry.diff, classes="detail-diff"))
         widgets.append(Static(Text(body), classes="detail-body"))
         with self.app.batch_update():

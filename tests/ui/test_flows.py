@@ -9,9 +9,10 @@ import pytest
 
 from frogtui.config import Config
 from frogtui.session import Session
+from frogtui.ui.answer import AnswerBlock
 from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
-from frogtui.ui.chat import AnswerBlock, Notice, UserMessage
+from frogtui.ui.chat import Notice, UserMessage
 from frogtui.ui.trace import decision_text
 from tests.support import turn, write_replay, xml_call
 from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for

@@ -10,8 +10,9 @@ import pytest
 from textual.app import App
 from textual.widgets._markdown import MarkdownBlock
 
-from frogtui.ui.chat import AnswerBlock, ChatPane
-from frogtui.ui.session_app import SWITCH_INTERVAL_S
+from frogtui.ui.answer import AnswerBlock
+from frogtui.ui.chat import ChatPane
+from frogtui.ui.process import SWITCH_INTERVAL_S
 from tests.support import turn
 from tests.ui.conftest import SIZE, submit, wait_for
 

@@ -11,9 +11,10 @@ from textual.widgets import Footer
 
 from frogtui.config import Config
 from frogtui.session import Session
+from frogtui.ui.answer import AnswerBlock
 from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
-from frogtui.ui.chat import AnswerBlock, UserMessage
+from frogtui.ui.chat import UserMessage
 from frogtui.ui.steplog import CallLine, StepLog
 from frogtui.ui.trajectory_screen import JsonView, TrajectoryScreen, read_trajectory
 from tests.support import turn, write_replay, xml_call
