@@ -1,11 +1,11 @@
 """What a checkpoint costs before each Write/Edit/Bash, against git's own ways to snapshot a tree.
 
-Usage: python bench/checkpoint.py [--files 5000] [--changed 20] [--runs 5]
+Usage: python bench/checkpoint.py [--files 5000] [--changed 20] [--runs 5] [--per-folder 1]
 
-Builds a real repository in a temp folder (FILES files of ~1 KB in nested folders, committed,
-packed with ``git gc``, ``gc.auto=0`` so no background gc runs during the timings), takes one
-checkpoint (the session's first, which seeds frogtui's private index), then times two series,
-alternating the three ways per run:
+Builds a real repository in a temp folder (FILES files of ~1 KB, PER_FOLDER to a folder, in
+nested folders, committed, packed with ``git gc``, ``gc.auto=0`` so no background gc runs during
+the timings), takes one checkpoint (the session's first, which seeds frogtui's private index),
+then times two series, alternating the three ways per run:
 
 - clean: nothing changes between runs (a checkpoint before ``ls`` or ``true``);
 - dirty: before each run CHANGED files change and CHANGED untracked ones appear.
@@ -13,8 +13,9 @@ alternating the three ways per run:
 The three ways:
 
 - frogtui: ``Checkpoints.before_action`` (the private index brought up to date from ``git status``
-  with the untracked cache, ``git add`` of what changed, ``write-tree``, ``update-ref``): tracked
-  and untracked files, the person's index untouched;
+  with the untracked cache, ``git add`` of what changed, ``write-tree``, ``update-ref``; on a clean
+  tree only ``git status``, the ref waits for the next ``update-ref``): tracked and untracked
+  files, the person's index untouched;
 - ``git stash create``: git's own snapshot of tracked changes (untracked files are not included);
 - a fresh temporary index (``read-tree HEAD``, ``add --all``, ``write-tree``): the same snapshot as
   frogtui without reusing the index's stat data.
@@ -48,10 +49,14 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True, env=full_env).stdout
 
 
-def make_repo(root: Path, files: int) -> None:
+def file_path(root: Path, i: int, per_folder: int = 1) -> Path:
+    return root / f"pkg{i % 50}" / f"mod{i // (50 * per_folder)}" / f"file{i}.py"
+
+
+def make_repo(root: Path, files: int, per_folder: int = 1) -> None:
     git(root, "init", "-q")
     for i in range(files):
-        path = root / f"pkg{i % 50}" / f"mod{i // 50}" / f"file{i}.py"
+        path = file_path(root, i, per_folder)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(f"value_{i}_{j} = {j}\n" for j in range(60)))
     git(root, "config", "gc.auto", "0")
@@ -60,10 +65,10 @@ def make_repo(root: Path, files: int) -> None:
     git(root, "gc", "-q")  # no loose objects left, no background gc during the timings
 
 
-def change(root: Path, files: int, changed: int, run: int) -> None:
+def change(root: Path, files: int, changed: int, run: int, per_folder: int = 1) -> None:
     for k in range(changed):
         i = (k * 997 + run) % files
-        path = root / f"pkg{i % 50}" / f"mod{i // 50}" / f"file{i}.py"
+        path = file_path(root, i, per_folder)
         path.write_text(path.read_text() + f"# run {run}\n")
         (root / f"new_{run}_{k}.txt").write_text(f"untracked {run} {k}\n")
 
@@ -87,7 +92,7 @@ def series(root: Path, args: argparse.Namespace, checkpoints: Checkpoints, dirty
     results: dict[str, list[float]] = {"frogtui": [], "stash_create": [], "fresh_index": []}
     for run in range(first, first + args.runs):
         if dirty:
-            change(root, args.files, args.changed, run)
+            change(root, args.files, args.changed, run, args.per_folder)
         results["frogtui"].append(timed(lambda step=run + 1: checkpoints.before_action(step, call)))
         results["stash_create"].append(timed(lambda: git(root, "stash", "create")))
         results["fresh_index"].append(timed(lambda: fresh_index_snapshot(root)))
@@ -102,11 +107,14 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--changed", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--per-folder", type=int, default=1, help="files to a folder (1: as many folders as files)")
     args = parser.parse_args()
+    if args.per_folder < 1:
+        parser.error("--per-folder must be at least 1")
     with tempfile.TemporaryDirectory(prefix="frogtui-bench-") as tmp:
         root = Path(tmp)
         started = time.perf_counter()
-        make_repo(root, args.files)
+        make_repo(root, args.files, args.per_folder)
         print(f"repository: {args.files} files committed in {time.perf_counter() - started:.1f}s; "
               f"{args.changed} changed + {args.changed} untracked per dirty run")
         state = discover(root, "bench")  # the session's start: seeds the private index
@@ -114,7 +122,8 @@ def main() -> None:
         checkpoints = Checkpoints(state)
         clean = series(root, args, checkpoints, dirty=False, first=0)
         dirty = series(root, args, checkpoints, dirty=True, first=args.runs)
-        print(json.dumps({"files": args.files, "changed": args.changed, "runs": args.runs, "clean": clean, "dirty": dirty}))
+        layout = {"per_folder": args.per_folder} if args.per_folder != 1 else {}
+        print(json.dumps({"files": args.files, **layout, "changed": args.changed, "runs": args.runs, "clean": clean, "dirty": dirty}))
 
 
 if __name__ == "__main__":

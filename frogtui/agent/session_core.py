@@ -178,7 +178,10 @@ class SessionCore:
         if self.rewind_note:
             text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
         self._task = self._task or text
-        self.last_result = self.agent.submit(text)
+        try:
+            self.last_result = self.agent.submit(text)
+        finally:
+            self._flush_checkpoints()
         return self.last_result
 
     def draft_handoff(self, ended: str | None = None) -> str:
@@ -203,8 +206,20 @@ class SessionCore:
         if self.rewind_note:
             text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
         self.session.log(f"hand-off: conversation {old.run + 1} starts ({len(text)} characters)")
-        self.last_result = self.agent.hand_off(text)
+        try:
+            self.last_result = self.agent.hand_off(text)
+        finally:
+            self._flush_checkpoints()
         return self.last_result
+
+    def _flush_checkpoints(self) -> None:
+        """Write the refs of this run's checkpoints of an unchanged tree (``Checkpoints.flush``);
+        they are in the session's record already, so a git failure here is only logged."""
+        if self.checkpoints is not None:
+            try:
+                self.checkpoints.flush()
+            except FrogtuiError as err:
+                self.session.log(f"checkpoint refs not written (the session record keeps them): {err}")
 
     def _save(self, trajectory: Trajectory) -> None:
         self.session.save_trajectory(trajectory, replay_before=self._replay_before.get(trajectory.run, ""))
@@ -216,12 +231,14 @@ class SessionCore:
 
     def new_session(self) -> None:
         """Forget the conversation and start a new session folder (same model); ``prepare`` again."""
+        self._flush_checkpoints()
         self.session = Session.create(self.config.repo, self.config.model_spec)
         self.chain, self.saved = [], None
         self._clear()
 
     def close(self) -> None:
-        """Release the model."""
+        """Write the checkpoint refs still waiting, release the model."""
+        self._flush_checkpoints()
         if self.model is not None:
             self.model.close()
 

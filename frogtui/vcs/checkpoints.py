@@ -6,9 +6,17 @@ written as a tree object through a temporary index and kept under a private ref:
 n-th. The person's index, stash and branches are never touched. Rewinding writes the files of the
 checkpoint back (so a Bash command's effects are undone too: files it created are removed, files it
 deleted come back) and leaves ignored files alone.
+
+A checkpoint of a tree a written ref already holds (nothing changed since the last checkpoint, or
+since the start) costs one git process (``git status``): its ref is recorded in the session folder
+at once (``verify``) and written to git with the next ``update-ref`` (a checkpoint of a changed
+tree, a rewind), by ``drop`` and by ``flush`` (the session core calls it when a run ends). A crash
+before that loses at most such a ref, whose tree git keeps under the earlier one, and ``find``
+reads it from the record.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +26,7 @@ from frogtui.vcs.hunks import decode, encode
 from frogtui.vcs.nested import created, describe
 from frogtui.vcs.repository import GitFailed, RepoState, head_commit, run_git, temporary_index, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot, snapshot_tree
-from frogtui.vcs.verify import check_objects, check_ref
+from frogtui.vcs.verify import check_objects, check_ref, record_update, recorded
 
 
 class NoCheckpoint(FrogtuiError):
@@ -76,6 +84,12 @@ class Checkpoints:
         self.taken: list[Checkpoint] = []
         self.warn = warn
         """Told one line when a checkpoint finds a nested repository the session created."""
+        self._held = {state.start_tree}
+        """Trees that refs frogtui wrote hold (so git keeps them): a checkpoint of one can wait."""
+        self._waiting: list[tuple[str, str]] = []
+        """(ref, tree) of checkpoints recorded but not yet written to git (``flush``)."""
+        self._lock = threading.Lock()
+        """Guards ``_waiting`` (the app's exit flushes while a run that would not stop may go on)."""
 
     def before_action(self, step: int, call: ToolCall) -> None:
         """Snapshot the working tree before ``call`` (Write, Edit or Bash) runs in ``step``."""
@@ -85,8 +99,13 @@ class Checkpoints:
         taken = snapshot(self.repo)
         seen = self.taken[-1].nested if self.taken else self.state.start_nested
         new = created(taken.nested, seen)
-        note = f"; {describe(new)}" if new else ""
-        run_git(self.repo, "update-ref", "-m", f"frogtui: before {call.name} (step {step}){note}", ref, taken.tree)
+        if taken.tree in self._held and not new:
+            record_update(("update-ref", ref, taken.tree))
+            with self._lock:
+                self._waiting.append((ref, taken.tree))
+        else:
+            note = f"; {describe(new)}" if new else ""
+            self._write(f"frogtui: before {call.name} (step {step}){note}", ref, taken.tree)
         self.taken.append(Checkpoint(step, action, call.name, ref, taken.tree, taken.nested))
         if new and self.warn is not None:
             self.warn(describe(new))
@@ -104,10 +123,36 @@ class Checkpoints:
         ref = f"{self.state.ref_prefix}/{name}"
         try:
             tree = run_git(self.repo, "rev-parse", "--verify", "-q", ref).decode().strip()
-        except GitFailed:
-            raise NoCheckpoint(f"no checkpoint for step {step}: it changed no files") from None
+        except GitFailed:  # a checkpoint of an unchanged tree whose ref never reached git (a crash)?
+            tree = recorded(ref) or "-"
+            if tree == "-" or not self._has_tree(tree):
+                raise NoCheckpoint(f"no checkpoint for step {step}: it changed no files") from None
         check_ref(ref, tree)
         return Checkpoint(step, action, "", ref, tree)
+
+    def _has_tree(self, sha: str) -> bool:
+        try:
+            run_git(self.repo, "cat-file", "-e", f"{sha}^{{tree}}")
+        except GitFailed:
+            return False
+        return True
+
+    def flush(self) -> None:
+        """Write the refs of the checkpoints that are only recorded so far (one git process; none
+        when there are none). Call when a run ends."""
+        if self._waiting:
+            self._write("frogtui: checkpoints of an unchanged tree")
+
+    def _write(self, message: str, ref: str | None = None, tree: str | None = None) -> None:
+        """Write ``ref`` (when given) and the waiting refs in one ``update-ref``."""
+        with self._lock:
+            updates, self._waiting = self._waiting + ([(ref, tree)] if ref and tree else []), []
+        if len(updates) == 1:
+            run_git(self.repo, "update-ref", "-m", message, *updates[0])
+        elif updates:
+            stdin = "".join(f"update {name} {sha}\n" for name, sha in updates).encode()
+            run_git(self.repo, "update-ref", "-m", message, "--stdin", stdin=stdin)
+        self._held.update(sha for _, sha in updates)
 
     def rewind(self, step: int, action: int = 1) -> RewindResult:
         """Put the working tree back as it was before ``step`` (its ``action``-th mutating action).
@@ -121,7 +166,7 @@ class Checkpoints:
         saved_ref = unused_ref(self.repo, f"{self.state.ref_prefix}/before-rewind")
         taken = snapshot(self.repo)
         now = taken.tree
-        run_git(self.repo, "update-ref", "-m", f"frogtui: before rewind to step {step}", saved_ref, now)
+        self._write(f"frogtui: before rewind to step {step}", saved_ref, now)
         removed, restored = [], []
         kept = created(taken.nested, checkpoint.nested or self.state.start_nested)  # left out of both trees
         out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", now, checkpoint.tree)
@@ -196,10 +241,12 @@ class Checkpoints:
 
     def drop(self) -> None:
         """Delete this session's checkpoint refs (the trees go at the next ``git gc``)."""
+        self.flush()
         out = run_git(self.repo, "for-each-ref", "--format=%(refname)", self.state.ref_prefix + "/")
         for ref in decode(out).split():
             run_git(self.repo, "update-ref", "-d", ref)
         self.taken.clear()
+        self._held.clear()
 
 
 REWIND_MESSAGE_START = "The user rewound the files"

@@ -2,7 +2,9 @@
 
 * Every ``refs/frogtui/<session>/...`` ref frogtui writes is also written to
   ``checkpoints.txt`` in the session's folder (outside the repository, read-only in the sandbox).
-  A checkpoint read back from git (after a restart) must match that record.
+  A checkpoint read back from git (after a restart) must match that record. A checkpoint of an
+  unchanged tree is recorded when it is taken, and again when its ref is written later
+  (``checkpoints.py``); one whose ref never reached git (a crash) is read from the record.
 * Objects are rehashed before rewind writes them: a loose object overwritten with other bytes
   under the same name (git does not check on read) is refused.
 
