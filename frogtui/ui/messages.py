@@ -4,8 +4,10 @@ The worker never touches a widget: it posts these (``post_message`` is thread-sa
 """
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -21,10 +23,10 @@ if TYPE_CHECKING:  # the loop's events, the policy and pygments (a diff) come af
 
 @dataclass
 class AgentEventsPosted(Message):
-    """Things happened in the agent loop: ``take()`` returns the events (``frogtui.agent.events``,
-    unchanged, in order) that arrived since the app last took them."""
+    """Things happened in the agent loop: ``await take()`` returns the events
+    (``frogtui.agent.events``, unchanged, in order) that arrived since the app last took them."""
 
-    take: Callable[[], list[AgentEvent]]
+    take: Callable[[], Awaitable[list[AgentEvent]]]
 
 
 @dataclass(frozen=True)
@@ -93,10 +95,17 @@ class CallPreviewed(Message):
     diff: FileDiff
 
 
+BATCH_S = 1 / 60
+"""The app takes the loop's events at most this often (a frame): a message per event cost the UI
+thread more than the step that made it (100 replayed Read steps: ~1,000 messages)."""
+
+
 class UiSink:
     """Implements ``agent.events.EventSink``: the loop's events are queued, and an ``AgentEventsPosted``
     message is posted when the queue was empty, so the app shows a burst of events in one go (one
-    message, no frame between them) and the loop's thread never waits for the UI.
+    message, no frame between them) and the loop's thread never waits for the UI. The app takes
+    them no sooner than ``BATCH_S`` after it last did (``batch``), so a fast loop's events come in
+    bursts of a frame's worth.
 
     Args:
         post: the app's thread-safe ``post_message``.
@@ -108,6 +117,7 @@ class UiSink:
         self.audit = audit
         self._events: list[AgentEvent] = []
         self._lock = threading.Lock()
+        self._taken_at = 0.0
         from frogtui.agent.events import ApprovalAnswered  # built with the run: the loop has imported them
 
         self._answered = ApprovalAnswered
@@ -121,7 +131,16 @@ class UiSink:
             self._events.append(event)
             first = len(self._events) == 1
         if first:  # posted after the event is queued: a message posted later is handled after it
-            self.post(AgentEventsPosted(self.take))
+            self.post(AgentEventsPosted(self.batch))
+
+    async def batch(self) -> list[AgentEvent]:
+        """``take()``, no sooner than ``BATCH_S`` after the last batch (on the UI thread; the
+        events that arrive meanwhile join this batch)."""
+        wait = self._taken_at + BATCH_S - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._taken_at = time.monotonic()
+        return self.take()
 
     def take(self) -> list[AgentEvent]:
         """The events queued since the last call (on the UI thread)."""

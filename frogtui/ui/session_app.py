@@ -317,7 +317,7 @@ class SessionApp(LongSession):
 
         chat, trace, status = self.chat, self.trace, self.status
         yield_at = time.monotonic() + EVENTS_SLICE_S
-        for event in message.take():  # in order; a message posted after these is handled after them
+        for event in await message.take():  # in order; a message posted after these is handled after them
             await show_event(event, chat, trace, status)
             if time.monotonic() > yield_at:  # a long burst: let the screen and the timers run
                 await asyncio.sleep(0)

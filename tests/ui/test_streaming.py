@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from itertools import pairwise
 
@@ -10,8 +11,10 @@ import pytest
 from textual.app import App
 from textual.widgets._markdown import MarkdownBlock
 
+from frogtui.agent import events as ev
 from frogtui.ui.answer import AnswerBlock
 from frogtui.ui.chat import ChatPane
+from frogtui.ui.messages import BATCH_S, AgentEventsPosted, UiSink
 from frogtui.ui.process import SWITCH_INTERVAL_S
 from tests.support import turn
 from tests.ui.conftest import SIZE, submit, wait_for
@@ -85,3 +88,22 @@ async def test_the_app_hands_the_gil_over_in_short_slices_and_restores_the_defau
         await wait_for(pilot, lambda: app.model is not None, what="the model")
         assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+async def test_a_fast_loops_events_reach_the_app_a_frame_at_a_time() -> None:
+    """One message per event cost the UI thread more than the step that made it: the app takes
+    the events at most once a frame, and those that came meanwhile join the batch."""
+    posted: list[AgentEventsPosted] = []
+    sink = UiSink(posted.append)
+    sink.emit(ev.ReasoningDelta(1, "first"))
+    assert [e.text for e in await posted[0].take()] == ["first"]  # the first batch at once
+    sink.emit(ev.ReasoningDelta(1, "a"))
+    started = time.monotonic()
+    worker = threading.Thread(target=lambda: [sink.emit(ev.ReasoningDelta(1, str(i))) for i in range(50)])
+    worker.start()
+    batch = await posted[1].take()
+    worker.join()
+    batch += sink.take()  # whatever the thread emitted after the batch was taken
+    assert time.monotonic() - started >= BATCH_S * 0.9  # not sooner than a frame after the last
+    assert [e.text for e in batch] == ["a", *map(str, range(50))]  # all of them, in order
+    assert len(posted) <= 3  # a message per batch, not per event
