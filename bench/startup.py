@@ -15,6 +15,9 @@ clock the process prints then, so a worker still running at its exit is not coun
   ``frogtui/approval/bashlex_tables.py`` (tables from the cache), timed inside the process;
 - ``gguf_spec``: ``import frogtui.models.gguf_spec`` (no download stack any more), inside too.
 
+frogtui's modules are byte-compiled first (``compileall``), as an installed package's are and as
+Textual's are for the bare app.
+
 The last line is one JSON object.
 """
 from __future__ import annotations
@@ -105,6 +108,10 @@ def main() -> None:
         replay = tmp / "r.jsonl"
         replay.write_text(json.dumps({"content": "ok\n</think>\n\nok"}) + "\n")
         timed(IMPORTS["bashlex_cached"])  # writes the table cache once
+        # frogtui's bytecode, as an installed package has it (pip compiles it; Textual's came with
+        # its install): where PYTHONDONTWRITEBYTECODE is set, an editable checkout would otherwise
+        # compile every module at every start, which the bare app never does
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "frogtui")], check=True)
         ways = {"bare_paint": (BARE,), "frogtui_paint": (FROGTUI, str(repo), str(replay)),
                 **{name: (code,) for name, code in IMPORTS.items()}}
         results: dict[str, list[float]] = {name: [] for name in ways}
