@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
+
+from frogtui.ui.tracetable import TraceTable
 
 if TYPE_CHECKING:  # the tools, the protocol and pygments (a diff) come after the first paint
     from frogtui.agent.events import ToolFinished
@@ -20,8 +22,9 @@ if TYPE_CHECKING:  # the tools, the protocol and pygments (a diff) come after th
 
 COLLAPSED_LINES = 8
 REDRAW_S = 0.1
-"""The table is redrawn at most this often while calls come in (a DataTable draws every row it shows
-again after any change)."""
+"""The table's rows are added and redrawn at most this often while calls come in: a call's row
+changes three or four times a step, and a burst of steps then draws each row once, in its last
+state (about half the row lines drawn for 100 Read steps, ``tracetable.TraceTable``)."""
 ARGS_WIDTH = 20
 """The arguments column before the pane knows its width."""
 MIN_ARGS_WIDTH = 12
@@ -95,18 +98,6 @@ STOPPED = {"interrupted": "stop", "timed out": "t/o"}
 """The exit column of a command that did not exit by itself (the chat line and details say it whole)."""
 
 
-class TraceTable(DataTable):
-    """The rows of the trace; colours through component classes (theme variables)."""
-
-    COMPONENT_CLASSES = DataTable.COMPONENT_CLASSES | {"trace-table--current", "trace-table--allow", "trace-table--deny"}
-
-    DEFAULT_CSS = """
-    TraceTable > .trace-table--current { color: $accent; text-style: bold; }
-    TraceTable > .trace-table--allow { color: $success; }
-    TraceTable > .trace-table--deny { color: $error; }
-    """
-
-
 COLUMNS = ("#", "tool", "arguments", "decision", "time", "exit")
 MARKS = {"allow": "✓", "deny": "✗"}
 
@@ -148,7 +139,7 @@ class TracePane(Vertical):
         """Move the cursor to the last row then (a call was added)."""
 
     def compose(self) -> ComposeResult:
-        table = TraceTable(id="trace-table", cursor_type="row", zebra_stripes=False)
+        table = TraceTable(id="trace-table")
         table.border_title = "Tool calls"
         yield table
         with VerticalScroll(id="trace-detail") as detail:
@@ -242,9 +233,7 @@ class TracePane(Vertical):
         return list(cells.values())
 
     def _render_row(self, entry: TraceEntry) -> None:
-        """Add or redraw the row at the table's next redraw, at most ``REDRAW_S`` from now: a call's
-        row changes three or four times a step, and any change makes the table draw every row it
-        shows again at the next frame."""
+        """Add or redraw the row at the table's next redraw, at most ``REDRAW_S`` from now."""
         if self._rows_due is None:
             self._rows_due = {}
             self.set_timer(REDRAW_S, self._render_due)
@@ -261,12 +250,11 @@ class TracePane(Vertical):
             table.move_cursor(row=table.row_count - 1)
         for key, entry in due.items():
             if key in table.rows:
-                for column, cell in zip(self.columns, self._cells(entry), strict=False):
-                    table.update_cell(key, column, cell)
+                table.update_row(key, self._cells(entry))
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_trace_table_row_highlighted(self, event: TraceTable.RowHighlighted) -> None:
         event.stop()
-        key = event.row_key.value
+        key = event.row_key
         previous, self._cursor_key = self._cursor_key, key
         if previous in self.entries and previous != key:
             self._render_row(self.entries[previous])
@@ -281,11 +269,11 @@ class TracePane(Vertical):
         if key is not None and key in self.entries and key == self._cursor_key:
             self._show_detail(self.entries[key])
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_trace_table_row_selected(self, event: TraceTable.RowSelected) -> None:
         event.stop()
         self.expanded = not self.expanded
         self.set_class(self.expanded, "-expanded")
-        key = event.row_key.value
+        key = event.row_key
         if key is not None and key in self.entries:
             self._show_detail(self.entries[key])
 

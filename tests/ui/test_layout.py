@@ -16,7 +16,7 @@ from rich.cells import cell_len
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.review import ReviewScreen
 from frogtui.ui.steplog import StepLog
-from frogtui.ui.trace import TraceTable
+from frogtui.ui.tracetable import TraceTable
 from tests.support import turn, xml_call
 from tests.ui.conftest import call_texts, submit, wait_for
 

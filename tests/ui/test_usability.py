@@ -9,7 +9,8 @@ from frogtui.ui.approval_screen import ApprovalScreen, KeyLegend
 from frogtui.ui.chat import Notice
 from frogtui.ui.status import StatusBar
 from frogtui.ui.steplog import reasoning_preview
-from frogtui.ui.trace import COLUMNS, MIN_ARGS_WIDTH, TraceTable, fit_columns
+from frogtui.ui.trace import COLUMNS, MIN_ARGS_WIDTH, fit_columns
+from frogtui.ui.tracetable import TraceTable
 from tests.support import turn, xml_call
 from tests.ui.conftest import SIZE, submit, wait_for
 
