@@ -9,8 +9,9 @@ llama-cpp-python's own default (half of ``os.cpu_count()``). But llama.cpp's thr
 each other at every step, so a thread count above the CPUs left free is many times slower (16x
 with 2 threads on 2 cores that other processes kept busy): both counts are capped by the CPUs that
 other processes are not using when the model loads, sampled for a tenth of a second from
-``/proc/stat`` minus this process's own time (the 1-minute load average, used before, counted
-frogtui's own start-up and a benchmark's previous runs, and picked 1 thread on a quiet machine).
+``/proc/stat`` (the lines of the CPUs it may use) minus this process's own time (the 1-minute load
+average, used before, counted frogtui's own start-up and a benchmark's previous runs, and picked 1
+thread on a quiet machine).
 """
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ Jiffies = tuple[int, int, int]
 
 def others_busy(before: Jiffies, after: Jiffies, cpus: int) -> float:
     """The CPUs, out of ``cpus``, that processes other than this one used between two samples (the
-    share of all the machine's CPU time they used, times ``cpus``)."""
+    share of these CPUs' time they used, times ``cpus``)."""
     busy, total, own = (after[i] - before[i] for i in range(3))
     if total <= 0:
         return 0.0
@@ -94,13 +95,25 @@ def others_busy(before: Jiffies, after: Jiffies, cpus: int) -> float:
 
 
 def _jiffies() -> Jiffies | None:
+    """The CPUs this process may use (``cpuN`` lines; the machine's ``cpu`` line when the affinity
+    mask cannot be read): under ``taskset`` or a container's cpuset, other processes' work on the
+    machine's other CPUs leaves these free, and their work on these is a share of these."""
     try:
         lines = Path("/proc/stat").read_text().splitlines()
         own = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    # cpu  user nice system idle iowait irq softirq steal ...
-    values = [int(v) for v in lines[0].split()[1:9]]
-    busy = values[0] + values[1] + values[2] + values[5] + values[6]
+    try:
+        names = {f"cpu{cpu}" for cpu in os.sched_getaffinity(0)}
+    except (AttributeError, OSError):
+        names = {"cpu"}
+    busy = total = 0
+    for line in lines:
+        words = line.split()
+        if words and words[0] in names:
+            # cpuN  user nice system idle iowait irq softirq steal ...
+            values = [int(v) for v in words[1:9]]
+            busy += values[0] + values[1] + values[2] + values[5] + values[6]
+            total += sum(values)
     # fields 14 and 15 of /proc/self/stat (utime, stime of every thread), counted after the ")" of its name
-    return busy, sum(values), int(own[11]) + int(own[12])
+    return busy, total, int(own[11]) + int(own[12])

@@ -3,6 +3,7 @@ SmolLM2, ``frogtui doctor``."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -213,3 +214,29 @@ def test_threads_count_other_processes_busy_not_this_one() -> None:
         thread.join()
     assert before is not None and after is not None
     assert after[2] - before[2] >= 10  # this process's spinning thread is read as its own time (utime, stime)
+
+
+@pytest.mark.skipif(len(getattr(os, "sched_getaffinity", lambda _: ())(0)) < 2, reason="needs two CPUs to pin to")
+def test_threads_count_only_the_cpus_this_process_may_use() -> None:
+    """Under ``taskset`` or a container's cpuset the CPUs counted busy are this process's CPUs, not
+    the machine's: a process spinning on a CPU this one may not use leaves it all free, one spinning
+    on its CPU leaves it none (machine-wide, both read as half a CPU busy on 2 CPUs)."""
+    mine, other = sorted(os.sched_getaffinity(0))[:2]
+    original = os.sched_getaffinity(0)
+
+    def busy_with_spinner_on(cpu: int) -> float:
+        spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        try:
+            time.sleep(0.2)
+            return busy_elsewhere(0.4)
+        finally:
+            spinner.kill()
+            spinner.wait()
+
+    os.sched_setaffinity(0, {mine})
+    try:
+        elsewhere, here = busy_with_spinner_on(other), busy_with_spinner_on(mine)
+    finally:
+        os.sched_setaffinity(0, original)
+    assert here - elsewhere >= 0.5, (here, elsewhere)
+    assert idle_cpus(1, elsewhere) == 1
