@@ -108,12 +108,15 @@ def _jiffies() -> Jiffies | None:
     except (AttributeError, OSError):
         names = {"cpu"}
     busy = total = 0
-    for line in lines:
-        words = line.split()
-        if words and words[0] in names:
-            # cpuN  user nice system idle iowait irq softirq steal ...
-            values = [int(v) for v in words[1:9]]
-            busy += values[0] + values[1] + values[2] + values[5] + values[6]
-            total += sum(values)
+    for wanted in (names, {"cpu"}):  # the machine's line when none is named as the mask names them (lxcfs)
+        for line in lines:
+            words = line.split()
+            if words and words[0] in wanted:
+                # cpuN  user nice system idle iowait irq softirq steal ...
+                values = [int(v) for v in words[1:9]]
+                busy += values[0] + values[1] + values[2] + values[5] + values[6]
+                total += sum(values)
+        if total:
+            break
     # fields 14 and 15 of /proc/self/stat (utime, stime of every thread), counted after the ")" of its name
     return busy, total, int(own[11]) + int(own[12])
