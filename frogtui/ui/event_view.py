@@ -9,7 +9,7 @@ from frogtui.ui.trace import TracePane, finished_state
 
 
 async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, status: StatusBar) -> None:
-    """Show ``event`` (``RunEnded`` is the app's: it ends the run)."""
+    """Show ``event`` (``RunEnded`` is the app's: it ends the run; here the step's text is shown)."""
     if isinstance(event, ev.ReasoningDelta):
         chat.reasoning_delta(event.step, event.text)
     elif isinstance(event, ev.AnswerDelta):
@@ -54,7 +54,7 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
         status.context_used = 0
         chat.add_notice("Hand-off: a fresh conversation starts with the message below (the session, its checkpoints and review go on).")
         chat.add_user(event.text)
-    elif isinstance(event, ev.AssistantTurnEnded):
-        await chat.end_turn()
+    elif isinstance(event, (ev.AssistantTurnEnded, ev.RunEnded)):  # a turn the model never ended (its server
+        await chat.end_turn()  # failed) shows its text, reasoning folded, above the notice of the run's end
     if isinstance(event, ev.CallEvent):  # the call's line in the chat
         await chat.show_call(trace.entries[event.call.id])

@@ -1,9 +1,12 @@
 """Complete flows through the real app, driven by Pilot, with a replay model and a real git repo."""
 from __future__ import annotations
 
+import http.server
 import json
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +16,7 @@ from frogtui.ui.answer import AnswerBlock
 from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.chat import Notice, UserMessage
+from frogtui.ui.steplog import StepLog
 from frogtui.ui.trace import decision_text
 from tests.support import turn, write_replay, xml_call
 from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for
@@ -330,3 +334,55 @@ async def test_an_empty_final_answer_says_the_model_ended_without_a_message(make
         await pilot.pause()
         assert app.last_exit_reason == "agent"
         assert any("The model ended without a message" in str(n.render()) for n in app.query(Notice))
+
+
+class DroppingServer(http.server.BaseHTTPRequestHandler):
+    """An OpenAI-compatible server that streams the start of a turn (reasoning, then answer text)
+    and drops the connection before the turn ends, as a crashed or killed llama-server does."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({"data": [{"id": "frognano", "max_model_len": 8192}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        deltas = [{"reasoning_content": "The test fails "}, {"reasoning_content": "because add subtracts."},
+                  {"content": "The bug is "}, {"content": "in add"}]
+        for delta in deltas:
+            self.wfile.write(f"data: {json.dumps({'choices': [{'index': 0, 'delta': delta}]})}\n\n".encode())
+        self.wfile.flush()  # and the connection closes: no finish_reason, no [DONE]
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+async def test_a_turn_cut_short_by_the_server_shows_its_text_above_the_runs_end(py_repo: Path, home: Path) -> None:
+    """The text the model streamed before the server dropped the stream comes before the notice
+    that says the run ended, its reasoning folded like any finished step's."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), DroppingServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    config = Config(repo=py_repo, model_spec=f"http://127.0.0.1:{server.server_address[1]}/v1", theme="frog-dark",
+                    rules_file=rules_file(home))
+    app = FrogApp(config, clock=fake_clock())
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await submit(pilot, "why does the test fail?")
+            await wait_for(pilot, lambda: run_over(app), what="the run")
+            await pilot.pause(0.2)
+            assert app.last_exit_reason == "llm_query_error"
+            after = list(app.chat.children)
+            after = after[after.index(app.query(UserMessage).last()) + 1 :]
+            assert [type(child) for child in after] == [StepLog, AnswerBlock, Notice]
+            assert "The run ended (llm_query_error)" in str(after[-1].render())
+            (reasoning,) = app.chat.reasoning
+            assert reasoning.text == "The test fails because add subtracts." and reasoning.collapsed
+            assert after[1].source.strip() == "The bug is in add"
+    finally:
+        server.shutdown()
