@@ -95,21 +95,29 @@ def others_busy(before: Jiffies, after: Jiffies, cpus: int) -> float:
 
 
 def _jiffies() -> Jiffies | None:
-    """The CPUs this process may use (``cpuN`` lines; the machine's ``cpu`` line when the affinity
-    mask cannot be read): under ``taskset`` or a container's cpuset, other processes' work on the
-    machine's other CPUs leaves these free, and their work on these is a share of these."""
     try:
         lines = Path("/proc/stat").read_text().splitlines()
         own = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
     try:
-        names = {f"cpu{cpu}" for cpu in os.sched_getaffinity(0)}
+        cpus: set[int] | None = set(os.sched_getaffinity(0))
     except (AttributeError, OSError):
-        names = {"cpu"}
+        cpus = None
+    busy, total = cpu_time(lines, cpus)
+    # fields 14 and 15 of /proc/self/stat (utime, stime of every thread), counted after the ")" of its name
+    return busy, total, int(own[11]) + int(own[12])
+
+
+def cpu_time(stat: list[str], cpus: set[int] | None) -> tuple[int, int]:
+    """(busy, all) clock ticks of ``cpus`` (the process's affinity mask) in ``/proc/stat``'s
+    lines: under ``taskset`` or a container's cpuset other processes' work on the machine's other
+    CPUs leaves these free. The machine's ``cpu`` line when ``cpus`` is None or names no line
+    (lxcfs numbers a container's CPUs from 0)."""
     busy = total = 0
-    for wanted in (names, {"cpu"}):  # the machine's line when none is named as the mask names them (lxcfs)
-        for line in lines:
+    names = {f"cpu{cpu}" for cpu in cpus} if cpus is not None else set()
+    for wanted in (names, {"cpu"}):
+        for line in stat:
             words = line.split()
             if words and words[0] in wanted:
                 # cpuN  user nice system idle iowait irq softirq steal ...
@@ -118,5 +126,4 @@ def _jiffies() -> Jiffies | None:
                 total += sum(values)
         if total:
             break
-    # fields 14 and 15 of /proc/self/stat (utime, stime of every thread), counted after the ")" of its name
-    return busy, total, int(own[11]) + int(own[12])
+    return busy, total
