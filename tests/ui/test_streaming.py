@@ -107,3 +107,22 @@ async def test_a_fast_loops_events_reach_the_app_a_frame_at_a_time() -> None:
     assert time.monotonic() - started >= BATCH_S * 0.9  # not sooner than a frame after the last
     assert [e.text for e in batch] == ["a", *map(str, range(50))]  # all of them, in order
     assert len(posted) <= 3  # a message per batch, not per event
+
+
+async def test_text_appended_before_the_answer_block_is_mounted_is_kept() -> None:
+    """Events now come a frame's worth at a time, so an answer's block can be created and appended
+    to in one go: Textual's Markdown renders its initial text on mount and replaced what an
+    append before that had written (the 5,000-token test lost its last 3,456 characters)."""
+    app = ChatHost()
+    async with app.run_test(size=(80, 30)) as pilot:
+        chat = app.query_one(ChatPane)
+        chat.answer_delta(1, "The first part, ")
+        await chat.flush()  # creates the block; its mount is not awaited
+        chat.answer_delta(1, "and the rest.")
+        assert chat.answer_text == "The first part, and the rest."
+        await chat.end_turn()  # appends before the block has mounted
+        await pilot.pause()
+        await wait_for(pilot, lambda: "and the rest." in shown_text(chat), what="the rest on screen")
+        [block] = chat.query(AnswerBlock)
+        assert block.source == "The first part, and the rest."
+        assert shown_text(chat) == "The first part, and the rest."
