@@ -248,6 +248,12 @@ class _TurnState:
             chunk = json.loads(data)
         except json.JSONDecodeError:
             return
+        try:
+            yield from self._take_chunk(chunk)
+        except (AttributeError, TypeError, ValueError) as err:  # a field of the wrong shape
+            raise ModelError(f"the model server sent a malformed chunk ({type(err).__name__}: {err}): {data[:200]}") from None
+
+    def _take_chunk(self, chunk: dict[str, Any]) -> Iterator[str]:
         if "error" in chunk and not chunk.get("choices"):
             raise ModelError(f"the model server reported an error: {_error_message(json.dumps(chunk))}")
         self.server_usage = chunk.get("usage") or self.server_usage

@@ -126,3 +126,19 @@ def test_raw_reasoning_in_content_is_split_and_remembered() -> None:
 def test_bad_tool_call_arguments_become_a_call_error() -> None:
     _, calls, _ = parse(sse({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "Bash", "arguments": "{oops"}}]}))
     assert calls[0].error and calls[0].error.startswith("ValueError: tool-call arguments are not valid JSON")
+
+
+@pytest.mark.parametrize("chunk", [
+    {"choices": [{"delta": {"tool_calls": [{"index": "first", "function": {"name": "Read"}}]}}]},
+    {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": ["Read"]}}]}}]},
+    {"choices": [{"delta": {"tool_calls": ["Read"]}}]},
+    {"choices": ["not a choice"]},
+    {"choices": [{"delta": "text"}]},
+    {"choices": [{"delta": {"content": 42}}]},
+    ["not", "a", "chunk"],
+])
+def test_a_malformed_chunk_is_one_model_error(chunk: Any) -> None:
+    """A server's chunk of the wrong shape is one clear ``ModelError`` (the run ends with
+    llm_query_error and says why), never a ``ValueError`` or ``TypeError`` out of the parser."""
+    with pytest.raises(ModelError, match="the model server sent a malformed chunk"):
+        parse([f"data: {json.dumps(chunk)}", "data: [DONE]"])
