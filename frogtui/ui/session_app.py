@@ -291,7 +291,7 @@ class SessionApp(LongSession):
         self.status.state = "working"
         self._run_worker = self._run_agent(text, handoff)
 
-    @work(thread=True, exclusive=True, group="agent")
+    @work(thread=True, exclusive=True, group="agent", exit_on_error=False)  # an error is a notice (on_worker_state_changed)
     def _run_agent(self, text: str, handoff: bool = False) -> None:
         self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log))
         if handoff:
@@ -299,12 +299,12 @@ class SessionApp(LongSession):
         else:
             self.core.send(text)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        self.busy = False
-        self.status.state = "ready"
+        self.busy, self.status.state = False, "ready"
         if event.state == WorkerState.ERROR:
+            await self.chat.end_turn()  # what the model wrote stays above the notice, its reasoning folded
             self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
         elif self.state.last_exit_reason == "max_context_len":
             self.draft_handoff("max_context_len")  # the queue waits until the person has answered

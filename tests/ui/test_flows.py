@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from frogtui.config import Config
+from frogtui.models.replay import ReplayModel
+from frogtui.protocol import TurnEnd
 from frogtui.session import Session
 from frogtui.ui.answer import AnswerBlock
 from frogtui.ui.app import FrogApp
@@ -386,3 +388,30 @@ async def test_a_turn_cut_short_by_the_server_shows_its_text_above_the_runs_end(
             assert after[1].source.strip() == "The bug is in add"
     finally:
         server.shutdown()
+
+
+class BrokenBackend(ReplayModel):
+    """A backend with a bug: it streams its turn, then raises what no backend should."""
+
+    def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
+        for item in super().stream_turn(*args, **kwargs):
+            if isinstance(item, TurnEnd):
+                raise RuntimeError("backend bug")
+            yield item
+
+
+async def test_a_run_stopped_by_an_internal_error_keeps_its_text_above_the_notice(py_repo: Path, home: Path) -> None:
+    replay = write_replay(home / "broken.jsonl", [turn("The test fails because add subtracts.", answer="The bug is in add")])
+    config = Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules_file(home))
+    app = FrogApp(config, clock=fake_clock(), model_loader=lambda spec, config, report=None: BrokenBackend(replay))
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "why does the test fail?")
+        await wait_for(pilot, lambda: not app.busy and app.query(Notice) and "internal error" in str(app.query(Notice).last().render()),
+                       what="the internal error's notice")
+        await pilot.pause(0.2)
+        after = list(app.chat.children)
+        after = after[after.index(app.query(UserMessage).last()) + 1 :]
+        assert [type(child) for child in after] == [StepLog, AnswerBlock, Notice]
+        assert "RuntimeError('backend bug')" in str(after[-1].render())
+        (reasoning,) = app.chat.reasoning
+        assert reasoning.collapsed and after[1].source.strip() == "The bug is in add"
