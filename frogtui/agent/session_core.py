@@ -33,7 +33,7 @@ from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
 from frogtui.protocol import Approver, Model
 from frogtui.session import Session
-from frogtui.tools import ToolRunner, Workspace
+from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import GitState, RepoState, discover, init_repo, read_git_state, resume, session_patch
@@ -246,6 +246,8 @@ class SessionCore:
     def _use_repo(self, state: RepoState | None) -> None:
         self.repo_state = state
         self.checkpoints = Checkpoints(state) if state is not None else None
+        if self.checkpoints is not None and self.chain:  # resumed: undo goes back through them too
+            self.checkpoints.restore(changing_calls(self.chain))
 
     def enable_git(self) -> RepoState:
         """Run ``git init`` in the repository folder and turn on checkpoints, review, undo and the
@@ -304,3 +306,14 @@ class SessionCore:
         self.undone.add((checkpoint.step, checkpoint.action))
         self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
         return result
+
+
+def changing_calls(chain: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """Each step's Write, Edit and Bash calls' tools, in order, from a session's saved conversations."""
+    tools: dict[int, list[str]] = {}
+    for conversation in chain:
+        for step in conversation.get("steps") or []:
+            calls = (step.get("assistant") or {}).get("tool_calls") or []
+            names = [(call.get("function") or {}).get("name", "") for call in calls if isinstance(call, dict)]
+            tools[int(step.get("step", 0))] = [name for name in names if name in MUTATING_TOOLS]
+    return tools

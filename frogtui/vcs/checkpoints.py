@@ -26,7 +26,7 @@ from frogtui.vcs.hunks import decode, encode
 from frogtui.vcs.nested import created, describe
 from frogtui.vcs.repository import GitFailed, RepoState, head_commit, run_git, temporary_index, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot, snapshot_tree
-from frogtui.vcs.verify import check_objects, check_ref, record_update, recorded
+from frogtui.vcs.verify import check_objects, check_ref, record_update, recorded, recorded_under
 
 
 class NoCheckpoint(FrogtuiError):
@@ -109,6 +109,21 @@ class Checkpoints:
         self.taken.append(Checkpoint(step, action, call.name, ref, taken.tree, taken.nested))
         if new and self.warn is not None:
             self.warn(describe(new))
+
+    def restore(self, tools: dict[int, list[str]]) -> None:
+        """After a resume: the checkpoints the session took before, from its record in the session
+        folder (what undo goes back through). ``tools``: each step's file-changing calls' tools, in
+        order (the ``action``-th checkpoint of a step was taken before the ``action``-th of them
+        that got one; a name not known is shown as ``?``)."""
+        found = []
+        for ref, tree in recorded_under(self.state.ref_prefix).items():
+            step, _, action = ref.rsplit("/", 1)[1].partition(".")
+            if step.isdigit() and (action.isdigit() or not action):
+                n, k = int(step), int(action or 1)
+                names = tools.get(n, [])
+                found.append(Checkpoint(n, k, names[k - 1] if k <= len(names) else "?", ref, tree))
+        self.taken = sorted(found, key=lambda c: (c.step, c.action))
+        self._held.update(c.tree for c in self.taken)
 
     def find(self, step: int, action: int = 1) -> Checkpoint:
         """The checkpoint taken before the ``action``-th mutating action of ``step``.

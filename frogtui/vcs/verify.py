@@ -78,6 +78,20 @@ def recorded(ref: str) -> str | None:
     return value
 
 
+def recorded_under(prefix: str) -> dict[str, str]:
+    """Every ref under ``prefix`` that frogtui wrote and did not delete, with its last value, in
+    the order first written (empty when there is no record)."""
+    path = record_path(prefix + "/")
+    if path is None or not path.is_file():
+        return {}
+    values: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, _, sha = line.partition(" ")
+        if name.startswith(prefix + "/"):
+            values[name] = sha
+    return {name: sha for name, sha in values.items() if sha != "-"}
+
+
 def check_ref(ref: str, sha: str) -> None:
     """Raise ``CheckpointForged`` when ``ref`` holds ``sha`` but frogtui recorded something else.
 

@@ -160,3 +160,27 @@ def test_a_handoff_is_a_new_run_of_the_session_and_resume_continues_the_last(py_
     assert resumed.send("still fine?").final_message == "Still fine."
     recorded = [json.loads(line)["content"] for line in core.session.replay_path.read_text().splitlines()]
     assert recorded == turns
+
+
+def test_a_resumed_session_can_undo_what_it_did_before_the_restart(py_repo: Path, tmp_path: Path) -> None:
+    """The checkpoints a session took are found again from its verified record when it is resumed
+    (undo said "nothing to undo" after a restart)."""
+    touch = xml_call("Bash", command="echo note > notes.txt")
+    core = SessionCore(replay_config(py_repo, tmp_path, [turn("fix", FIX), turn("note", touch), turn("", answer="Fixed.")]))
+    started(core)
+    core.send("fix add")
+    assert [(c.step, c.tool) for c in core.checkpoints.taken] == [(1, "Edit"), (2, "Bash")]
+    core.close()
+    resumed = SessionCore(replay_config(py_repo, tmp_path, [turn("", answer="ok")]), resume=core.session)
+    resumed.prepare()
+    assert resumed.checkpoints is not None
+    assert [(c.step, c.action, c.tool) for c in resumed.checkpoints.taken] == [(1, 1, "Edit"), (2, 1, "Bash")]
+    checkpoint = resumed.next_undo()
+    assert checkpoint is not None and (checkpoint.step, checkpoint.tool) == (2, "Bash")
+    resumed.undo(checkpoint)
+    assert not (py_repo / "notes.txt").exists()
+    checkpoint = resumed.next_undo()
+    assert checkpoint is not None and checkpoint.step == 1
+    resumed.undo(checkpoint)
+    assert "a - b" in (py_repo / "calc.py").read_text()
+    assert resumed.next_undo() is None
