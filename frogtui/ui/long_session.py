@@ -2,6 +2,8 @@
 run ends) and the hand-off of a full conversation (drafted on a worker, edited in
 ``HandoffScreen``, started as the session's next run). ``SessionApp`` builds on it: it owns the
 queue, the panes and the runs; these handlers live here so that the session's screen stays small.
+Here too: the line filter that keeps control sequences in what is drawn from reaching the
+terminal (``terminal_safety.py``).
 """
 from __future__ import annotations
 
@@ -9,11 +11,13 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App
+from textual.filter import LineFilter
 
 from frogtui.ui.chat import ChatPane, PromptInput
 from frogtui.ui.messages import HandoffDrafted
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.status import StatusBar
+from frogtui.ui.terminal_safety import ControlFilter
 
 if TYPE_CHECKING:
     from frogtui.agent.session_core import SessionCore
@@ -25,6 +29,11 @@ class LongSession(App[int]):
     core: SessionCore
     queue: MessageQueue
     busy: bool
+    CONTROL_FILTER = ControlFilter()
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters, then ``ControlFilter``: applied to every line of every widget."""
+        return [*super().get_line_filters(), self.CONTROL_FILTER]
 
     def _start_run(self, text: str, *, handoff: bool = False) -> None:
         """Start a run with ``text`` (``SessionApp``)."""

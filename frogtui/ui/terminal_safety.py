@@ -1,0 +1,32 @@
+"""Nothing the model, a tool or the repository wrote reaches the terminal as a control sequence.
+
+Textual removes a few control characters from text (BEL, BS, VT, FF, CR) but passes ESC and the
+rest on: reasoning, an answer, a command, a file's content, an observation or a file name holding
+``ESC ] 52 ; c ; …`` would write the person's clipboard, ``ESC [ 2 J`` clear the screen, and so
+on. ``ControlFilter`` is a Textual line filter, applied to every line every widget draws (the app
+returns it from ``get_line_filters``): one place, whatever the widget. Control characters have no
+width, so dropping them keeps every line's width.
+"""
+from __future__ import annotations
+
+import re
+
+from rich.segment import Segment
+from textual.color import Color
+from textual.filter import LineFilter
+
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""C0 (tab and newline included: a drawn line holds neither), DEL and C1 (8-bit CSI, OSC…)."""
+
+
+class ControlFilter(LineFilter):
+    """Drops control characters from the text of every segment drawn (styles are not text: the
+    terminal's own escape codes are written from them later)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        if not any(CONTROL.search(segment.text) for segment in segments if not segment.control):
+            return segments
+        return [
+            segment if segment.control else Segment(CONTROL.sub("", segment.text), segment.style, segment.control)
+            for segment in segments
+        ]
