@@ -64,32 +64,30 @@ def _stdin_change(words: list[str]) -> tuple[str, str]:
     return "", ""
 
 
+def _last_values(path: Path | None) -> dict[str, str] | None:
+    """Each ref in a record with the value frogtui last wrote to it ('-': deleted), in the order
+    first written; None when there is no record."""
+    if path is None or not path.is_file():
+        return None
+    values: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, _, sha = line.partition(" ")
+        values[name] = sha
+    return values
+
+
 def recorded(ref: str) -> str | None:
     """The value frogtui last wrote to ``ref`` ('-' when it deleted it); None when there is no
     record to check against."""
-    path = record_path(ref)
-    if path is None or not path.is_file():
-        return None
-    value = "-"
-    for line in path.read_text(encoding="utf-8").splitlines():
-        name, _, sha = line.partition(" ")
-        if name == ref:
-            value = sha
-    return value
+    values = _last_values(record_path(ref))
+    return None if values is None else values.get(ref, "-")
 
 
 def recorded_under(prefix: str) -> dict[str, str]:
     """Every ref under ``prefix`` that frogtui wrote and did not delete, with its last value, in
     the order first written (empty when there is no record)."""
-    path = record_path(prefix + "/")
-    if path is None or not path.is_file():
-        return {}
-    values: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        name, _, sha = line.partition(" ")
-        if name.startswith(prefix + "/"):
-            values[name] = sha
-    return {name: sha for name, sha in values.items() if sha != "-"}
+    values = _last_values(record_path(prefix + "/")) or {}
+    return {name: sha for name, sha in values.items() if name.startswith(prefix + "/") and sha != "-"}
 
 
 def check_ref(ref: str, sha: str) -> None:
