@@ -97,9 +97,6 @@ class CallLine:
     def lines(self, width: int) -> list[Content]:
         return [line_content(self.entry, width)]
 
-    def plain(self, width: int) -> str:
-        return line_content(self.entry, width).plain
-
 
 Item = StepReasoning | CallLine
 
