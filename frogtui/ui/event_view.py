@@ -1,21 +1,63 @@
 """The loop's events on the panes: what each ``agent.events`` event changes in the chat, the trace
-and the status bar. Receives the panes it changes, never the app."""
+and the status bar. Receives the panes it changes, never the app. The status bar's new values are
+collected in a dict and set once (``set_status``) per burst of events: each set of one of its reactive
+fields redraws the bar, and a step changes them four to six times."""
 from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
 
 from frogtui.agent import events as ev
 from frogtui.ui.chat import ChatPane
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane, finished_state
 
+FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
+"""Calls after which the status bar's git state is read again (off the UI thread)."""
+EVENTS_SLICE_S = 1 / 30
+"""The longest the app shows a burst of agent events without letting the screen refresh."""
 
-async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, status: StatusBar) -> None:
-    """Show ``event`` (``RunEnded`` is the app's: it ends the run; here the step's text is shown)."""
+
+async def show_events(
+    events: list[ev.AgentEvent], chat: ChatPane, trace: TracePane, status: StatusBar, *,
+    refresh_git: Callable[[], object], run_ended: Callable[[ev.RunEnded], object],
+) -> None:
+    """Show a burst of the loop's events in order, letting the screen and the timers run at least
+    every ``EVENTS_SLICE_S``; ``refresh_git`` after a call that may have changed files (a Read or a
+    Glob changes nothing: no git status after it), ``run_ended`` for the end of the run (the app's)."""
+    changes: dict[str, object] = {}
+    yield_at = time.monotonic() + EVENTS_SLICE_S
+    for event in events:
+        await show_event(event, chat, trace, changes)
+        if time.monotonic() > yield_at:
+            set_status(status, changes)
+            await asyncio.sleep(0)
+            yield_at = time.monotonic() + EVENTS_SLICE_S
+        if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
+            refresh_git()
+        elif isinstance(event, ev.RunEnded):
+            run_ended(event)
+    set_status(status, changes)
+
+
+def set_status(status: StatusBar, changes: dict[str, object]) -> None:
+    """Set each field of the status bar that ``changes`` names once (the bar redraws once), and
+    empty ``changes``."""
+    for name, value in changes.items():
+        setattr(status, name, value)
+    changes.clear()
+
+
+async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, status: dict[str, object]) -> None:
+    """Show ``event`` (``RunEnded`` is the app's: it ends the run; here the step's text is shown);
+    the status bar's new values go into ``status`` (``set_status`` shows them)."""
     if isinstance(event, ev.ReasoningDelta):
         chat.reasoning_delta(event.step, event.text)
     elif isinstance(event, ev.AnswerDelta):
         chat.answer_delta(event.step, event.text)
     elif isinstance(event, ev.StepStarted):
-        status.step, status.max_steps = event.step, event.max_steps
+        status["step"], status["max_steps"] = event.step, event.max_steps
         trace.start_step(event.step)
     elif isinstance(event, ev.ToolCallProposed):
         trace.add_call(event.step, event.call)
@@ -34,7 +76,7 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
         )
     elif isinstance(event, ev.ToolStarted):
         trace.update(event.call, status="running")
-        status.state = f"running {event.call.name}"
+        status["state"] = f"running {event.call.name}"
     elif isinstance(event, ev.ToolFinished):
         trace.update(
             event.call,
@@ -43,15 +85,15 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
             exit_code=event.exit_code,
             observation=event.observation,
         )
-        status.state = "working"
+        status["state"] = "working"
     elif isinstance(event, ev.StepUsage):
-        status.context_used, status.session_tokens = event.context_tokens, event.session_tokens
+        status["context_used"], status["session_tokens"] = event.context_tokens, event.session_tokens
         if event.budget:
-            status.context_size = event.budget
+            status["context_size"] = event.budget
         if event.usage.generated_tokens:
-            status.tok_s = event.usage.gen_tok_s
+            status["tok_s"] = event.usage.gen_tok_s
     elif isinstance(event, ev.HandedOff):
-        status.context_used = 0
+        status["context_used"] = 0
         chat.add_notice("Hand-off: a fresh conversation starts with the message below (the session, its checkpoints and review go on).")
         chat.add_user(event.text)
     elif isinstance(event, (ev.AssistantTurnEnded, ev.RunEnded)):  # a turn the model never ended (its server

@@ -58,10 +58,6 @@ if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on th
     from frogtui.protocol import Model
     from frogtui.session import Session
 
-FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
-"""Calls after which the status bar's git state is read again (off the UI thread)."""
-EVENTS_SLICE_S = 1 / 30
-"""The longest the app shows a burst of agent events without letting the screen refresh."""
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
@@ -312,20 +308,10 @@ class SessionApp(LongSession):
             self.call_later(self._send_queued, after_interrupt=self.state.last_exit_reason == "cancelled")
 
     async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
-        from frogtui.agent import events as ev  # the loop imported them: lookups
-        from frogtui.ui.event_view import show_event
+        from frogtui.ui.event_view import show_events
 
-        chat, trace, status = self.chat, self.trace, self.status
-        yield_at = time.monotonic() + EVENTS_SLICE_S
-        for event in await message.take():  # in order; a message posted after these is handled after them
-            await show_event(event, chat, trace, status)
-            if time.monotonic() > yield_at:  # a long burst: let the screen and the timers run
-                await asyncio.sleep(0)
-                yield_at = time.monotonic() + EVENTS_SLICE_S
-            if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
-                self.refresh_git()  # a Read or Glob changes nothing: no git status after it
-            elif isinstance(event, ev.RunEnded):
-                self._run_ended(event)
+        events = await message.take()  # in order; a message posted after these is handled after them
+        await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         self.state.last_exit_reason = event.exit_reason

@@ -209,15 +209,15 @@ class TracePane(Vertical):
             return False
         return table.get_row_index(entry.call.id) == table.cursor_row
 
-    def _cells(self, entry: TraceEntry) -> list[Text]:
-        """The row's cells; the row under the cursor is left unstyled (a green ✓ on the green
-        cursor would vanish)."""
+    def _cells(self, entry: TraceEntry, under_cursor: bool | None = None) -> list[Text]:
+        """The row's cells; the row under the cursor (``under_cursor``, or where the cursor is now)
+        is left unstyled (a green ✓ on the green cursor would vanish)."""
         from frogtui.tools import short_arguments
 
         table = self.query_one(TraceTable)
-        styled = not self._under_cursor(entry)
+        styled = not (self._under_cursor(entry) if under_cursor is None else under_cursor)
         current = styled and entry.step == self.current_step
-        base = table.get_component_rich_style("trace-table--current", partial=True) if current else None
+        base = table.component_style("trace-table--current") if current else None
         decision_style = {"allow": "trace-table--allow", "deny": "trace-table--deny"}.get(entry.decision) if styled else None
         values = {
             "#": str(entry.step),
@@ -229,7 +229,7 @@ class TracePane(Vertical):
         }
         cells = {column: Text(values[column], style=base or "") for column in self.columns}
         if decision_style:
-            cells["decision"].stylize(table.get_component_rich_style(decision_style, partial=True))
+            cells["decision"].stylize(table.component_style(decision_style))
         return list(cells.values())
 
     def _render_row(self, entry: TraceEntry) -> None:
@@ -240,16 +240,19 @@ class TracePane(Vertical):
         self._rows_due[entry.call.id] = entry
 
     def _render_due(self) -> None:
+        """Add the new rows and draw the changed ones, each once, styled for where the cursor ends
+        up (it follows the newest call)."""
         due, self._rows_due = self._rows_due or {}, None
         table = self.query_one(TraceTable)
-        for key, entry in due.items():
-            if key not in table.rows and key in self.entries:
-                table.add_row(*self._cells(entry), key=key)
-        if self._follow and table.row_count:
-            self._follow = False
+        new = [key for key in due if key not in table.rows and key in self.entries]
+        follow, self._follow = self._follow and bool(table.row_count or new), False
+        cursor_key = (new[-1] if new else next(reversed(table.rows))) if follow else None
+        for key in new:
+            table.add_row(*self._cells(due[key], under_cursor=key == cursor_key), key=key)
+        if follow:
             table.move_cursor(row=table.row_count - 1)
         for key, entry in due.items():
-            if key in table.rows:
+            if key in table.rows and key not in new:
                 table.update_row(key, self._cells(entry))
 
     def on_trace_table_row_highlighted(self, event: TraceTable.RowHighlighted) -> None:

@@ -52,12 +52,9 @@ class TraceTable(ScrollView, can_focus=True):
 
     BINDINGS = [
         Binding("enter", "select_cursor", "Select", show=False),
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,ctrl+home", "scroll_top", "Top", show=False),
-        Binding("end,ctrl+end", "scroll_bottom", "Bottom", show=False),
+        Binding("up", "cursor_up", "Cursor up", show=False), Binding("down", "cursor_down", "Cursor down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False), Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home,ctrl+home", "scroll_top", "Top", show=False), Binding("end,ctrl+end", "scroll_bottom", "Bottom", show=False),
     ]
 
     COMPONENT_CLASSES = {"trace-table--cursor", "trace-table--hover", "trace-table--header", "trace-table--header-hover",
@@ -112,13 +109,13 @@ class TraceTable(ScrollView, can_focus=True):
         """Each row's cells by its key, in the order shown."""
         self._keys: list[str] = []
         self._index: dict[str, int] = {}
-        self.cursor_row = 0
-        self.hover_row = NO_ROW
+        self.cursor_row, self.hover_row = 0, NO_ROW
         self._show_hover = False
         self._strips: dict[str, tuple[bool, bool, Strip]] = {}
         """Each row's line as drawn (under the cursor?, hovered?, the line) at ``_drawn_for``."""
         self._header: tuple[bool, Strip] | None = None
         self._style_cache: dict[tuple[bool, bool, bool], tuple[list[Style], Style, Style]] = {}
+        self._partial_styles: dict[str, Style] = {}
         self._drawn_for: tuple[object, ...] = ()
         """The width and styles the kept lines were drawn with."""
         self._grown = False
@@ -157,11 +154,6 @@ class TraceTable(ScrollView, can_focus=True):
         self.rows[key] = list(cells) + [Text("") for _ in range(len(self.columns) - len(cells))]
         self._strips.pop(key, None)
         self._refresh_row(self._index[key])
-
-    def update_cell(self, row_key: str, column_key: str, value: Text) -> None:
-        cells = list(self.rows[row_key])
-        cells[list(self.columns).index(column_key)] = value
-        self.update_row(row_key, cells)
 
     def clear(self, columns: bool = False) -> TraceTable:
         self.rows.clear()
@@ -314,6 +306,7 @@ class TraceTable(ScrollView, can_focus=True):
     def _forget(self) -> None:
         self._strips.clear()
         self._style_cache.clear()
+        self._partial_styles.clear()
         self._header = None
 
     def render_lines(self, crop: Region) -> list[Strip]:
@@ -347,6 +340,13 @@ class TraceTable(ScrollView, can_focus=True):
         if scroll_x or strip.cell_length != width:
             strip = strip.crop(scroll_x, scroll_x + width).adjust_cell_length(width, self._drawn_for[2])
         return strip
+
+    def component_style(self, name: str) -> Style:
+        """``get_component_rich_style(name, partial=True)``, kept until the styles change."""
+        style = self._partial_styles.get(name)
+        if style is None:
+            style = self._partial_styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
 
     def _styles(self, header: bool, cursor: bool, hover: bool) -> tuple[list[Style], Style, Style]:
         """Each column's style under a cell's own, the colour over it, and the style of the rest of

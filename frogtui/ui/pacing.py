@@ -1,0 +1,77 @@
+"""Frames while the agent works: the screen may spend at most a share of the time drawing.
+
+A frame of the main screen costs what the screen costs (on a 2-core machine 20-40 ms of the UI
+thread for 120x40: the chat scrolls, so every visible line moves), not what changed. The agent's
+thread shares the GIL with the UI thread, so while a run goes every frame is time the loop waits:
+100 replayed Read steps took 3-5x as long in the app as headless, most of it frames drawn at
+Textual's 60 a second. ``FramePacer`` keeps the frames' share of the time at most
+``1 / (1 + SPACING)`` while a run is in progress: after a frame that cost ``c`` seconds of the UI
+thread's CPU, the next one waits until ``SPACING * c`` has passed (never longer than
+``MAX_WAIT_S``, so the screen still moves a few times a second). Cheap frames (a streamed token,
+a key) are not held back at all, and nothing is paced while no run is going (typing, scrolling,
+the review screen). A frame held back is drawn, with everything that changed meanwhile, when its
+wait ends: nothing shown is lost, it only comes later.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual.screen import Screen
+
+SPACING = 4.0
+"""While a run goes, the time between two frames is at least this many times the first one's cost."""
+MAX_WAIT_S = 0.25
+"""The longest a frame is held back: the screen moves at least four times a second."""
+
+
+class FramePacer:
+    """When the next frame may be drawn. ``cpu`` is the UI thread's CPU clock, ``now`` a monotonic
+    clock (both injectable for tests)."""
+
+    def __init__(self, cpu: Callable[[], float] = time.thread_time, now: Callable[[], float] = time.monotonic) -> None:
+        self.cpu, self.now = cpu, now
+        self._next = 0.0
+        self.drawn = 0
+        """Frames drawn (all of them, paced or not)."""
+        self.held = 0
+        """Times a frame was held back."""
+        self.cost_s = 0.0
+        """The UI thread's CPU time in frames, all told."""
+
+    def wait(self, running: bool) -> float:
+        """Seconds until a frame may be drawn (0: now). Only a running agent is made room for."""
+        if not running:
+            return 0.0
+        return max(0.0, self._next - self.now())
+
+    def draw(self, frame: Callable[[], None]) -> None:
+        """Draw ``frame`` and note its cost: the next paced frame waits ``SPACING`` times that."""
+        started = self.cpu()
+        frame()
+        cost = self.cpu() - started
+        self.drawn += 1
+        self.cost_s += cost
+        self._next = self.now() + min(SPACING * cost, MAX_WAIT_S)
+
+
+class PacedScreen(Screen[None]):
+    """A screen whose frames ``FramePacer`` spaces while its app's ``busy`` is true.
+
+    Textual draws a screen from its update timer (``Screen._on_timer_update``, at most
+    ``TEXTUAL_FPS`` times a second, when something is dirty); a frame that must wait pauses that
+    timer and asks again once the wait is over (``check_idle`` resumes it while anything is dirty).
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.pacer = FramePacer()
+
+    def _on_timer_update(self) -> None:
+        wait = self.pacer.wait(bool(getattr(self.app, "busy", False)))
+        if wait > 0:
+            self._update_timer.pause()
+            self.pacer.held += 1
+            self.set_timer(wait, self.check_idle, name="paced frame")
+            return
+        self.pacer.draw(super()._on_timer_update)

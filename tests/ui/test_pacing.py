@@ -1,0 +1,78 @@
+"""While the agent works, the screen's frames leave it the time (``ui/pacing.py``): a frame that cost
+the UI thread ``c`` seconds is followed by at least ``SPACING * c`` without one. 100 replayed Read
+steps took 3-5x as long in the app as headless, most of it frames drawn 60 times a second, each
+20-40 ms of the GIL the loop's thread needed (docs/PERFORMANCE.md)."""
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+from textual.screen import Screen
+
+from frogtui.ui.pacing import MAX_WAIT_S, SPACING, FramePacer
+from frogtui.ui.trace import TracePane
+from tests.ui.conftest import SIZE, submit, wait_for
+from tests.ui.test_trace_table import STEPS, reads, run_over
+
+
+def test_the_wait_after_a_frame_is_spacing_times_its_cost_capped() -> None:
+    cpu, now = iter([1.0, 1.03, 2.0, 2.5, 3.0, 3.001]), itertools.repeat(10.0)
+    pacer = FramePacer(cpu=lambda: next(cpu), now=lambda: next(now))
+    assert pacer.wait(running=True) == 0.0  # nothing drawn yet
+    pacer.draw(lambda: None)  # 30 ms of the UI thread
+    assert pacer.wait(running=True) == pytest.approx(SPACING * 0.03)
+    assert pacer.wait(running=False) == 0.0  # no run: typing and scrolling are never held back
+    pacer.draw(lambda: None)  # 0.5 s: the screen still moves a few times a second
+    assert pacer.wait(running=True) == pytest.approx(MAX_WAIT_S)
+    pacer.draw(lambda: None)  # a cheap frame (a streamed token) is hardly held back
+    assert pacer.wait(running=True) == pytest.approx(SPACING * 0.001)
+    assert (pacer.drawn, pacer.cost_s) == (3, pytest.approx(0.531))
+
+
+async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch) -> None:
+    """Every frame the main screen draws while the run goes (measured around Textual's own frame,
+    whatever calls it) is followed by ``SPACING`` times its cost without a frame."""
+    frames: list[tuple[float, float, float]] = []  # (start, end, CPU) of the frames during the run
+    draw = Screen._on_timer_update
+
+    def timed(screen: Screen) -> None:
+        start, cpu = time.monotonic(), time.thread_time()
+        draw(screen)
+        if getattr(screen.app, "busy", False) and screen is screen.app.screen:
+            frames.append((start, time.monotonic(), time.thread_time() - cpu))
+
+    monkeypatch.setattr(Screen, "_on_timer_update", timed)
+    app = make_app(reads(), approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read it")
+        await wait_for(pilot, lambda: run_over(app), timeout=60, what="the run")
+        await pilot.pause()
+        assert app.status.step == STEPS, app.status.step
+        assert app.chat.call_lines[-1].entry.status == "done"  # all of it shown
+    slack = 0.002  # the timer that lets the next frame through fires at or after its time
+    gaps = [(later[0] - earlier[1], earlier[2]) for earlier, later in zip(frames, frames[1:], strict=False)]
+    assert gaps, "no two frames were drawn during the run"
+    early = [(round(gap, 4), round(cost, 4)) for gap, cost in gaps if gap < min(SPACING * cost, MAX_WAIT_S) - slack]
+    assert not early, f"frames drawn sooner than {SPACING}x the last one's cost after it: (gap, cost) {early}"
+
+
+async def test_a_burst_of_calls_computes_each_new_row_once(make_app, monkeypatch) -> None:
+    """A new row used to be computed twice (added, then again once the cursor had moved onto it)."""
+    computed: list[str] = []
+    cells = TracePane._cells
+
+    def counted(pane: TracePane, entry, *args, **kwargs):
+        computed.append(entry.call.id)
+        return cells(pane, entry, *args, **kwargs)
+
+    monkeypatch.setattr(TracePane, "_cells", counted)
+    app = make_app(reads(), approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read it")
+        await wait_for(pilot, lambda: run_over(app) and app.trace.query_one("TraceTable").row_count == STEPS, timeout=60)
+        await pilot.pause(0.3)
+    redraws = len(computed) - STEPS
+    # beyond one computation per row: a row changed again after it was drawn (a later redraw), and
+    # the rows the cursor leaves and lands on
+    assert redraws <= STEPS // 4, f"{len(computed)} rows computed for {STEPS} calls"
