@@ -217,6 +217,7 @@ class SessionApp(LongSession):
             self.post_message(ModelLoadFailed(self.config.model_spec, str(err)))
             return
         self.post_message(ModelLoaded(model, self.clock() - started))
+        import frogtui.ui.answer  # noqa: F401  Markdown (~0.1-0.2 s), here rather than on the UI thread at the first answer
 
     def on_session_wired(self, message: SessionWired) -> None:
         self.state.wired = True

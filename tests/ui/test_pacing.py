@@ -76,3 +76,32 @@ async def test_a_burst_of_calls_computes_each_new_row_once(make_app, monkeypatch
     # beyond one computation per row: a row changed again after it was drawn (a later redraw), and
     # the rows the cursor leaves and lands on
     assert redraws <= STEPS // 4, f"{len(computed)} rows computed for {STEPS} calls"
+
+
+def test_markdown_is_imported_on_the_worker_once_the_model_is_loaded(tmp_path, py_repo) -> None:
+    """The first answer used to import Markdown (markdown-it, Textual's widget: 0.1-0.2 s) on the
+    UI thread, in the middle of the run; the worker that loaded the model imports it instead."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    replay = tmp_path / "replay.jsonl"
+    replay.write_text("")
+    code = (
+        "import json, sys\nfrom pathlib import Path\nfrom frogtui.config import Config\nfrom frogtui.ui.app import FrogApp\n"
+        f"app = FrogApp(Config(repo=Path({str(py_repo)!r}), model_spec='replay:{replay}', theme='frog-dark'))\n"
+        "seen = []\n"
+        "def check():\n"
+        "    if app.model is None or not all(worker.is_finished for worker in app.workers):\n"
+        "        return app.set_timer(0.05, check)\n"
+        "    seen.append('textual.widgets._markdown' in sys.modules)\n"
+        "    app.exit()\n"
+        "app.call_later(check)\n"
+        "app.run(headless=True, size=(120, 40))\n"
+        "print(json.dumps(seen))"
+    )
+    env = {**os.environ, **{name: str(tmp_path / name.lower()) for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == [True]
