@@ -7,10 +7,12 @@ thread shares the GIL with the UI thread, so while a run goes every frame is tim
 Textual's 60 a second. ``FramePacer`` keeps the frames' share of the time at most
 ``1 / (1 + SPACING)`` while a run is in progress: after a frame that cost ``c`` seconds of the UI
 thread's CPU, the next one waits until ``SPACING * c`` has passed (never longer than
-``MAX_WAIT_S``, so the screen still moves a few times a second). Cheap frames (a streamed token,
-a key) are not held back at all, and nothing is paced while no run is going (typing, scrolling,
-the review screen). A frame held back is drawn, with everything that changed meanwhile, when its
-wait ends: nothing shown is lost, it only comes later.
+``MAX_WAIT_S``, so the screen still moves a few times a second). Frames are paced only while the
+loop's events keep coming (the app took some within ``HOT_S``): a run waiting on a command, the
+model or the person leaves the screen at Textual's full rate, so what the person types then shows
+at once; nothing is paced while no run goes (typing, scrolling, the review screen). After a cheap
+frame (a streamed token) the wait is short. A frame held back is drawn, with everything that
+changed meanwhile, when its wait ends: nothing shown is lost, it only comes later.
 """
 from __future__ import annotations
 
@@ -18,11 +20,14 @@ import time
 from collections.abc import Callable
 
 from textual.screen import Screen
+from textual.timer import Timer
 
 SPACING = 4.0
 """While a run goes, the time between two frames is at least this many times the first one's cost."""
 MAX_WAIT_S = 0.25
 """The longest a frame is held back: the screen moves at least four times a second."""
+HOT_S = 0.1
+"""The loop counts as working flat out while the app took its events this recently."""
 
 
 class FramePacer:
@@ -56,22 +61,37 @@ class FramePacer:
 
 
 class PacedScreen(Screen[None]):
-    """A screen whose frames ``FramePacer`` spaces while its app's ``busy`` is true.
+    """A screen whose frames ``FramePacer`` spaces while its app's agent is working flat out: its
+    ``busy`` is true and it took the loop's events (``agent_events_at``, monotonic) within ``HOT_S``.
 
     Textual draws a screen from its update timer (``Screen._on_timer_update``, at most
     ``TEXTUAL_FPS`` times a second, when something is dirty); a frame that must wait pauses that
-    timer and asks again once the wait is over (``check_idle`` resumes it while anything is dirty).
+    timer and sets one timer for the end of the wait (while it runs, the update timer that the
+    screen's idle handler resumes is paused again, nothing more), which asks for the frame again.
     """
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.pacer = FramePacer()
+        self._hold: Timer | None = None
+
+    def _agent_hot(self) -> bool:
+        app = self.app
+        return bool(getattr(app, "busy", False)) and self.pacer.now() - getattr(app, "agent_events_at", -HOT_S) < HOT_S
 
     def _on_timer_update(self) -> None:
-        wait = self.pacer.wait(bool(getattr(self.app, "busy", False)))
+        wait = self.pacer.wait(self._agent_hot())
         if wait > 0:
             self._update_timer.pause()
-            self.pacer.held += 1
-            self.set_timer(wait, self.check_idle, name="paced frame")
+            if self._hold is None:
+                self.pacer.held += 1
+                self._hold = self.set_timer(wait, self._end_hold, name="paced frame")
             return
+        if self._hold is not None:
+            self._hold.stop()
+            self._hold = None
         self.pacer.draw(super()._on_timer_update)
+
+    def _end_hold(self) -> None:
+        self._hold = None
+        self.check_idle()  # resumes the update timer while anything is dirty

@@ -100,6 +100,8 @@ class SessionApp(LongSession):
         self.model: Model | None = None
         """The model, once the app was told it is loaded."""
         self.busy = False
+        self.agent_events_at = 0.0
+        """When the app last took the loop's events (monotonic)."""
         self.approver = UiApprover(self.post_message, mode=config.approve)
         self.setup_error: str | None = None
         self._run_worker: Worker[Any] | None = None
@@ -312,6 +314,7 @@ class SessionApp(LongSession):
         from frogtui.ui.event_view import show_events
 
         events = await message.take()  # in order; a message posted after these is handled after them
+        self.agent_events_at = time.monotonic()  # the loop is working flat out: frames are paced (ui/pacing.py)
         await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
 
     def _run_ended(self, event: ev.RunEnded) -> None:

@@ -10,8 +10,10 @@ import time
 import pytest
 from textual.screen import Screen
 
-from frogtui.ui.pacing import MAX_WAIT_S, SPACING, FramePacer
+from frogtui.ui.pacing import HOT_S, MAX_WAIT_S, SPACING, FramePacer, PacedScreen
+from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
+from tests.support import turn, xml_call
 from tests.ui.conftest import SIZE, submit, wait_for
 from tests.ui.test_trace_table import STEPS, reads, run_over
 
@@ -31,15 +33,16 @@ def test_the_wait_after_a_frame_is_spacing_times_its_cost_capped() -> None:
 
 
 async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch) -> None:
-    """Every frame the main screen draws while the run goes (measured around Textual's own frame,
-    whatever calls it) is followed by ``SPACING`` times its cost without a frame."""
+    """Every frame the main screen draws while the loop's events keep coming (measured around
+    Textual's own frame, whatever calls it) is followed by ``SPACING`` times its cost without one."""
     frames: list[tuple[float, float, float]] = []  # (start, end, CPU) of the frames during the run
     draw = Screen._on_timer_update
 
     def timed(screen: Screen) -> None:
         start, cpu = time.monotonic(), time.thread_time()
+        hot = getattr(screen.app, "busy", False) and start - getattr(screen.app, "agent_events_at", start) < HOT_S
         draw(screen)
-        if getattr(screen.app, "busy", False) and screen is screen.app.screen:
+        if hot and screen is screen.app.screen:
             frames.append((start, time.monotonic(), time.thread_time() - cpu))
 
     monkeypatch.setattr(Screen, "_on_timer_update", timed)
@@ -105,3 +108,82 @@ def test_markdown_is_imported_on_the_worker_once_the_model_is_loaded(tmp_path, p
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path, check=False)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1]) == [True]
+
+
+def frame_times(monkeypatch) -> list[float]:
+    """When Textual's own frame of the current screen runs (whatever holds it back first)."""
+    frames: list[float] = []
+    draw = Screen._on_timer_update
+
+    def timed(screen: Screen) -> None:
+        if screen is screen.app.screen:
+            frames.append(time.monotonic())
+        draw(screen)
+
+    monkeypatch.setattr(Screen, "_on_timer_update", timed)
+    return frames
+
+
+async def test_a_key_typed_while_a_command_runs_is_drawn_at_once(make_app, monkeypatch) -> None:
+    """Found in review: the wait depended only on the previous frame's cost, so after one slow frame
+    the echo of a key typed while a command ran (a message to queue) waited up to MAX_WAIT_S.
+    A run waiting on a command sends no events: its frames are not paced."""
+    app = make_app([turn("Wait.", xml_call("Bash", command="sleep 3")), turn("Done.", answer="Ok.")], approve="all")
+    frames = frame_times(monkeypatch)
+    slow = [False]
+    render = StatusBar.render
+
+    def slow_render(self):  # one frame that costs 60 ms of the UI thread, as a big screen's does
+        if slow[0]:
+            slow[0] = False
+            end = time.thread_time() + 0.06
+            while time.thread_time() < end:
+                pass
+        return render(self)
+
+    monkeypatch.setattr(StatusBar, "render", slow_render)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "wait")
+        await wait_for(pilot, lambda: app.status.state == "running Bash", what="the command to run")
+        await pilot.pause(0.3)
+        slow[0] = True
+        app.status.refresh()
+        await wait_for(pilot, lambda: not slow[0], what="the slow frame")
+        await pilot.pause(0.02)
+        assert app.busy
+        pressed = time.monotonic()
+        await pilot.press("x")
+        await wait_for(pilot, lambda: frames and frames[-1] > pressed, what="the key's frame")
+        latency = min(t for t in frames if t > pressed) - pressed
+        assert latency < 0.05, f"the key typed during the run was drawn {latency * 1000:.0f} ms later"
+
+
+async def test_a_held_frame_sets_one_timer(make_app, monkeypatch) -> None:
+    """Found in review: the screen's idle handler resumes the update timer at once (something is
+    dirty), so a held frame was asked for again every 1/60 s, each time with another timer."""
+    held_timers: list[float] = []
+    draws: list[float] = []
+    set_timer = PacedScreen.set_timer
+
+    def counted(self, delay, callback=None, *args, **kwargs):
+        if kwargs.get("name") == "paced frame":
+            held_timers.append(time.monotonic())
+        return set_timer(self, delay, callback, *args, **kwargs)
+
+    monkeypatch.setattr(PacedScreen, "set_timer", counted)
+    draw = Screen._on_timer_update
+
+    def timed(screen: Screen) -> None:
+        draws.append(time.monotonic())
+        draw(screen)
+
+    monkeypatch.setattr(Screen, "_on_timer_update", timed)
+    app = make_app(reads(), approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read it")
+        await wait_for(pilot, lambda: run_over(app), timeout=60, what="the run")
+        await pilot.pause(MAX_WAIT_S)
+    assert held_timers, "no frame was held"
+    # timers made between two consecutive frames drawn: one per hold
+    per_hold = [sum(a < t < b for t in held_timers) for a, b in zip(draws, draws[1:], strict=False)]
+    assert max(per_hold) <= 1, f"up to {max(per_hold)} 'paced frame' timers for one held frame ({len(held_timers)} in all)"
