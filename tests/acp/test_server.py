@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,11 @@ async def test_full_session(py_repo: Path, tmp_path: Path) -> None:
 
 async def test_cancel_during_generation(py_repo: Path, tmp_path: Path) -> None:
     long_thought = "thinking " * 150_000
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    # the replay counts a word or a space as a token: with the default limit (8,192) the turn could
+    # end with max_tokens before the cancel's round trip on a busy machine (seen once in CI)
+    config.write_text("[limits]\nmax_tokens_per_turn = 1000000\n")
     replay = write_replay(tmp_path / "replay.jsonl", [turn(long_thought, xml_call("Write", file_path="new.txt", content="x"))])
     client = ScriptedClient()
     async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
