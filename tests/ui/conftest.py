@@ -3,6 +3,10 @@ HOME that makes displayed paths short and stable (``~/repo``)."""
 from __future__ import annotations
 
 import itertools
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
@@ -82,3 +86,12 @@ def drawn(app: FrogApp, item: object) -> list[Strip]:
 def call_texts(app: FrogApp) -> list[str]:
     """Every call's line in the chat, as drawn (trailing blanks dropped)."""
     return [drawn(app, line)[0].text.rstrip() for line in app.chat.call_lines]
+
+
+def last_json_line(code: str, folder: Path) -> object:
+    """Run ``code`` in a fresh interpreter (XDG folders under ``folder``, its working folder) and
+    return the JSON of the last line it printed; it must exit 0."""
+    env = {**os.environ, **{name: str(folder / name.lower()) for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=folder, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])

@@ -13,7 +13,7 @@ import pytest
 from textual.app import App
 from textual.color import Color
 
-from tests.ui.conftest import SIZE, wait_for
+from tests.ui.conftest import SIZE, last_json_line, wait_for
 
 HEAVY = ("frogtui.approval", "frogtui.vcs", "frogtui.agent.loop", "frogtui.agent.session_core", "git", "bashlex", "llama_cpp")
 
@@ -62,10 +62,7 @@ def test_the_first_paint_imports_no_highlighter_markdown_or_other_screen(tmp_pat
         "app.run(headless=True, size=(120, 40))\n"
         "print(json.dumps(seen))"
     )
-    env = {**os.environ, **{name: str(tmp_path / name.lower()) for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout.splitlines()[-1]) == []
+    assert last_json_line(code, tmp_path) == []
 
 
 @pytest.mark.parametrize(("wanted", "shown"), [("frog-light", "frog-light"), ("no-such-theme", "frog-dark")])

@@ -15,7 +15,7 @@ from frogtui.ui.pacing import HOT_S, MAX_WAIT_S, SPACING, FramePacer, PacedScree
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
 from tests.support import turn, xml_call
-from tests.ui.conftest import SIZE, submit, wait_for
+from tests.ui.conftest import SIZE, last_json_line, submit, wait_for
 from tests.ui.test_trace_table import STEPS, reads, run_over
 
 
@@ -85,10 +85,6 @@ async def test_a_burst_of_calls_computes_each_new_row_once(make_app, monkeypatch
 def test_markdown_is_imported_on_the_worker_once_the_model_is_loaded(tmp_path, py_repo) -> None:
     """The first answer used to import Markdown (markdown-it, Textual's widget: 0.1-0.2 s) on the
     UI thread, in the middle of the run; the worker that loaded the model imports it instead."""
-    import json
-    import os
-    import subprocess
-    import sys
 
     replay = tmp_path / "replay.jsonl"
     replay.write_text("")
@@ -105,10 +101,7 @@ def test_markdown_is_imported_on_the_worker_once_the_model_is_loaded(tmp_path, p
         "app.run(headless=True, size=(120, 40))\n"
         "print(json.dumps(seen))"
     )
-    env = {**os.environ, **{name: str(tmp_path / name.lower()) for name in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout.splitlines()[-1]) == [True]
+    assert last_json_line(code, tmp_path) == [True]
 
 
 def frame_times(monkeypatch) -> list[float]:
