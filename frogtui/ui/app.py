@@ -66,6 +66,8 @@ class FrogApp(SessionApp):
         self.interrupt()
 
     async def action_new_task(self) -> None:
+        if not self._session_ready("A new task"):
+            return
         if self.busy:
             self.notify("Interrupt the current run first (Esc).", severity="warning")
             return
@@ -79,6 +81,16 @@ class FrogApp(SessionApp):
         self.chat.add_notice("New task: describe it below.")
         self.query_one(PromptInput).focus()
         self._prepare(load=False)
+
+    def _session_ready(self, what: str) -> bool:
+        """True once the session is prepared (rules, sandbox, the repository's state); else tell
+        the person why ``what`` waits."""
+        if not self.state.wired:
+            reason = "is available once the session has started (a moment)"
+            if self.setup_error:
+                reason = f"is not available: the session could not start ({self.setup_error})"
+            self.notify(f"{what} {reason}.", severity="error" if self.setup_error else "warning")
+        return self.state.wired
 
     def _idle(self, what: str) -> bool:
         """True when no run is going; else tell the person to wait (or interrupt) before ``what``."""
@@ -97,7 +109,7 @@ class FrogApp(SessionApp):
         self.draft_handoff("requested")
 
     def action_review(self) -> None:
-        if not self._idle("Review"):
+        if not self._session_ready("Review") or not self._idle("Review"):
             return
         review = self.core.review_session()
         if review is None:
@@ -108,7 +120,7 @@ class FrogApp(SessionApp):
         self.push_screen(ReviewScreen(review, model=self.model), callback=lambda _result: self.refresh_git())
 
     def action_undo(self) -> None:
-        if not self._idle("Undo"):
+        if not self._session_ready("Undo") or not self._idle("Undo"):
             return
         if self.core.checkpoints is None:
             self.notify("Undo needs a git repository (checkpoints live there).", severity="warning")
@@ -134,9 +146,9 @@ class FrogApp(SessionApp):
         self.refresh_git()
 
     def action_git_init(self) -> None:
-        if not self.state.wired:
-            self.notify("Wait for the session to start.", severity="warning")
-        elif self.core.repo_state is not None:
+        if not self._session_ready("Initialise git"):
+            return
+        if self.core.repo_state is not None:
             self.notify("This folder is already in a git repository.", timeout=2)
         elif self._idle("Initialise git"):
             self._git_init()
