@@ -49,15 +49,15 @@ def set_status(status: StatusBar, changes: dict[str, object]) -> None:
     changes.clear()
 
 
-async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, status: dict[str, object]) -> None:
+async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
     """Show ``event`` (``RunEnded`` is the app's: it ends the run; here the step's text is shown);
-    the status bar's new values go into ``status`` (``set_status`` shows them)."""
+    the status bar's new values go into ``changes`` (``set_status`` shows them)."""
     if isinstance(event, ev.ReasoningDelta):
         chat.reasoning_delta(event.step, event.text)
     elif isinstance(event, ev.AnswerDelta):
         chat.answer_delta(event.step, event.text)
     elif isinstance(event, ev.StepStarted):
-        status["step"], status["max_steps"] = event.step, event.max_steps
+        changes["step"], changes["max_steps"] = event.step, event.max_steps
         trace.start_step(event.step)
     elif isinstance(event, ev.ToolCallProposed):
         trace.add_call(event.step, event.call)
@@ -76,7 +76,7 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
         )
     elif isinstance(event, ev.ToolStarted):
         trace.update(event.call, status="running")
-        status["state"] = f"running {event.call.name}"
+        changes["state"] = f"running {event.call.name}"
     elif isinstance(event, ev.ToolFinished):
         trace.update(
             event.call,
@@ -85,15 +85,15 @@ async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, sta
             exit_code=event.exit_code,
             observation=event.observation,
         )
-        status["state"] = "working"
+        changes["state"] = "working"
     elif isinstance(event, ev.StepUsage):
-        status["context_used"], status["session_tokens"] = event.context_tokens, event.session_tokens
+        changes["context_used"], changes["session_tokens"] = event.context_tokens, event.session_tokens
         if event.budget:
-            status["context_size"] = event.budget
+            changes["context_size"] = event.budget
         if event.usage.generated_tokens:
-            status["tok_s"] = event.usage.gen_tok_s
+            changes["tok_s"] = event.usage.gen_tok_s
     elif isinstance(event, ev.HandedOff):
-        status["context_used"] = 0
+        changes["context_used"] = 0
         chat.add_notice("Hand-off: a fresh conversation starts with the message below (the session, its checkpoints and review go on).")
         chat.add_user(event.text)
     elif isinstance(event, (ev.AssistantTurnEnded, ev.RunEnded)):  # a turn the model never ended (its server
