@@ -133,9 +133,10 @@ def replay_lines(trajectory: dict[str, Any]) -> str:
     return "".join(lines)
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON through a temp file and rename, so a reader never sees half a file."""
-    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
+    """Write JSON through a temp file and rename, so a reader never sees half a file. ``indent=None``
+    writes it on one line, about five times as fast (json's C encoder only runs without an indent)."""
+    write_text_atomic(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -219,11 +219,15 @@ class ChatPane(VerticalScroll):
     async def end_turn(self) -> None:
         """The step's turn ended: show what is left and fold its reasoning."""
         async with self._writing:
+            if self._reasoning is None and self._pending_reasoning:  # none of it shown yet: added folded at once
+                text, self._pending_reasoning = self._pending_reasoning, ""
+                self._add_reasoning(text, collapsed=not self.show_reasoning)
             await self._flush()
             if self._reasoning is not None:
                 log, item = self._reasoning
-                item.collapsed = not self.show_reasoning
-                log.changed(item)
+                if item.collapsed != (not self.show_reasoning):
+                    item.collapsed = not self.show_reasoning
+                    log.changed(item)
             self._close_step()
 
     def _close_step(self) -> None:

@@ -26,7 +26,8 @@ class AgentEventsPosted(Message):
     """Things happened in the agent loop: ``await take()`` returns the events
     (``frogtui.agent.events``, unchanged, in order) that arrived since the app last took them."""
 
-    take: Callable[[], Awaitable[list[AgentEvent]]]
+    take: Callable[..., Awaitable[list[AgentEvent]]]
+    """``UiSink.batch``: ``await take(ready=...)``."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,9 @@ class CallPreviewed(Message):
 BATCH_S = 1 / 60
 """The app takes the loop's events at most this often (a frame): a message per event cost the UI
 thread more than the step that made it (100 replayed Read steps: ~1,000 messages)."""
+HOLD_S = 0.25
+"""While the loop keeps emitting, the longest its events wait for the screen's next frame (as
+``ui.pacing.MAX_WAIT_S``: the screen still moves four times a second)."""
 
 
 class UiSink:
@@ -105,47 +109,70 @@ class UiSink:
     message is posted when the queue was empty, so the app shows a burst of events in one go (one
     message, no frame between them) and the loop's thread never waits for the UI. The app takes
     them no sooner than ``BATCH_S`` after it last did (``batch``), so a fast loop's events come in
-    bursts of a frame's worth.
+    bursts of a frame's worth; while the loop keeps emitting, no sooner than the screen's next
+    frame either: each batch costs the UI thread, and so the loop, the GIL, and events taken
+    between two frames are seen no sooner than the second.
 
     Args:
         post: the app's thread-safe ``post_message``.
         audit: called on the loop's thread with one line per approval decision (the session log).
+        emitted: called on the loop's thread with the time (monotonic) of each event.
     """
 
-    def __init__(self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None, emitted: Callable[[float], Any] | None = None,
+    ) -> None:
         self.post = post
         self.audit = audit
+        self.emitted = emitted
         self._events: list[AgentEvent] = []
         self._lock = threading.Lock()
         self._taken_at = 0.0
-        from frogtui.agent.events import ApprovalAnswered  # built with the run: the loop has imported them
+        self._emitted = 0
+        """Events emitted so far (how ``batch`` sees that the loop went quiet)."""
+        self._ended = False
+        """A ``RunEnded`` is queued: the run's end is shown without waiting for a frame."""
+        from frogtui.agent.events import ApprovalAnswered, RunEnded  # built with the run: the loop has imported them
 
-        self._answered = ApprovalAnswered
+        self._answered, self._run_ended = ApprovalAnswered, RunEnded
 
     def emit(self, event: AgentEvent) -> None:
+        if self.emitted is not None:
+            self.emitted(time.monotonic())
         if self.audit is not None and isinstance(event, self._answered):
             from frogtui.approval import audit_line
 
             self.audit(audit_line(event.step, event.call, event.approval))
         with self._lock:
             self._events.append(event)
+            self._emitted += 1
+            self._ended = self._ended or isinstance(event, self._run_ended)
             first = len(self._events) == 1
         if first:  # posted after the event is queued: a message posted later is handled after it
             self.post(AgentEventsPosted(self.batch))
 
-    async def batch(self) -> list[AgentEvent]:
+    async def batch(self, ready: Callable[[], bool] | None = None) -> list[AgentEvent]:
         """``take()``, no sooner than ``BATCH_S`` after the last batch (on the UI thread; the
-        events that arrive meanwhile join this batch)."""
+        events that arrive meanwhile join this batch). With ``ready`` (whether the screen would
+        draw a frame now), also no sooner than that while the loop keeps emitting (a new event
+        within each ``BATCH_S``) and its run has not ended, for at most ``HOLD_S``."""
         wait = self._taken_at + BATCH_S - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
+        if ready is not None:
+            until = time.monotonic() + HOLD_S
+            while not self._ended and not ready() and time.monotonic() < until:
+                seen = self._emitted
+                await asyncio.sleep(BATCH_S)
+                if self._emitted == seen:  # quiet: it waits on the model, a command or the person
+                    break
         self._taken_at = time.monotonic()
         return self.take()
 
     def take(self) -> list[AgentEvent]:
         """The events queued since the last call (on the UI thread)."""
         with self._lock:
-            events, self._events = self._events, []
+            events, self._events, self._ended = self._events, [], False
         return events
 
 

@@ -1,18 +1,23 @@
 """Frames while the agent works: the screen may spend at most a share of the time drawing.
 
-A frame of the main screen costs what the screen costs (on a 2-core machine 20-40 ms of the UI
+A frame of the main screen costs what the screen costs (on a 2-core machine 10-50 ms of the UI
 thread for 120x40: the chat scrolls, so every visible line moves), not what changed. The agent's
 thread shares the GIL with the UI thread, so while a run goes every frame is time the loop waits:
 100 replayed Read steps took 3-5x as long in the app as headless, most of it frames drawn at
 Textual's 60 a second. ``FramePacer`` keeps the frames' share of the time at most
-``1 / (1 + SPACING)`` while a run is in progress: after a frame that cost ``c`` seconds of the UI
-thread's CPU, the next one waits until ``SPACING * c`` has passed (never longer than
-``MAX_WAIT_S``, so the screen still moves a few times a second). Frames are paced only while the
-loop's events keep coming (the app took some within ``HOT_S``): a run waiting on a command, the
-model or the person leaves the screen at Textual's full rate, so what the person types then shows
-at once; nothing is paced while no run goes (typing, scrolling, the review screen). After a cheap
-frame (a streamed token) the wait is short. A frame held back is drawn, with everything that
-changed meanwhile, when its wait ends: nothing shown is lost, it only comes later.
+``1 / (1 + SPACING)`` while the loop works flat out: after a frame, the next one waits until
+``SPACING`` times the cost (the UI thread's CPU) of the dearest of the last ``RECENT`` frames has
+passed (never longer than ``MAX_WAIT_S``, so the screen still moves a few times a second), and the
+first frame of such a burst waits as long from the burst's start, so a short burst is not cut by a
+frame drawn the moment it began. The dearest recent frame, not the last: a cheap frame (a status
+line) says nothing of the next one, which draws everything the burst changed.
+
+Frames are paced only while the loop's events keep coming (one within ``HOT_S``): a
+run waiting on a command, the model or the person leaves the screen at Textual's full rate, so what
+the person types then shows at once; nothing is paced while no run goes (typing, scrolling, the
+review screen). While tokens stream, frames are cheap and the wait is short. A frame held back is
+drawn, with everything that changed meanwhile, when its wait ends: nothing shown is lost, it only
+comes later.
 """
 from __future__ import annotations
 
@@ -22,8 +27,11 @@ from collections.abc import Callable
 from textual.screen import Screen
 from textual.timer import Timer
 
-SPACING = 4.0
-"""While a run goes, the time between two frames is at least this many times the first one's cost."""
+SPACING = 8.0
+"""While the loop works flat out, the time between two frames is at least this many times the cost
+of the dearest recent frame: frames take at most a ninth of the time."""
+RECENT = 8
+"""How many of the last frames the wait is measured on."""
 MAX_WAIT_S = 0.25
 """The longest a frame is held back: the screen moves at least four times a second."""
 HOT_S = 0.1
@@ -37,6 +45,8 @@ class FramePacer:
     def __init__(self, cpu: Callable[[], float] = time.thread_time, now: Callable[[], float] = time.monotonic) -> None:
         self.cpu, self.now = cpu, now
         self._next = 0.0
+        self._costs: list[float] = []
+        """The UI thread's CPU time of the last ``RECENT`` frames."""
         self.drawn = 0
         """Frames drawn (all of them, paced or not)."""
         self.held = 0
@@ -50,19 +60,31 @@ class FramePacer:
             return 0.0
         return max(0.0, self._next - self.now())
 
+    def _spacing(self) -> float:
+        return min(SPACING * max(self._costs, default=0.0), MAX_WAIT_S)
+
+    def begin_burst(self) -> None:
+        """The loop has started working flat out: its first frame waits as a later one would, from now."""
+        self._next = max(self._next, self.now() + self._spacing())
+
     def draw(self, frame: Callable[[], None]) -> None:
-        """Draw ``frame`` and note its cost: the next paced frame waits ``SPACING`` times that."""
+        """Draw ``frame`` and note its cost: the next paced frame waits ``SPACING`` times the
+        dearest of the last ``RECENT`` frames' costs."""
         started = self.cpu()
         frame()
         cost = self.cpu() - started
         self.drawn += 1
         self.cost_s += cost
-        self._next = self.now() + min(SPACING * cost, MAX_WAIT_S)
+        self._costs = [*self._costs[1 - RECENT:], cost]
+        self._next = self.now() + self._spacing()
 
 
 class PacedScreen(Screen[None]):
     """A screen whose frames ``FramePacer`` spaces while its app's agent is working flat out: its
-    ``busy`` is true and it took the loop's events (``agent_events_at``, monotonic) within ``HOT_S``.
+    ``busy`` is true and its loop started or emitted an event (``agent_events_at``, monotonic)
+    within ``HOT_S``. Once the app has shown the run's end (``run_ending``) while its
+    worker still saves the run, the frame waits for the worker (``busy`` false), at most
+    ``MAX_WAIT_S``: one frame shows the answer and "ready" together.
 
     Textual draws a screen from its update timer (``Screen._on_timer_update``, at most
     ``TEXTUAL_FPS`` times a second, when something is dirty); a frame that must wait pauses that
@@ -74,13 +96,21 @@ class PacedScreen(Screen[None]):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.pacer = FramePacer()
         self._hold: Timer | None = None
+        self._hot = False
+        """Whether the last frame asked for came while the loop worked flat out."""
 
     def _agent_hot(self) -> bool:
         app = self.app
         return bool(getattr(app, "busy", False)) and self.pacer.now() - getattr(app, "agent_events_at", -HOT_S) < HOT_S
 
     def _on_timer_update(self) -> None:
-        wait = self.pacer.wait(self._agent_hot())
+        hot = self._agent_hot()
+        if hot and not self._hot:
+            self.pacer.begin_burst()
+        self._hot = hot
+        # the run's end is shown, but its worker still saves it: the frame waits for "ready" (or MAX_WAIT_S)
+        ending = bool(getattr(self.app, "busy", False) and getattr(self.app, "run_ending", False))
+        wait = MAX_WAIT_S if ending else self.pacer.wait(hot)
         if wait > 0:
             self._update_timer.pause()
             if self._hold is None:

@@ -44,6 +44,7 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
+from frogtui.ui.pacing import PacedScreen
 from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.state import SessionUiState
@@ -57,6 +58,11 @@ if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on th
     from frogtui.agent.session_core import ModelLoader, SessionCore
     from frogtui.protocol import Model
     from frogtui.session import Session
+
+FIRST_FRAME_S = 0.3
+"""The longest a run waits for the frame that shows the person's message before its loop starts."""
+NOT_STARTED = "not started"
+"""What the run's worker returns when Esc came before its loop started."""
 
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
@@ -101,10 +107,14 @@ class SessionApp(LongSession):
         """The model, once the app was told it is loaded."""
         self.busy = False
         self.agent_events_at = 0.0
-        """When the app last took the loop's events (monotonic)."""
+        """When the loop last emitted an event, or started (monotonic): frames are paced (ui/pacing.py)."""
+        self.run_ending = False
+        """The run's end is shown while its worker still saves it (ui/pacing.py)."""
         self.approver = UiApprover(self.post_message, mode=config.approve)
         self.setup_error: str | None = None
         self._run_worker: Worker[Any] | None = None
+        self._run_text = ""
+        """The message the current (or last) run was started with."""
         self.queue = MessageQueue()
         """Messages typed while the agent works, sent one by one as each run ends."""
         self.interrupting = False
@@ -286,13 +296,20 @@ class SessionApp(LongSession):
         self._start_run(message.text)
 
     def _start_run(self, text: str, *, handoff: bool = False) -> None:
-        self.busy, self.interrupting = True, False
+        self.busy, self.interrupting, self.run_ending, self._run_text = True, False, False, text
         self.status.state = "working"
-        self._run_worker = self._run_agent(text, handoff)
+        drawn = threading.Event()  # the loop starts once the screen shows the message (or after FIRST_FRAME_S)
+        self.call_after_refresh(drawn.set)
+        self._run_worker = self._run_agent(text, handoff, drawn)
 
     @work(thread=True, exclusive=True, group="agent", exit_on_error=False)  # an error is a notice (on_worker_state_changed)
-    def _run_agent(self, text: str, handoff: bool = False) -> None:
-        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log))
+    def _run_agent(self, text: str, handoff: bool = False, drawn: threading.Event | None = None) -> str | None:
+        if drawn is not None:  # the frame that shows the person's message is drawn first, not while the loop needs the GIL
+            drawn.wait(FIRST_FRAME_S)
+        if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
+            return NOT_STARTED
+        self.agent_events_at = time.monotonic()
+        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, emitted=self._emitted))
         if handoff:
             self.core.hand_off(text)
         else:
@@ -302,7 +319,15 @@ class SessionApp(LongSession):
         if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         self.busy, self.status.state = False, "ready"
-        if event.state == WorkerState.ERROR:
+        self.refresh_git()  # the run's last writes (checkpoint refs, the session) are done
+        if event.state == WorkerState.SUCCESS and event.worker.result == NOT_STARTED:
+            self.state.last_exit_reason = "cancelled"
+            self.chat.add_notice("Interrupted before the run started: the message was not sent (it is back in the prompt).", "warning")
+            prompt = self.query_one(PromptInput)
+            if not prompt.value.strip():
+                prompt.value = self._run_text
+            self.call_later(self._send_queued, after_interrupt=True)
+        elif event.state == WorkerState.ERROR:
             await self.chat.end_turn()  # what the model wrote stays above the notice, its reasoning folded
             self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
         elif self.state.last_exit_reason == "max_context_len":
@@ -313,12 +338,21 @@ class SessionApp(LongSession):
     async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
         from frogtui.ui.event_view import show_events
 
-        events = await message.take()  # in order; a message posted after these is handled after them
-        self.agent_events_at = time.monotonic()  # the loop is working flat out: frames are paced (ui/pacing.py)
+        # in order; a message posted after these is handled after them; no sooner than the next frame while the loop works flat out
+        events = await message.take(ready=self._frame_due)
         await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
 
+    def _emitted(self, at: float) -> None:
+        """The loop emitted an event (on its thread): it is working (ui/pacing.py)."""
+        self.agent_events_at = at
+
+    def _frame_due(self) -> bool:
+        """Whether the screen would draw a frame now (a modal's at once; the main one's are paced)."""
+        screen = self.screen
+        return not isinstance(screen, PacedScreen) or screen.pacer.wait(True) <= 0
+
     def _run_ended(self, event: ev.RunEnded) -> None:
-        self.state.last_exit_reason = event.exit_reason
+        self.state.last_exit_reason, self.run_ending = event.exit_reason, True
         if event.exit_reason == "agent" and not event.final_message.strip():
             self.chat.add_notice("The model ended without a message (its last turn had no answer and no tool call).", "warning")
         elif event.exit_reason == "cancelled":
@@ -330,7 +364,6 @@ class SessionApp(LongSession):
             detail = f": {event.error}" if event.error else ""
             self.chat.add_notice(f"The run ended ({event.exit_reason}){detail}", "error")
         session_view.save_trace(self.session, self.trace)
-        self.refresh_git()
 
     def on_call_previewed(self, message: CallPreviewed) -> None:
         self.trace.update(message.call, diff=message.diff)

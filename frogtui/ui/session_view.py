@@ -53,7 +53,7 @@ def save_trace(session: Session, trace: TracePane) -> None:
         }
         for e in trace.entries.values()
     ]
-    write_json_atomic(session.folder / TRACE_FILE, {"calls": rows})
+    write_json_atomic(session.folder / TRACE_FILE, {"calls": rows}, indent=None)  # on the UI thread: json's C encoder
 
 
 def load_trace(session: Session) -> list[dict[str, Any]]:

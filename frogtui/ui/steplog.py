@@ -5,7 +5,8 @@ A widget per reasoning block (a ``Collapsible`` of five) and per call line cost 
 CSS match and a layout pass each: about 10 ms a step on 2 cores, so 100 replayed Read steps took
 1-4 s to show against 0.06 s headless (docs/PERFORMANCE.md). Here a step appends an item to a list;
 the widget's height is the sum of its items' lines, and only the lines on screen are rendered
-(``render_line``), each item's lines kept for the width until the item changes.
+(``render_line``), each item's lines kept for the width until the item changes; the layout asks
+each item only its height (``height``), so lines are built for the items drawn.
 
     ▶ thinking (step 3) · The test fails because add subtracts…
     ● Edit  calc.py  ✓ person · 0.1s
@@ -81,6 +82,10 @@ class StepReasoning:
             self._prefix = shown[: end + 1]
         return self._wrapped + _wrap(shown[len(self._prefix) :], width)
 
+    def height(self, width: int) -> int:
+        """How many lines ``lines(width)`` has (folded: one, without building it)."""
+        return 1 if self.collapsed else 1 + len(self.body(width - INDENT))
+
     def lines(self, width: int) -> list[Content]:
         head = Content.styled(f"{'▶' if self.collapsed else '▼'} {self.title}", REASONING_STYLE)
         if self.collapsed:
@@ -93,6 +98,9 @@ class CallLine:
     """One tool call's line (``toolline.line_content``): redrawn in place as the call goes on."""
 
     entry: TraceEntry
+
+    def height(self, width: int) -> int:
+        return 1
 
     def lines(self, width: int) -> list[Content]:
         return [line_content(self.entry, width)]
@@ -133,7 +141,7 @@ class StepLog(Widget):
     def add(self, item: Item) -> None:
         self.items.append(item)
         if self._starts is not None:  # the others' lines did not move: one more start
-            self._starts.append(self._starts[-1] + len(self.lines_of(item)))
+            self._starts.append(self._starts[-1] + self.height_of(item))
         self._refresh_soon(layout=True)
 
     def changed(self, item: Item) -> None:
@@ -165,12 +173,18 @@ class StepLog(Widget):
             lines = self._lines[id(item)] = item.lines(width)
         return lines
 
+    def height_of(self, item: Item) -> int:
+        """``item``'s number of lines, from its lines when they are kept (an item's lines are
+        built only to be drawn: the layout of a long log builds none of those off screen)."""
+        lines = self._lines.get(id(item))
+        return len(lines) if lines is not None else item.height(self._width or 80)
+
     def _layout(self) -> list[int]:
         if self._starts is None:
             starts, at = [], 0
             for item in self.items:
                 starts.append(at)
-                at += len(self.lines_of(item))
+                at += self.height_of(item)
             self._starts = starts + [at]
         return self._starts
 

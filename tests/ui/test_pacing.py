@@ -11,7 +11,7 @@ import pytest
 from textual.screen import Screen
 
 from frogtui.config import Limits
-from frogtui.ui.pacing import HOT_S, MAX_WAIT_S, SPACING, FramePacer, PacedScreen
+from frogtui.ui.pacing import HOT_S, MAX_WAIT_S, RECENT, SPACING, FramePacer, PacedScreen
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
 from tests.support import turn, xml_call
@@ -19,18 +19,35 @@ from tests.ui.conftest import SIZE, last_json_line, submit, wait_for
 from tests.ui.test_trace_table import STEPS, reads, run_over
 
 
-def test_the_wait_after_a_frame_is_spacing_times_its_cost_capped() -> None:
-    cpu, now = iter([1.0, 1.03, 2.0, 2.5, 3.0, 3.001]), itertools.repeat(10.0)
+def test_the_wait_after_a_frame_is_spacing_times_the_dearest_recent_cost_capped() -> None:
+    cpu = iter([1.0, 1.01, 2.0, 2.5, 3.0, 3.001, *itertools.chain.from_iterable((4.0 + i, 4.0 + i + 0.001) for i in range(RECENT))])
+    now = itertools.repeat(10.0)
     pacer = FramePacer(cpu=lambda: next(cpu), now=lambda: next(now))
     assert pacer.wait(running=True) == 0.0  # nothing drawn yet
-    pacer.draw(lambda: None)  # 30 ms of the UI thread
-    assert pacer.wait(running=True) == pytest.approx(SPACING * 0.03)
+    pacer.draw(lambda: None)  # 10 ms of the UI thread
+    assert pacer.wait(running=True) == pytest.approx(SPACING * 0.01)
     assert pacer.wait(running=False) == 0.0  # no run: typing and scrolling are never held back
     pacer.draw(lambda: None)  # 0.5 s: the screen still moves a few times a second
     assert pacer.wait(running=True) == pytest.approx(MAX_WAIT_S)
-    pacer.draw(lambda: None)  # a cheap frame (a streamed token) is hardly held back
+    pacer.draw(lambda: None)  # a cheap frame after a dear one says nothing of the next: the dear one counts
+    assert pacer.wait(running=True) == pytest.approx(MAX_WAIT_S)
+    for _ in range(RECENT):  # once the dear frames are older than RECENT frames, cheap frames are hardly held back
+        pacer.draw(lambda: None)
     assert pacer.wait(running=True) == pytest.approx(SPACING * 0.001)
-    assert (pacer.drawn, pacer.cost_s) == (3, pytest.approx(0.531))
+    assert (pacer.drawn, pacer.cost_s) == (3 + RECENT, pytest.approx(0.511 + RECENT * 0.001))
+
+
+def test_the_first_frame_of_a_burst_waits_from_its_start() -> None:
+    """A frame drawn the moment the loop started working flat out (a 100-step burst of 0.1 s) cost
+    it a quarter of its time: the first frame of a burst waits as a later one would."""
+    cpu, clock = iter([1.0, 1.02]), [10.0]
+    pacer = FramePacer(cpu=lambda: next(cpu), now=lambda: clock[0])
+    pacer.draw(lambda: None)  # the screen before the run: 20 ms
+    clock[0] = 20.0  # long after: a frame could be drawn at once
+    assert pacer.wait(running=True) == 0.0
+    pacer.begin_burst()
+    assert pacer.wait(running=True) == pytest.approx(min(SPACING * 0.02, MAX_WAIT_S))
+    assert pacer.wait(running=False) == 0.0  # not while no run goes
 
 
 async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch) -> None:
