@@ -3,8 +3,10 @@ person's index, stash and branches are never touched.
 
 The private index lives as long as the process (one per repository): it starts as a copy of the
 person's index and is brought up to date at each snapshot with what ``git status`` (its stat data
-and untracked cache) says changed since the last one, so an unchanged tree costs about what
-``git stash create`` costs instead of a full ``git add --all`` search for untracked files."""
+and untracked cache) says changed since the last one, so a changed tree costs about what
+``git stash create`` costs instead of a full ``git add --all`` search for untracked files; while
+the kernel says nothing in the tree changed since the last snapshot (``vcs.watch``), the last
+tree is the snapshot, without running git."""
 from __future__ import annotations
 
 import atexit
@@ -20,6 +22,7 @@ import git
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.gitguard import open_pinned
 from frogtui.vcs.nested import leave_out
+from frogtui.vcs.watch import TreeWatch
 
 STATUS_ARGS = (
     "-c", "core.untrackedCache=true", "-c", "core.quotePath=false",
@@ -56,11 +59,42 @@ class _PrivateIndex:
     fingerprint: tuple[tuple[int, int, int] | None, ...] = ()
     tracked_ignored: bytes = b""
     """The files the person's index tracks although they are ignored (``git add -f``)."""
+    watch: TreeWatch | None = None
+    """The working tree's folders, watched (for the ``MAX_WATCHED`` repositories snapshotted last)."""
 
 
 _indexes: dict[tuple[str, int, int, str], _PrivateIndex] = {}
 _indexes_lock = threading.Lock()
 _folder: list[str] = []
+MAX_WATCHED = 8
+"""Working trees watched at once (each holds an inotify instance; a test run makes hundreds)."""
+_watched: list[_PrivateIndex] = []
+
+
+def _unchanged(repo: git.Repo, private: _PrivateIndex) -> bool:
+    """Whether the kernel vouches that nothing in the working tree changed since the last snapshot
+    (``vcs.watch``; a repository with submodules is never vouched for: their HEADs live in
+    ``.git/modules``). Called before every snapshot's ``git status``: it watches a new tree first."""
+    root = repo.working_tree_dir
+    if root is None:
+        return False
+    with _indexes_lock:
+        if private in _watched:
+            _watched.remove(private)
+        _watched.append(private)
+        if len(_watched) > MAX_WATCHED:
+            evicted = _watched.pop(0)
+            if evicted.watch is not None:
+                evicted.watch.close()
+                evicted.watch = None
+    if private.watch is None:
+        private.watch = TreeWatch(root)
+    if private.watch.changed() or os.path.exists(os.path.join(repo.common_dir, "modules")):
+        return False
+    identity = getattr(repo.git, "identity", None)  # what every git command checks first (vcs.gitguard)
+    if identity is not None:
+        identity.check()
+    return True
 
 
 def _private_index(repo: git.Repo) -> _PrivateIndex:
@@ -100,10 +134,13 @@ def snapshot(repo: git.Repo) -> Snapshot:
     with private.lock:
         env = {"GIT_INDEX_FILE": str(private.path)}
         try:
+            quiet = _unchanged(repo, private)  # asked first: the status below is what it vouches for next time
             if not private.seeded or _must_copy_again(repo, private):
                 _seed(repo, private, env)
             elif private.sparse:
                 private.sparse = _see_hidden_changes(repo, env)
+            elif quiet and private.tree is not None:
+                return Snapshot(private.tree, private.nested)
             changed, folders = _changed_paths(repo, env)
             if private.tree is not None and any(path.rsplit(b"/", 1)[-1] == b".gitignore" for path in changed):
                 _seed(repo, private, env)  # what is ignored changed: start again from the person's index

@@ -1,5 +1,6 @@
 """A checkpoint of a tree that has not changed since a checkpoint whose ref git holds (issue 15):
-one git process (``git status``) instead of two. Its ref is recorded in the session folder at once
+no git process while the kernel says nothing in the tree changed (``vcs.watch``), one (``git
+status``) where it cannot say, instead of two. Its ref is recorded in the session folder at once
 and written to git with the next ``update-ref`` frogtui runs anyway, on rewind, on drop and at the
 end of each run; a crash in between loses at most such a ref, and the record still finds it.
 Real git; processes counted with ``GIT_TRACE``."""
@@ -12,6 +13,7 @@ import pytest
 from frogtui.agent.session_core import SessionCore
 from frogtui.config import sessions_dir
 from frogtui.protocol import ToolCall
+from frogtui.vcs import watch
 from frogtui.vcs.checkpoints import Checkpoints, NoCheckpoint
 from frogtui.vcs.repository import discover, resume
 from frogtui.vcs.verify import RECORD
@@ -54,9 +56,12 @@ def record(name: str) -> list[str]:
     return (sessions_dir() / name / RECORD).read_text().splitlines()
 
 
-def test_an_unchanged_tree_costs_one_git_process_and_a_restart_still_finds_it(
-    py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("watched", [True, False], ids=["watched", "not watched"])
+def test_an_unchanged_tree_costs_no_git_process_or_one_and_a_restart_still_finds_it(
+    py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, watched: bool
 ) -> None:
+    if not watched:  # a tree the kernel cannot watch (too many folders, no inotify): git status says
+        monkeypatch.setattr(watch, "MAX_FOLDERS", 0)
     state = discover(py_repo, session("u1"))
     assert state is not None
     checkpoints = Checkpoints(state)
@@ -64,7 +69,7 @@ def test_an_unchanged_tree_costs_one_git_process_and_a_restart_still_finds_it(
     checkpoints.before_action(1, BASH)
     tree = checkpoints.find(1).tree
     commands = traced(monkeypatch, tmp_path / "trace", lambda: checkpoints.before_action(2, BASH))
-    assert [c.split()[0] for c in commands] == ["status"], commands
+    assert [c.split()[0] for c in commands] == ([] if watched else ["status"]), commands
     assert checkpoints.find(2).tree == tree and record("u1")[-1] == f"refs/frogtui/u1/2 {tree}"
     # the process dies before the ref reaches git: a new one finds the checkpoint in the record
     (py_repo / "calc.py").write_text("broken\n")
