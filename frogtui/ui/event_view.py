@@ -41,6 +41,19 @@ async def show_events(
     set_status(status, changes)
 
 
+def show_run_end(chat: ChatPane, event: ev.RunEnded) -> None:
+    """The notice below a run that did not end with the model's answer."""
+    detail = f": {event.error}" if event.error else ""
+    if event.exit_reason == "agent" and not event.final_message.strip():
+        chat.add_notice("The model ended without a message (its last turn had no answer and no tool call).", "warning")
+    elif event.exit_reason == "cancelled":
+        chat.add_notice("Interrupted. Send a message to continue.", "warning")
+    elif event.exit_reason == "max_context_len":
+        chat.add_notice(f"The conversation is full (max_context_len){detail}. Drafting a hand-off to a fresh one…", "warning")
+    elif event.exit_reason != "agent":
+        chat.add_notice(f"The run ended ({event.exit_reason}){detail}", "error")
+
+
 def set_status(status: StatusBar, changes: dict[str, object]) -> None:
     """Set each field of the status bar that ``changes`` names once (the bar redraws once), and
     empty ``changes``."""

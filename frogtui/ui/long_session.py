@@ -21,14 +21,20 @@ from frogtui.ui.terminal_safety import ControlFilter
 
 if TYPE_CHECKING:
     from frogtui.agent.session_core import SessionCore
+    from frogtui.ui.approver import UiApprover
+    from frogtui.ui.state import SessionUiState
 
 
 class LongSession(App[int]):
-    """Queue and hand-off handlers; ``SessionApp`` sets ``core``, ``queue`` and ``busy`` and runs."""
+    """Queue, interrupt and hand-off handlers; ``SessionApp`` sets ``core``, ``queue`` and ``busy`` and runs."""
 
     core: SessionCore
     queue: MessageQueue
     busy: bool
+    state: SessionUiState
+    approver: UiApprover
+    interrupting: bool
+    _run_text: str
     CONTROL_FILTER = ControlFilter()
 
     def get_line_filters(self) -> list[LineFilter]:
@@ -38,6 +44,30 @@ class LongSession(App[int]):
     def _start_run(self, text: str, *, handoff: bool = False) -> None:
         """Start a run with ``text`` (``SessionApp``)."""
         raise NotImplementedError
+
+    def interrupt(self) -> None:
+        """Stop generation or the running command; a waiting question is denied (a message sent
+        now goes first, at once)."""
+        if not self.busy:
+            return
+        self.core.interrupt()
+        self.approver.cancel_pending()
+        from frogtui.ui.approval_screen import ApprovalScreen
+
+        if isinstance(self.screen, ApprovalScreen):
+            self.screen.dismiss(None)
+        self.query_one(StatusBar).state = "interrupting"
+        self.interrupting = True
+
+    def _not_started(self) -> None:
+        """Esc came before the run's loop started: nothing was sent, the message is back in the prompt."""
+        self.state.last_exit_reason = "cancelled"
+        notice = "Interrupted before the run started: the message was not sent (it is back in the prompt)."
+        self.query_one(ChatPane).add_notice(notice, "warning")
+        prompt = self.query_one(PromptInput)
+        if not prompt.value.strip():
+            prompt.value = self._run_text
+        self.call_later(self._send_queued, after_interrupt=True)
 
     async def _send_queued(self, *, after_interrupt: bool = False) -> None:
         """Send the next queued message (after an interrupt only one typed after Esc), showing

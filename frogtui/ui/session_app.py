@@ -321,12 +321,7 @@ class SessionApp(LongSession):
         self.busy, self.status.state = False, "ready"
         self.refresh_git()  # the run's last writes (checkpoint refs, the session) are done
         if event.state == WorkerState.SUCCESS and event.worker.result == NOT_STARTED:
-            self.state.last_exit_reason = "cancelled"
-            self.chat.add_notice("Interrupted before the run started: the message was not sent (it is back in the prompt).", "warning")
-            prompt = self.query_one(PromptInput)
-            if not prompt.value.strip():
-                prompt.value = self._run_text
-            self.call_later(self._send_queued, after_interrupt=True)
+            self._not_started()
         elif event.state == WorkerState.ERROR:
             await self.chat.end_turn()  # what the model wrote stays above the notice, its reasoning folded
             self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
@@ -352,17 +347,10 @@ class SessionApp(LongSession):
         return not isinstance(screen, PacedScreen) or screen.pacer.wait(True) <= 0
 
     def _run_ended(self, event: ev.RunEnded) -> None:
+        from frogtui.ui.event_view import show_run_end
+
         self.state.last_exit_reason, self.run_ending = event.exit_reason, True
-        if event.exit_reason == "agent" and not event.final_message.strip():
-            self.chat.add_notice("The model ended without a message (its last turn had no answer and no tool call).", "warning")
-        elif event.exit_reason == "cancelled":
-            self.chat.add_notice("Interrupted. Send a message to continue.", "warning")
-        elif event.exit_reason == "max_context_len":
-            detail = f": {event.error}" if event.error else ""
-            self.chat.add_notice(f"The conversation is full (max_context_len){detail}. Drafting a hand-off to a fresh one…", "warning")
-        elif event.exit_reason != "agent":
-            detail = f": {event.error}" if event.error else ""
-            self.chat.add_notice(f"The run ended ({event.exit_reason}){detail}", "error")
+        show_run_end(self.chat, event)
         session_view.save_trace(self.session, self.trace)
 
     def on_call_previewed(self, message: CallPreviewed) -> None:
@@ -394,19 +382,6 @@ class SessionApp(LongSession):
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
         self.approver.cancel_pending()
-
-    def interrupt(self) -> None:
-        """Stop generation or the running command; a waiting question is denied."""
-        if not self.busy:
-            return
-        self.core.interrupt()
-        self.approver.cancel_pending()
-        from frogtui.ui.approval_screen import ApprovalScreen
-
-        if isinstance(self.screen, ApprovalScreen):
-            self.screen.dismiss(None)
-        self.status.state = "interrupting"
-        self.interrupting = True
 
     async def shutdown(self) -> None:
         """Stop the run, save the session, and exit."""
