@@ -12,10 +12,12 @@ then times two series, alternating the three ways per run:
 
 The three ways:
 
-- frogtui: ``Checkpoints.before_action`` (the private index brought up to date from ``git status``
-  with the untracked cache, ``git add`` of what changed, ``write-tree``, ``update-ref``; on a clean
-  tree only ``git status``, the ref waits for the next ``update-ref``): tracked and untracked
-  files, the person's index untouched;
+- frogtui: ``Checkpoints.before_action`` as a sandboxed session takes it (the private index
+  brought up to date from ``git status`` with the untracked cache, ``git add`` of what changed,
+  ``write-tree``, ``update-ref``; on a tree the kernel saw no change in (``vcs.watch``, inotify)
+  no git at all, the ref waits for the next ``update-ref``): tracked and untracked files, the
+  person's index untouched; ``--no-watch``: as an unsandboxed session takes it (``git status``
+  on a clean tree);
 - ``git stash create``: git's own snapshot of tracked changes (untracked files are not included);
 - a fresh temporary index (``read-tree HEAD``, ``add --all``, ``write-tree``): the same snapshot as
   frogtui without reusing the index's stat data.
@@ -108,6 +110,7 @@ def main() -> None:
     parser.add_argument("--changed", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--per-folder", type=int, default=1, help="files to a folder (1: as many folders as files)")
+    parser.add_argument("--no-watch", action="store_true", help="git status for every checkpoint (an unsandboxed session's)")
     args = parser.parse_args()
     if args.per_folder < 1:
         parser.error("--per-folder must be at least 1")
@@ -119,10 +122,11 @@ def main() -> None:
               f"{args.changed} changed + {args.changed} untracked per dirty run")
         state = discover(root, "bench")  # the session's start: seeds the private index
         assert state is not None
-        checkpoints = Checkpoints(state)
+        checkpoints = Checkpoints(state, watched=not args.no_watch)
         clean = series(root, args, checkpoints, dirty=False, first=0)
         dirty = series(root, args, checkpoints, dirty=True, first=args.runs)
         layout = {"per_folder": args.per_folder} if args.per_folder != 1 else {}
+        layout |= {"watched": not args.no_watch}
         print(json.dumps({"files": args.files, **layout, "changed": args.changed, "runs": args.runs, "clean": clean, "dirty": dirty}))
 
 

@@ -245,7 +245,7 @@ class SessionCore:
     # the repository ----------------------------------------------------------------------
     def _use_repo(self, state: RepoState | None) -> None:
         self.repo_state = state
-        self.checkpoints = Checkpoints(state) if state is not None else None
+        self.checkpoints = Checkpoints(state, watched=self.sandboxed) if state is not None else None  # vcs.watch
         if self.checkpoints is not None and self.chain:  # resumed: undo goes back through them too
             self.checkpoints.restore(changing_calls(self.chain))
 

@@ -62,54 +62,76 @@ def set_status(status: StatusBar, changes: dict[str, object]) -> None:
     changes.clear()
 
 
+def _reasoning(event: ev.ReasoningDelta, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    chat.reasoning_delta(event.step, event.text)
+
+
+def _answer(event: ev.AnswerDelta, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    chat.answer_delta(event.step, event.text)
+
+
+def _step_started(event: ev.StepStarted, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    changes["step"], changes["max_steps"] = event.step, event.max_steps
+    trace.start_step(event.step)
+
+
+def _proposed(event: ev.ToolCallProposed, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    trace.add_call(event.step, event.call)
+
+
+def _answered(event: ev.ApprovalAnswered, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    a = event.approval
+    edited = a.arguments is not None and a.arguments != event.call.arguments
+    trace.update(
+        event.call, decision=a.decision, by=a.by, rule=a.rule, status="allowed" if a.allowed else "denied",
+        edited=edited, reason=a.reason, repeat=event.repeat,
+    )
+
+
+def _started(event: ev.ToolStarted, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    trace.update(event.call, status="running")
+    changes["state"] = f"running {event.call.name}"
+
+
+def _finished(event: ev.ToolFinished, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    trace.update(
+        event.call, status=finished_state(event), duration_s=event.duration_s if event.ran else None,
+        exit_code=event.exit_code, observation=event.observation,
+    )
+    changes["state"] = "working"
+
+
+def _usage(event: ev.StepUsage, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    changes["context_used"], changes["session_tokens"] = event.context_tokens, event.session_tokens
+    if event.budget:
+        changes["context_size"] = event.budget
+    if event.usage.generated_tokens:
+        changes["tok_s"] = event.usage.gen_tok_s
+
+
+def _handed_off(event: ev.HandedOff, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    changes["context_used"] = 0
+    chat.add_notice("Hand-off: a fresh conversation starts with the message below (the session, its checkpoints and review go on).")
+    chat.add_user(event.text)
+
+
+SHOW: dict[type, Callable[..., None]] = {
+    ev.ReasoningDelta: _reasoning, ev.AnswerDelta: _answer, ev.StepStarted: _step_started, ev.ToolCallProposed: _proposed,
+    ev.ApprovalAnswered: _answered, ev.ToolStarted: _started, ev.ToolFinished: _finished, ev.StepUsage: _usage,
+    ev.HandedOff: _handed_off,
+}
+"""What each kind of event changes (by its exact class: one look-up, not a chain of isinstance)."""
+ENDS_TURN = (ev.AssistantTurnEnded, ev.RunEnded)
+"""A turn the model never ended (its server failed) shows its text, reasoning folded, above the notice of the run's end."""
+
+
 async def show_event(event: ev.AgentEvent, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
     """Show ``event`` (``RunEnded`` is the app's: it ends the run; here the step's text is shown);
     the status bar's new values go into ``changes`` (``set_status`` shows them)."""
-    if isinstance(event, ev.ReasoningDelta):
-        chat.reasoning_delta(event.step, event.text)
-    elif isinstance(event, ev.AnswerDelta):
-        chat.answer_delta(event.step, event.text)
-    elif isinstance(event, ev.StepStarted):
-        changes["step"], changes["max_steps"] = event.step, event.max_steps
-        trace.start_step(event.step)
-    elif isinstance(event, ev.ToolCallProposed):
-        trace.add_call(event.step, event.call)
-    elif isinstance(event, ev.ApprovalAnswered):
-        a = event.approval
-        edited = a.arguments is not None and a.arguments != event.call.arguments
-        trace.update(
-            event.call,
-            decision=a.decision,
-            by=a.by,
-            rule=a.rule,
-            status="allowed" if a.allowed else "denied",
-            edited=edited,
-            reason=a.reason,
-            repeat=event.repeat,
-        )
-    elif isinstance(event, ev.ToolStarted):
-        trace.update(event.call, status="running")
-        changes["state"] = f"running {event.call.name}"
-    elif isinstance(event, ev.ToolFinished):
-        trace.update(
-            event.call,
-            status=finished_state(event),
-            duration_s=event.duration_s if event.ran else None,
-            exit_code=event.exit_code,
-            observation=event.observation,
-        )
-        changes["state"] = "working"
-    elif isinstance(event, ev.StepUsage):
-        changes["context_used"], changes["session_tokens"] = event.context_tokens, event.session_tokens
-        if event.budget:
-            changes["context_size"] = event.budget
-        if event.usage.generated_tokens:
-            changes["tok_s"] = event.usage.gen_tok_s
-    elif isinstance(event, ev.HandedOff):
-        changes["context_used"] = 0
-        chat.add_notice("Hand-off: a fresh conversation starts with the message below (the session, its checkpoints and review go on).")
-        chat.add_user(event.text)
-    elif isinstance(event, (ev.AssistantTurnEnded, ev.RunEnded)):  # a turn the model never ended (its server
-        await chat.end_turn()  # failed) shows its text, reasoning folded, above the notice of the run's end
+    show = SHOW.get(type(event))
+    if show is not None:
+        show(event, chat, trace, changes)
+    elif isinstance(event, ENDS_TURN):
+        await chat.end_turn()
     if isinstance(event, ev.CallEvent):  # the call's line in the chat
         await chat.show_call(trace.entries[event.call.id])

@@ -167,10 +167,13 @@ class TracePane(Vertical):
 
     # updates from the app ----------------------------------------------------------------
     def start_step(self, step: int) -> None:
+        """The rows of the step before and of this one change colour (the current step's are marked)."""
         previous, self.current_step = self.current_step, step
-        for entry in self.entries.values():
+        for entry in reversed(self.entries.values()):  # the newest first: the two steps are at the end
             if entry.step in (previous, step):
                 self._render_row(entry)
+            elif entry.step < min(previous, step):
+                break
 
     def add_call(self, step: int, call: ToolCall) -> None:
         if call.id in self.entries:

@@ -78,9 +78,13 @@ class RewindResult:
 class Checkpoints:
     """Takes a checkpoint before each mutating action; pass ``before_action`` to ``Agent``."""
 
-    def __init__(self, state: RepoState, warn: Callable[[str], None] | None = None) -> None:
+    def __init__(self, state: RepoState, warn: Callable[[str], None] | None = None, *, watched: bool = False) -> None:
         self.state = state
         self.repo = state.repo
+        self.watched = watched
+        """A checkpoint of a tree the kernel saw no change in is the last one, without git
+        (``vcs.watch``): for a session whose commands run in the sandbox, which cannot do what
+        inotify cannot see (write through a hard link from outside, a mapping left open, a mount)."""
         self.taken: list[Checkpoint] = []
         self.warn = warn
         """Told one line when a checkpoint finds a nested repository the session created."""
@@ -96,7 +100,7 @@ class Checkpoints:
         action = 1 + sum(1 for c in self.taken if c.step == step)
         name = str(step) if action == 1 else f"{step}.{action}"
         ref = f"{self.state.ref_prefix}/{name}"
-        taken = snapshot(self.repo)
+        taken = snapshot(self.repo, watched=self.watched)
         seen = self.taken[-1].nested if self.taken else self.state.start_nested
         new = created(taken.nested, seen)
         if taken.tree in self._held and not new:

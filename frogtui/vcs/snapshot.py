@@ -126,15 +126,17 @@ def snapshot_tree(repo: git.Repo) -> str:
     return snapshot(repo).tree
 
 
-def snapshot(repo: git.Repo) -> Snapshot:
+def snapshot(repo: git.Repo, *, watched: bool = False) -> Snapshot:
     """Write the working tree (tracked and untracked files, minus what .gitignore ignores, minus
     nested repositories that are not submodules) as a tree object. The person's index is copied
-    once, never written."""
+    once, never written. ``watched``: the last tree is taken while the kernel says nothing in the
+    tree changed (``vcs.watch``), for a caller whose commands cannot do what it cannot see (a
+    sandboxed session's checkpoints); else git always looks."""
     private = _private_index(repo)
     with private.lock:
         env = {"GIT_INDEX_FILE": str(private.path)}
         try:
-            quiet = _unchanged(repo, private)  # asked first: the status below is what it vouches for next time
+            quiet = _unchanged(repo, private) and watched  # asked first: the status below is what it vouches for next time
             if not private.seeded or _must_copy_again(repo, private):
                 _seed(repo, private, env)
             elif private.sparse:
@@ -159,6 +161,9 @@ def snapshot(repo: git.Repo) -> Snapshot:
         except git.exc.GitCommandError as err:
             private.seeded, private.tree = False, None  # start again from the person's index next time
             raise SnapshotFailed(snapshot_failure(err)) from None
+        except BaseException:  # the watch's events are read: without this, the next snapshot would take the old tree
+            private.seeded, private.tree = False, None
+            raise
 
 
 def _seed(repo: git.Repo, private: _PrivateIndex, env: dict[str, str]) -> None:
@@ -169,8 +174,7 @@ def _seed(repo: git.Repo, private: _PrivateIndex, env: dict[str, str]) -> None:
     have changed (``info/exclude``, ``core.excludesFile``, a ``.gitignore``) or the person's index
     tracks other ignored files than before."""
     person = Path(repo.git_dir) / "index"
-    if not private.watched:
-        private.watched = (person, Path(repo.git_dir) / "info" / "exclude", *_excludes_files(repo))
+    private.watched = (person, Path(repo.git_dir) / "info" / "exclude", *_config_files(repo), *_excludes_files(repo))
     private.fingerprint = _fingerprint(private.watched)
     private.tracked_ignored = _tracked_ignored(repo)
     private.path.unlink(missing_ok=True)
@@ -184,9 +188,10 @@ def _seed(repo: git.Repo, private: _PrivateIndex, env: dict[str, str]) -> None:
 
 
 def _must_copy_again(repo: git.Repo, private: _PrivateIndex) -> bool:
-    """Whether an exclude file changed, or the person's index changed in a way that matters here:
-    it tracks other ignored files (``git add -f``, ``git rm --cached``). Its other changes (a
-    ``git status`` refreshing its stat data, a commit) leave the snapshot as it is."""
+    """Whether an exclude file or git's settings (which name the excludes file) changed, or the
+    person's index changed in a way that matters here: it tracks other ignored files (``git add
+    -f``, ``git rm --cached``). Its other changes (a ``git status`` refreshing its stat data, a
+    commit) leave the snapshot as it is."""
     now = _fingerprint(private.watched)
     if now == private.fingerprint:
         return False
@@ -199,6 +204,15 @@ def _must_copy_again(repo: git.Repo, private: _PrivateIndex) -> bool:
 def _tracked_ignored(repo: git.Repo) -> bytes:
     out = repo.git.ls_files("-z", "--cached", "--ignored", "--exclude-standard", stdout_as_string=False, strip_newline_in_stdout=False)
     return bytes(out)
+
+
+def _config_files(repo: git.Repo) -> list[Path]:
+    """Where git reads its settings (``core.excludesFile`` among them): the repository's, the
+    person's and the system's."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return [Path(repo.common_dir) / "config", Path(repo.git_dir) / "config.worktree", Path(home) / ".gitconfig",
+            Path(xdg) / "git" / "config", Path("/etc/gitconfig")]
 
 
 def _excludes_files(repo: git.Repo) -> list[Path]:

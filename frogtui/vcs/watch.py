@@ -15,9 +15,13 @@ set up (``start``) before the first ``git status`` it vouches for, and a folder 
 watched (with what it holds) before ``changed()`` returns, so nothing can change unseen between
 the status and the watch.
 
-What inotify cannot see: writes through a memory mapping after the file was closed (its close
-after writing is seen), and writes through a hard link from outside the tree. A sandboxed command
-cannot leave a process behind to do either after it ends (bubblewrap's PID namespace).
+What inotify cannot see: writes through a memory mapping while it is open (its release is seen),
+writes through a hard link from outside the tree, a file system mounted over a folder, and changes
+made by another machine to a network file system. So the watch gives up on a tree that is not on a
+local file system or has a file system mounted inside it, and looks again (``start``) whenever
+the mount table changes (``/proc/self/mountinfo`` polled); and ``vcs.snapshot`` trusts it only
+for a session whose commands run in the sandbox, which cannot link out of the tree (its folders
+are separate mounts), mount, or leave a process behind (bubblewrap's PID namespace).
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ import ctypes
 import ctypes.util
 import errno
 import os
+import select
 import struct
 from collections.abc import Iterator
 
@@ -39,6 +44,38 @@ MAX_FOLDERS = 20_000
 """A larger tree is not watched (the walk and the kernel's watches would cost more than git)."""
 EVENT = struct.Struct("iIII")
 """``struct inotify_event`` without its name: wd, mask, cookie, len."""
+LOCAL_FILE_SYSTEMS = frozenset({
+    "ext2", "ext3", "ext4", "xfs", "btrfs", "f2fs", "zfs", "bcachefs", "reiserfs", "jfs", "nilfs2", "tmpfs", "ramfs",
+    "overlay", "vfat", "exfat", "ntfs3", "hfsplus",
+})
+"""File systems whose every change goes through this kernel (not NFS, SMB, FUSE, 9p, virtiofs...)."""
+MOUNTINFO = "/proc/self/mountinfo"
+
+
+def _unescape(field: bytes) -> bytes:
+    """A path of ``mountinfo`` (space, tab, newline and backslash are written as octal escapes)."""
+    for code in (b"\\040", b"\\011", b"\\012", b"\\134"):
+        field = field.replace(code, bytes([int(code[1:], 8)]))
+    return field
+
+
+def mount_problem(root: bytes, table: bytes) -> str | None:
+    """Why a tree at ``root`` (a real path) cannot be watched, from the mount table: a file system
+    whose changes may not pass through this kernel, or one mounted inside the tree."""
+    best, kind = b"", ""
+    for line in table.splitlines():
+        left, _, right = line.partition(b" - ")
+        fields, rest = left.split(), right.split()
+        if len(fields) < 5 or not rest:
+            continue
+        point = _unescape(fields[4])
+        if point.startswith(root + b"/"):
+            return f"a file system is mounted inside the tree, at {os.fsdecode(point)}"
+        if (root == point or root.startswith(point.rstrip(b"/") + b"/")) and len(point) >= len(best):
+            best, kind = point, os.fsdecode(rest[0])
+    if kind not in LOCAL_FILE_SYSTEMS:
+        return f"on a {kind or 'unknown'} file system (changes made elsewhere are not reported)"
+    return None
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -65,6 +102,10 @@ class TreeWatch:
         """Why this tree is not watched at all (then ``changed()`` is always True)."""
         self.ok = False
         """Watching, and nothing missed since the last ``start``."""
+        self.blocked: str | None = None
+        """Why the tree is not watched for now, from the mount table (looked at again each time)."""
+        self._mounts: int = -1
+        """``/proc/self/mountinfo``, open: polled, it says when the mount table changed."""
 
     @property
     def folders(self) -> int:
@@ -79,6 +120,16 @@ class TreeWatch:
         if self._libc is None:
             self.given_up = "no inotify"
             return False
+        try:
+            self._mounts = os.open(MOUNTINFO, os.O_RDONLY | os.O_CLOEXEC)
+            problem = mount_problem(self.root, _read_all(self._mounts))
+        except OSError as err:
+            problem = f"cannot read the mount table: {err.strerror}"
+        if problem is not None:  # looked at again at the next call: mounts come and go
+            self.close()
+            self.blocked = problem
+            return False
+        self.blocked = None
         self._fd = self._libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if self._fd < 0:
             self.given_up = f"inotify_init1: {os.strerror(ctypes.get_errno())}"
@@ -122,7 +173,7 @@ class TreeWatch:
         if not self.ok:
             self.start()
             return True
-        seen, restart = False, False
+        seen, restart = False, self._mounts_changed()
         for wd, mask, name in self._events():
             seen = True
             if mask & (IN_Q_OVERFLOW | IN_UNMOUNT) or mask & IN_ISDIR and mask & IN_MOVED_FROM or mask & IN_MOVE_SELF:
@@ -155,7 +206,21 @@ class TreeWatch:
                 offset += EVENT.size + length
                 yield wd, mask, name
 
+    def _mounts_changed(self) -> bool:
+        """Whether something was mounted or unmounted since the mount table was last read."""
+        poller = select.poll()
+        poller.register(self._mounts, select.POLLPRI | select.POLLERR)
+        return bool(poller.poll(0))
+
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-        self._fd, self._folders, self.ok = -1, {}, False
+        for fd in (self._fd, self._mounts):
+            if fd >= 0:
+                os.close(fd)
+        self._fd, self._mounts, self._folders, self.ok = -1, -1, {}, False
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -64,7 +64,7 @@ def test_an_unchanged_tree_costs_no_git_process_or_one_and_a_restart_still_finds
         monkeypatch.setattr(watch, "MAX_FOLDERS", 0)
     state = discover(py_repo, session("u1"))
     assert state is not None
-    checkpoints = Checkpoints(state)
+    checkpoints = Checkpoints(state, watched=True)  # a sandboxed session's
     (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
     checkpoints.before_action(1, BASH)
     tree = checkpoints.find(1).tree

@@ -14,8 +14,8 @@ import pytest
 
 from frogtui.vcs import snapshot as snapshots
 from frogtui.vcs import watch
-from frogtui.vcs.snapshot import open_repo, snapshot_tree
-from frogtui.vcs.watch import TreeWatch
+from frogtui.vcs.snapshot import open_repo, snapshot
+from frogtui.vcs.watch import TreeWatch, mount_problem
 from tests.vcs.cases import git
 from tests.vcs.test_snapshot import CHANGES, fresh_snapshot, write
 
@@ -160,6 +160,11 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
+def snapshot_tree(handle, watched: bool = True) -> str:  # type: ignore[no-untyped-def]
+    """The snapshot a sandboxed session's checkpoint takes (the watch trusted)."""
+    return snapshot(handle, watched=watched).tree
+
+
 def git_runs(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     runs: list[object] = []
     execute = snapshots.git.Git.execute
@@ -239,3 +244,94 @@ def test_only_the_last_repositories_are_watched(tmp_path: Path) -> None:
     assert len(watched) <= snapshots.MAX_WATCHED
     write(roots[0] / "f.txt", "changed\n")  # the first one's watch was closed: git says
     assert snapshot_tree(handles[0]) == fresh_snapshot(roots[0])  # type: ignore[arg-type]
+
+
+def test_repointing_the_excludes_file_is_seen(repo: Path, tmp_path: Path) -> None:
+    """Found in review: the excludes file's path was read once; git's settings naming another
+    changed nothing in the tree, so the watch vouched for a tree that had a file un-ignored."""
+    (tmp_path / "ignore-tmp").write_text("*.tmp\n")
+    (tmp_path / "ignore-none").write_text("")
+    git(repo, "config", "core.excludesFile", str(tmp_path / "ignore-tmp"))
+    write(repo / "secret.tmp", "x\n")
+    handle = open_repo(repo)
+    assert handle is not None
+    assert snapshot_tree(handle) == snapshot_tree(handle) == fresh_snapshot(repo)
+    git(repo, "config", "core.excludesFile", str(tmp_path / "ignore-none"))
+    assert snapshot_tree(handle) == fresh_snapshot(repo)
+    git(repo, "config", "core.excludesFile", str(tmp_path / "ignore-tmp"))
+    assert snapshot_tree(handle) == fresh_snapshot(repo)
+
+
+def test_a_snapshot_that_fails_midway_leaves_the_next_one_exact(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found in review: the watch's events were read, then an error other than git's (no temp
+    folder, a full disk) left the old tree to be taken as the next snapshot."""
+    import tempfile
+
+    handle = open_repo(repo)
+    assert handle is not None
+    snapshot_tree(handle)
+    write(repo / "data.txt", "changed\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(repo / "no such folder"))
+    with pytest.raises(FileNotFoundError):
+        snapshot_tree(handle)
+    monkeypatch.undo()
+    assert snapshot_tree(handle) == fresh_snapshot(repo)
+    assert snapshot_tree(handle) == fresh_snapshot(repo)
+
+
+def test_what_the_kernel_cannot_see_is_left_to_git_outside_the_sandbox(repo: Path, tmp_path: Path) -> None:
+    """Found in review: a write through a hard link from outside the tree, or through a mapping
+    still open, sends no event. A session whose commands are not sandboxed takes every checkpoint
+    from git (``watched=False``, the default)."""
+    import mmap
+
+    handle = open_repo(repo)
+    assert handle is not None
+    snapshot_tree(handle, watched=False)
+    os.link(repo / "data.txt", tmp_path / "outside")
+    with open(tmp_path / "outside", "a") as outside:
+        outside.write("through the link\n")
+    assert snapshot_tree(handle, watched=False) == fresh_snapshot(repo)
+    fd = os.open(repo / "src" / "a.py", os.O_RDWR)
+    mapping = mmap.mmap(fd, 0)
+    try:
+        mapping[0:1] = b"b"
+        mapping.flush()
+        assert snapshot_tree(handle, watched=False) == fresh_snapshot(repo)
+    finally:
+        mapping.close()
+        os.close(fd)
+
+
+def test_a_tree_with_a_mount_inside_or_on_a_network_file_system_is_not_watched(tree: Path) -> None:
+    table = (b"27 1 254:0 / / rw - ext4 /dev/vda rw\n"
+             b"40 27 0:50 / /srv/nfs rw - nfs4 host:/export rw\n"
+             b"41 27 0:51 / /home/me/repo/build\\040dir rw - tmpfs tmpfs rw\n")
+    assert mount_problem(b"/home/me/other", table) is None
+    assert mount_problem(b"/srv/nfs/repo", table) == "on a nfs4 file system (changes made elsewhere are not reported)"
+    assert mount_problem(b"/home/me/repo", table) == "a file system is mounted inside the tree, at /home/me/repo/build dir"
+    if os.geteuid() != 0:
+        pytest.skip("mounting needs root")
+    watcher = TreeWatch(tree)
+    assert watcher.changed() and not watcher.changed()
+    subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(tree / "src")], check=True)
+    try:
+        assert watcher.changed() and watcher.changed() and "mounted inside the tree" in (watcher.blocked or "")
+    finally:
+        subprocess.run(["umount", str(tree / "src")], check=True)
+    assert watcher.changed() and not watcher.changed() and watcher.blocked is None
+
+
+@pytest.mark.parametrize("bash", ["bwrap", "none"])
+def test_only_a_sandboxed_sessions_checkpoints_trust_the_watch(py_repo: Path, tmp_path: Path, bash: str) -> None:
+    from frogtui.agent.session_core import SessionCore
+    from frogtui.config import Config
+
+    rules = tmp_path / "rules.toml"
+    rules.write_text(f'[sandbox]\nbash = "{bash}"\n')
+    core = SessionCore(Config(repo=py_repo, model_spec="replay:none.jsonl", rules_file=rules))
+    core.prepare()
+    assert core.checkpoints is not None
+    if bash == "bwrap" and not core.sandboxed:
+        pytest.skip(f"no sandbox here: {core.sandbox.warning if core.sandbox else ''}")
+    assert core.checkpoints.watched is (bash == "bwrap")
