@@ -12,7 +12,7 @@ first frame of such a burst waits as long from the burst's start, so a short bur
 frame drawn the moment it began. The dearest recent frame, not the last: a cheap frame (a status
 line) says nothing of the next one, which draws everything the burst changed.
 
-Frames are paced only while the loop's events keep coming (one within ``HOT_S``): a
+Frames are paced only while the loop's events pour in (``HOT_EVENTS`` within ``HOT_S``): a
 run waiting on a command, the model or the person leaves the screen at Textual's full rate, so what
 the person types then shows at once; nothing is paced while no run goes (typing, scrolling, the
 review screen). While tokens stream, frames are cheap and the wait is short. A frame held back is
@@ -35,7 +35,27 @@ RECENT = 8
 MAX_WAIT_S = 0.25
 """The longest a frame is held back: the screen moves at least four times a second."""
 HOT_S = 0.1
-"""The loop counts as working flat out while the app took its events this recently."""
+"""The loop counts as working flat out for this long after ``HOT_EVENTS`` events came this fast."""
+HOT_EVENTS = 50
+"""Events within ``HOT_S`` that make a burst: a model streams at most a few hundred tokens a second
+(an event each), so its frames are never paced; replayed or fast tool steps emit thousands."""
+
+
+class FlatOut:
+    """When the loop last worked flat out (``at``, monotonic): ``note`` is called on its thread with
+    the time of each event."""
+
+    def __init__(self) -> None:
+        self.at = 0.0
+        self._since = 0.0
+        self._count = 0
+
+    def note(self, at: float) -> None:
+        if at - self._since > HOT_S:
+            self._since, self._count = at, 0
+        self._count += 1
+        if self._count >= HOT_EVENTS:
+            self.at = at
 
 
 class FramePacer:
@@ -81,8 +101,8 @@ class FramePacer:
 
 class PacedScreen(Screen[None]):
     """A screen whose frames ``FramePacer`` spaces while its app's agent is working flat out: its
-    ``busy`` is true and its loop started or emitted an event (``agent_events_at``, monotonic)
-    within ``HOT_S``. Once the app has shown the run's end (``run_ending``) while its
+    ``busy`` is true and its loop started or worked flat out (``agent_events_at``, monotonic,
+    ``FlatOut``) within ``HOT_S``. Once the app has shown the run's end (``run_ending``) while its
     worker still saves the run, the frame waits for the worker (``busy`` false), at most
     ``MAX_WAIT_S``: one frame shows the answer and "ready" together.
 
@@ -102,6 +122,10 @@ class PacedScreen(Screen[None]):
     def _agent_hot(self) -> bool:
         app = self.app
         return bool(getattr(app, "busy", False)) and self.pacer.now() - getattr(app, "agent_events_at", -HOT_S) < HOT_S
+
+    def frame_due(self) -> bool:
+        """Whether a frame would be drawn now (always, unless the loop works flat out)."""
+        return not self._agent_hot() or self.pacer.wait(True) <= 0
 
     def _on_timer_update(self) -> None:
         hot = self._agent_hot()

@@ -44,7 +44,7 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
-from frogtui.ui.pacing import PacedScreen
+from frogtui.ui.pacing import FlatOut, PacedScreen
 from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.state import SessionUiState
@@ -106,8 +106,8 @@ class SessionApp(LongSession):
         self.model: Model | None = None
         """The model, once the app was told it is loaded."""
         self.busy = False
-        self.agent_events_at = 0.0
-        """When the loop last emitted an event, or started (monotonic): frames are paced (ui/pacing.py)."""
+        self.flat_out = FlatOut()
+        """When the loop last worked flat out, or started: frames are paced (ui/pacing.py)."""
         self.run_ending = False
         """The run's end is shown while its worker still saves it (ui/pacing.py)."""
         self.approver = UiApprover(self.post_message, mode=config.approve)
@@ -308,8 +308,8 @@ class SessionApp(LongSession):
             drawn.wait(FIRST_FRAME_S)
         if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
             return NOT_STARTED
-        self.agent_events_at = time.monotonic()
-        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, emitted=self._emitted))
+        self.flat_out.at = time.monotonic()
+        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, emitted=self.flat_out.note))
         if handoff:
             self.core.hand_off(text)
         else:
@@ -337,14 +337,15 @@ class SessionApp(LongSession):
         events = await message.take(ready=self._frame_due)
         await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
 
-    def _emitted(self, at: float) -> None:
-        """The loop emitted an event (on its thread): it is working (ui/pacing.py)."""
-        self.agent_events_at = at
+    @property
+    def agent_events_at(self) -> float:
+        """When the loop last worked flat out, or started (monotonic; ui/pacing.py)."""
+        return self.flat_out.at
 
     def _frame_due(self) -> bool:
         """Whether the screen would draw a frame now (a modal's at once; the main one's are paced)."""
         screen = self.screen
-        return not isinstance(screen, PacedScreen) or screen.pacer.wait(True) <= 0
+        return not isinstance(screen, PacedScreen) or screen.frame_due()
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         from frogtui.ui.event_view import show_run_end

@@ -11,7 +11,7 @@ import pytest
 from textual.screen import Screen
 
 from frogtui.config import Limits
-from frogtui.ui.pacing import HOT_S, MAX_WAIT_S, RECENT, SPACING, FramePacer, PacedScreen
+from frogtui.ui.pacing import HOT_EVENTS, HOT_S, MAX_WAIT_S, RECENT, SPACING, FlatOut, FramePacer, PacedScreen
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
 from tests.support import turn, xml_call
@@ -48,6 +48,19 @@ def test_the_first_frame_of_a_burst_waits_from_its_start() -> None:
     pacer.begin_burst()
     assert pacer.wait(running=True) == pytest.approx(min(SPACING * 0.02, MAX_WAIT_S))
     assert pacer.wait(running=False) == 0.0  # not while no run goes
+
+
+def test_a_streaming_model_is_not_a_burst_replayed_steps_are() -> None:
+    """A model streams at most a few hundred tokens a second (an event each): its frames are never
+    paced; the loop emitting thousands of events a second is working flat out."""
+    flat_out = FlatOut()
+    for i in range(100):  # 300 tokens a second for a third of a second
+        flat_out.note(10.0 + i / 300)
+    assert flat_out.at == 0.0
+    for i in range(HOT_EVENTS):  # a burst: a thousand events a second
+        flat_out.note(20.0 + i / 1000)
+    assert flat_out.at == pytest.approx(20.0 + (HOT_EVENTS - 1) / 1000)
+    assert HOT_EVENTS / HOT_S > 300
 
 
 async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch) -> None:
