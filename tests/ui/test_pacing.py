@@ -202,10 +202,14 @@ async def test_a_held_frame_sets_one_timer(make_app, monkeypatch) -> None:
         draw(screen)
 
     monkeypatch.setattr(Screen, "_on_timer_update", timed)
-    app = make_app(reads(), approve="all")
+    app = make_app(reads(4 * STEPS), approve="all", limits=Limits(max_steps=4 * STEPS + 1))
     async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model is not None, what="the model")
+        status = app.status
+        ticker = app.set_interval(0.01, status.refresh)  # the screen asks for frames between the paced ones
         await submit(pilot, "read it")
         await wait_for(pilot, lambda: run_over(app), timeout=60, what="the run")
+        ticker.stop()
         await pilot.pause(MAX_WAIT_S)
     assert held_timers, "no frame was held"
     # timers made between two consecutive frames drawn: one per hold
