@@ -15,9 +15,9 @@ line) says nothing of the next one, which draws everything the burst changed.
 Frames are paced only while the loop's events pour in (``HOT_EVENTS`` within ``HOT_S``): a
 run waiting on a command, the model or the person leaves the screen at Textual's full rate, so what
 the person types then shows at once; nothing is paced while no run goes (typing, scrolling, the
-review screen). While tokens stream, frames are cheap and the wait is short. A frame held back is
-drawn, with everything that changed meanwhile, when its wait ends: nothing shown is lost, it only
-comes later.
+review screen), nor a model streaming tokens (tens to a few hundred events a second). A frame held
+back is drawn, with everything that changed meanwhile, when its wait ends: nothing shown is lost,
+it only comes later.
 """
 from __future__ import annotations
 
