@@ -116,15 +116,16 @@ class UiSink:
     Args:
         post: the app's thread-safe ``post_message``.
         audit: called on the loop's thread with one line per approval decision (the session log).
-        emitted: called on the loop's thread with the time (monotonic) of each event.
+        stepped: called on the loop's thread with the time (monotonic) of each step started and
+            each call finished (``pacing.FlatOut``).
     """
 
     def __init__(
-        self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None, emitted: Callable[[float], Any] | None = None,
+        self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None, stepped: Callable[[float], Any] | None = None,
     ) -> None:
         self.post = post
         self.audit = audit
-        self.emitted = emitted
+        self.stepped = stepped
         self._events: list[AgentEvent] = []
         self._lock = threading.Lock()
         self._taken_at = 0.0
@@ -132,13 +133,13 @@ class UiSink:
         """Events emitted so far (how ``batch`` sees that the loop went quiet)."""
         self._ended = False
         """A ``RunEnded`` is queued: the run's end is shown without waiting for a frame."""
-        from frogtui.agent.events import ApprovalAnswered, RunEnded  # built with the run: the loop has imported them
+        from frogtui.agent.events import ApprovalAnswered, RunEnded, StepStarted, ToolFinished  # the loop has imported them
 
-        self._answered, self._run_ended = ApprovalAnswered, RunEnded
+        self._answered, self._run_ended, self._beats = ApprovalAnswered, RunEnded, (StepStarted, ToolFinished)
 
     def emit(self, event: AgentEvent) -> None:
-        if self.emitted is not None:
-            self.emitted(time.monotonic())
+        if self.stepped is not None and isinstance(event, self._beats):
+            self.stepped(time.monotonic())
         if self.audit is not None and isinstance(event, self._answered):
             from frogtui.approval import audit_line
 

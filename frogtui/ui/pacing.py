@@ -12,10 +12,10 @@ first frame of such a burst waits as long from the burst's start, so a short bur
 frame drawn the moment it began. The dearest recent frame, not the last: a cheap frame (a status
 line) says nothing of the next one, which draws everything the burst changed.
 
-Frames are paced only while the loop's events pour in (``HOT_EVENTS`` within ``HOT_S``): a
+Frames are paced only while the loop's steps pour in (``HOT_STEPS`` within ``HOT_S``): a
 run waiting on a command, the model or the person leaves the screen at Textual's full rate, so what
 the person types then shows at once; nothing is paced while no run goes (typing, scrolling, the
-review screen), nor a model streaming tokens (tens to a few hundred events a second). A frame held
+review screen), nor a model streaming tokens (a step takes it a second or more). A frame held
 back is drawn, with everything that changed meanwhile, when its wait ends: nothing shown is lost,
 it only comes later.
 """
@@ -35,15 +35,16 @@ RECENT = 8
 MAX_WAIT_S = 0.25
 """The longest a frame is held back: the screen moves at least four times a second."""
 HOT_S = 0.1
-"""The loop counts as working flat out for this long after ``HOT_EVENTS`` events came this fast."""
-HOT_EVENTS = 50
-"""Events within ``HOT_S`` that make a burst: a model streams at most a few hundred tokens a second
-(an event each), so its frames are never paced; replayed or fast tool steps emit thousands."""
+"""The loop counts as working flat out for this long after ``HOT_STEPS`` steps or calls came this fast."""
+HOT_STEPS = 3
+"""Steps started or calls finished within ``HOT_S`` that make a burst (steps of under 0.1 s:
+replayed turns, fast tools). A model writes a step in a second or more, however fast it streams
+its tokens, so while it streams the screen keeps Textual's full frame rate."""
 
 
 class FlatOut:
     """When the loop last worked flat out (``at``, monotonic): ``note`` is called on its thread with
-    the time of each event."""
+    the time of each step started and each call finished."""
 
     def __init__(self) -> None:
         self.at = 0.0
@@ -54,7 +55,7 @@ class FlatOut:
         if at - self._since > HOT_S:
             self._since, self._count = at, 0
         self._count += 1
-        if self._count >= HOT_EVENTS:
+        if self._count >= HOT_STEPS:
             self.at = at
 
 

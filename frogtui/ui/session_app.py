@@ -309,7 +309,7 @@ class SessionApp(LongSession):
         if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
             return NOT_STARTED
         self.flat_out.at = time.monotonic()
-        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, emitted=self.flat_out.note))
+        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, stepped=self.flat_out.note))
         if handoff:
             self.core.hand_off(text)
         else:
