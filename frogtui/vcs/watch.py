@@ -40,8 +40,9 @@ IN_ONLYDIR, IN_DONT_FOLLOW, IN_ISDIR = 0x01000000, 0x02000000, 0x40000000
 MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF
         | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 """What a watched folder reports: every change to what it holds or to itself, never a read."""
-MAX_FOLDERS = 20_000
-"""A larger tree is not watched (the walk and the kernel's watches would cost more than git)."""
+MAX_FOLDERS = 25_000
+"""A larger tree is not watched: watching costs a walk of every folder at the session's start
+(about 18 µs a folder here: 0.4 s for 20,000) and again after a folder moves."""
 EVENT = struct.Struct("iIII")
 """``struct inotify_event`` without its name: wd, mask, cookie, len."""
 LOCAL_FILE_SYSTEMS = frozenset({
