@@ -57,6 +57,11 @@ CHANGES: list[tuple[str, Callable[[Path], None]]] = [
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path)
+
+
+def make_repo(tmp_path: Path) -> Path:
+    """A repository with tracked, ignored and untracked-to-be files (the changes above act on it)."""
     root = tmp_path / "repo"
     write(root / "src" / "a.py", "a = 1\n")
     write(root / "docs" / "readme.md", "hello\n")

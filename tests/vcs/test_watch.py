@@ -17,7 +17,7 @@ from frogtui.vcs import watch
 from frogtui.vcs.snapshot import open_repo, snapshot
 from frogtui.vcs.watch import TreeWatch, mount_problem
 from tests.vcs.cases import git
-from tests.vcs.test_snapshot import CHANGES, fresh_snapshot, write
+from tests.vcs.test_snapshot import CHANGES, fresh_snapshot, make_repo, write
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -148,16 +148,7 @@ def test_an_overflowing_queue_counts_and_the_tree_is_watched_again(tree: Path) -
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    write(root / "src" / "a.py", "a = 1\n")
-    write(root / "docs" / "readme.md", "hello\n")
-    write(root / "data.txt", "data\n")
-    write(root / ".gitignore", "build/\n*.log\n")
-    write(root / "notes.log", "log\n")
-    git(root, "init", "-q")
-    git(root, "add", ".")
-    git(root, "commit", "-q", "-m", "base")
-    return root
+    return make_repo(tmp_path)
 
 
 def snapshot_tree(handle, watched: bool = True) -> str:  # type: ignore[no-untyped-def]
