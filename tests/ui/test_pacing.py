@@ -240,6 +240,8 @@ async def test_a_held_frame_sets_one_timer(make_app, monkeypatch) -> None:
         ticker.stop()
         await pilot.pause(MAX_WAIT_S)
     assert held_timers, "no frame was held"
-    # timers made between two consecutive frames drawn: one per hold
+    # timers made between two consecutive frames drawn: one per hold, and a frame is held at most
+    # twice in a row (its wait ends as a new burst begins, or as the run's end waits for "ready");
+    # one per re-ask was 6-7
     per_hold = [sum(a < t < b for t in held_timers) for a, b in zip(draws, draws[1:], strict=False)]
-    assert max(per_hold) <= 1, f"up to {max(per_hold)} 'paced frame' timers for one held frame ({len(held_timers)} in all)"
+    assert max(per_hold) <= 2, f"up to {max(per_hold)} 'paced frame' timers for one held frame ({len(held_timers)} in all)"
