@@ -16,7 +16,7 @@ from frogtui.models.replay import ReplayModel
 from frogtui.session import Session
 from frogtui.ui import session_app, steplog
 from frogtui.ui.chat import ChatPane, UserMessage
-from frogtui.ui.messages import BATCH_S, HOLD_S, AgentEventsPosted, UiSink
+from frogtui.ui.messages import HOLD_S, AgentEventsPosted, UiSink
 from frogtui.ui.steplog import CallLine, StepLog, StepReasoning
 from frogtui.ui.trace import TraceEntry
 from tests.support import turn, xml_call
@@ -50,7 +50,7 @@ async def test_events_wait_for_the_next_frame_while_the_loop_keeps_emitting() ->
     batch = await posted[0].take(ready=lambda: False)  # no frame due: they wait, at most HOLD_S
     waited = time.monotonic() - started
     thread.join()
-    assert HOLD_S - BATCH_S <= waited <= HOLD_S + 0.1, waited
+    assert HOLD_S / 2 <= waited <= HOLD_S + 0.1, waited  # (a busy machine may let the emitter pause)
     assert len(batch) > 50
     due = [False]
     loop = asyncio.get_running_loop()
@@ -61,7 +61,7 @@ async def test_events_wait_for_the_next_frame_while_the_loop_keeps_emitting() ->
     await posted[-1].take(ready=lambda: due[0])  # taken once the frame is due
     waited = time.monotonic() - started
     thread.join()
-    assert 0.04 <= waited <= 0.05 + 2 * BATCH_S + 0.05, waited
+    assert 0.04 <= waited < 0.8 * HOLD_S, waited
 
 
 async def test_events_are_taken_at_once_when_the_loop_is_quiet_or_its_run_ended() -> None:
@@ -70,19 +70,19 @@ async def test_events_are_taken_at_once_when_the_loop_is_quiet_or_its_run_ended(
     sink.emit(ev.ReasoningDelta(1, "one"))  # then nothing: the loop waits on the model or a command
     started = time.monotonic()
     assert [e.text for e in await posted[0].take(ready=lambda: False)] == ["one"]
-    assert time.monotonic() - started < 3 * BATCH_S + 0.05
+    assert time.monotonic() - started < 0.8 * HOLD_S
     sink.emit(ev.AnswerDelta(2, "two"))
     sink.emit(ev.RunEnded(exit_reason="agent", final_message="two", error=None, n_steps=2, trajectory={}))
     started = time.monotonic()
     batch = await posted[1].take(ready=lambda: False)
-    assert time.monotonic() - started < 2 * BATCH_S + 0.05  # the run's end is not held back
+    assert time.monotonic() - started < 0.8 * HOLD_S  # the run's end is not held back
     assert [type(e).__name__ for e in batch] == ["AnswerDelta", "RunEnded"]
     thread = emitting(sink, 0.3)  # a later run's events wait again (the end was taken)
     await asyncio.sleep(0.01)
     started = time.monotonic()
     await posted[2].take(ready=lambda: False)
     thread.join()
-    assert time.monotonic() - started >= HOLD_S - BATCH_S
+    assert time.monotonic() - started >= HOLD_S / 2
 
 
 def frames_drawn(monkeypatch) -> list[tuple[float, bool, bool]]:
