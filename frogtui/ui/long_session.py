@@ -3,21 +3,24 @@ run ends) and the hand-off of a full conversation (drafted on a worker, edited i
 ``HandoffScreen``, started as the session's next run). ``SessionApp`` builds on it: it owns the
 queue, the panes and the runs; these handlers live here so that the session's screen stays small.
 Here too: the line filter that keeps control sequences in what is drawn from reaching the
-terminal (``terminal_safety.py``).
+terminal (``terminal_safety.py``), Esc and a run stopped before its loop started, and the
+approval questions (shown after the loop's events held back for a frame).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
 from textual.filter import LineFilter
 
 from frogtui.ui.chat import ChatPane, PromptInput
-from frogtui.ui.messages import HandoffDrafted
-from frogtui.ui.queue import MessageQueue, QueuePanel
+from frogtui.ui.messages import ApprovalRequested, CallPreviewed, HandoffDrafted
+from frogtui.ui.queue import MessageQueue, Queued, QueuePanel
 from frogtui.ui.status import StatusBar
 from frogtui.ui.terminal_safety import ControlFilter
+from frogtui.ui.trace import TracePane
 
 if TYPE_CHECKING:
     from frogtui.agent.session_core import SessionCore
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 
 
 class LongSession(App[int]):
-    """Queue, interrupt and hand-off handlers; ``SessionApp`` sets ``core``, ``queue`` and ``busy`` and runs."""
+    """Queue, interrupt, approval and hand-off handlers; ``SessionApp`` sets ``core``, ``queue`` and ``busy`` and runs."""
 
     core: SessionCore
     queue: MessageQueue
@@ -45,6 +48,29 @@ class LongSession(App[int]):
         """Start a run with ``text`` (``SessionApp``)."""
         raise NotImplementedError
 
+    async def _show_held_events(self) -> None:
+        """Show the loop's events held back for a frame (``SessionApp``)."""
+        raise NotImplementedError
+
+    async def on_call_previewed(self, message: CallPreviewed) -> None:
+        await self._show_held_events()  # the call's row first
+        self.query_one(TracePane).update(message.call, diff=message.diff)
+
+    async def on_approval_requested(self, message: ApprovalRequested) -> None:
+        await self._show_held_events()  # the call's row and line first
+        trace = self.query_one(TracePane)
+        trace.update(message.request.call, status="asking")
+        self.query_one(ChatPane).refresh_call(trace.entries[message.request.call.id])
+        self.query_one(StatusBar).state = "waiting for you"
+        from frogtui.ui.approval_screen import ApprovalScreen  # with its diff viewer, at the first question
+
+        self.push_screen(ApprovalScreen(message), callback=partial(self._approval_answered, message))
+
+    def _approval_answered(self, message: ApprovalRequested, answer: Any) -> None:
+        if answer is not None and not message.future.done():
+            message.future.set_result(answer)
+        self.query_one(StatusBar).state = "working" if self.busy else "ready"
+
     def interrupt(self) -> None:
         """Stop generation or the running command; a waiting question is denied (a message sent
         now goes first, at once)."""
@@ -59,14 +85,22 @@ class LongSession(App[int]):
         self.query_one(StatusBar).state = "interrupting"
         self.interrupting = True
 
-    def _not_started(self) -> None:
-        """Esc came before the run's loop started: nothing was sent, the message is back in the prompt."""
+    async def _not_started(self) -> None:
+        """Esc came before the run's loop started: nothing was sent; the message goes back in the
+        prompt, or first in the queue when something is being typed there."""
         self.state.last_exit_reason = "cancelled"
-        notice = "Interrupted before the run started: the message was not sent (it is back in the prompt)."
-        self.query_one(ChatPane).add_notice(notice, "warning")
-        prompt = self.query_one(PromptInput)
+        chat, prompt = self.query_one(ChatPane), self.query_one(PromptInput)
+        bubbles = chat.query("UserMessage")
+        if bubbles:  # not sent: not shown as sent either
+            await bubbles.last().remove()
         if not prompt.value.strip():
-            prompt.value = self._run_text
+            prompt.value, where = self._run_text, "it is back in the prompt"
+        else:  # before the messages typed earlier, after those typed after Esc (they go at once)
+            first = sum(1 for item in self.queue.items if item.now)
+            self.queue.items.insert(first, Queued(self._run_text, self.query_one(StatusBar).step, False))
+            await self.query_one(QueuePanel).show(self.queue)
+            where = "it waits in the queue"
+        chat.add_notice(f"Interrupted before the run started: the message was not sent ({where}).", "warning")
         self.call_later(self._send_queued, after_interrupt=True)
 
     async def _send_queued(self, *, after_interrupt: bool = False) -> None:

@@ -26,8 +26,8 @@ class AgentEventsPosted(Message):
     """Things happened in the agent loop: ``await take()`` returns the events
     (``frogtui.agent.events``, unchanged, in order) that arrived since the app last took them."""
 
-    take: Callable[..., Awaitable[list[AgentEvent]]]
-    """``UiSink.batch``: ``await take(ready=...)``."""
+    take: Callable[..., Awaitable[list[AgentEvent] | None]]
+    """``UiSink.batch``: ``await take(ready=...)`` (None: held for the next frame, ask again)."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,10 @@ class UiSink:
         """Events emitted so far (how ``batch`` sees that the loop went quiet)."""
         self._ended = False
         """A ``RunEnded`` is queued: the run's end is shown without waiting for a frame."""
+        self._held_since: float | None = None
+        """When ``batch`` first held the queued events back for a frame (None: not held)."""
+        self._seen = 0
+        """``_emitted`` at the last ``batch`` that held them."""
         from frogtui.agent.events import ApprovalAnswered, RunEnded, StepStarted, ToolFinished  # the loop has imported them
 
         self._answered, self._run_ended, self._beats = ApprovalAnswered, RunEnded, (StepStarted, ToolFinished)
@@ -152,21 +156,21 @@ class UiSink:
         if first:  # posted after the event is queued: a message posted later is handled after it
             self.post(AgentEventsPosted(self.batch))
 
-    async def batch(self, ready: Callable[[], bool] | None = None) -> list[AgentEvent]:
+    async def batch(self, ready: Callable[[], bool] | None = None) -> list[AgentEvent] | None:
         """``take()``, no sooner than ``BATCH_S`` after the last batch (on the UI thread; the
         events that arrive meanwhile join this batch). With ``ready`` (whether the screen would
-        draw a frame now), also no sooner than that while the loop keeps emitting (a new event
-        within each ``BATCH_S``) and its run has not ended, for at most ``HOLD_S``."""
+        draw a frame now): None, not the events, while that is false, the loop keeps emitting (an
+        event since the last call) and its run has not ended, for at most ``HOLD_S``: the caller
+        asks again later and, meanwhile, the app's other messages (the person's keys) go first."""
         wait = self._taken_at + BATCH_S - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
-        if ready is not None:
-            until = time.monotonic() + HOLD_S
-            while not self._ended and not ready() and time.monotonic() < until:
-                seen = self._emitted
-                await asyncio.sleep(BATCH_S)
-                if self._emitted == seen:  # quiet: it waits on the model, a command or the person
-                    break
+        if ready is not None and not self._ended and not ready():
+            now = time.monotonic()
+            if self._held_since is None or (now - self._held_since < HOLD_S and self._emitted != self._seen):
+                self._held_since = self._held_since or now
+                self._seen = self._emitted
+                return None  # quiet (it waits on the model, a command or the person) or held long enough: taken
         self._taken_at = time.monotonic()
         return self.take()
 
@@ -174,6 +178,7 @@ class UiSink:
         """The events queued since the last call (on the UI thread)."""
         with self._lock:
             events, self._events, self._ended = self._events, [], False
+        self._held_since = None
         return events
 
 

@@ -103,7 +103,7 @@ class FramePacer:
 class PacedScreen(Screen[None]):
     """A screen whose frames ``FramePacer`` spaces while its app's agent is working flat out: its
     ``busy`` is true and its loop started or worked flat out (``agent_events_at``, monotonic,
-    ``FlatOut``) within ``HOT_S``. Once the app has shown the run's end (``run_ending``) while its
+    ``FlatOut``) within ``HOT_S``. Once the app has shown the run's end (``run_ended_at``) while its
     worker still saves the run, the frame waits for the worker (``busy`` false), at most
     ``MAX_WAIT_S``: one frame shows the answer and "ready" together.
 
@@ -133,9 +133,10 @@ class PacedScreen(Screen[None]):
         if hot and not self._hot:
             self.pacer.begin_burst()
         self._hot = hot
-        # the run's end is shown, but its worker still saves it: the frame waits for "ready" (or MAX_WAIT_S)
-        ending = bool(getattr(self.app, "busy", False) and getattr(self.app, "run_ending", False))
-        wait = MAX_WAIT_S if ending else self.pacer.wait(hot)
+        # the run's end is shown, but its worker still saves it: the frame waits for "ready", at most MAX_WAIT_S in all
+        ended_at = getattr(self.app, "run_ended_at", 0.0) if getattr(self.app, "busy", False) else 0.0
+        ending = ended_at + MAX_WAIT_S - self.pacer.now() if ended_at else 0.0
+        wait = max(ending, self.pacer.wait(hot))
         if wait > 0:
             self._update_timer.pause()
             if self._hold is None:

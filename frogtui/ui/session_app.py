@@ -15,7 +15,6 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -31,9 +30,8 @@ from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
+    BATCH_S,
     AgentEventsPosted,
-    ApprovalRequested,
-    CallPreviewed,
     GitRead,
     ModelLoaded,
     ModelLoadFailed,
@@ -108,8 +106,10 @@ class SessionApp(LongSession):
         self.busy = False
         self.flat_out = FlatOut()
         """When the loop last worked flat out, or started: frames are paced (ui/pacing.py)."""
-        self.run_ending = False
-        """The run's end is shown while its worker still saves it (ui/pacing.py)."""
+        self.run_ended_at = 0.0
+        """When the run's end was shown (monotonic; 0 while it runs): its worker may still save it (ui/pacing.py)."""
+        self._sink: UiSink | None = None
+        """The loop's sink (the session core keeps the first one it was given)."""
         self.approver = UiApprover(self.post_message, mode=config.approve)
         self.setup_error: str | None = None
         self._run_worker: Worker[Any] | None = None
@@ -296,20 +296,23 @@ class SessionApp(LongSession):
         self._start_run(message.text)
 
     def _start_run(self, text: str, *, handoff: bool = False) -> None:
-        self.busy, self.interrupting, self.run_ending, self._run_text = True, False, False, text
+        self.busy, self.interrupting, self.run_ended_at, self._run_text = True, False, 0.0, text
         self.status.state = "working"
-        drawn = threading.Event()  # the loop starts once the screen shows the message (or after FIRST_FRAME_S)
-        self.call_after_refresh(drawn.set)
+        drawn = None
+        if not handoff:  # the loop starts once the screen shows the person's message (or after FIRST_FRAME_S)
+            drawn = threading.Event()
+            self.call_after_refresh(drawn.set)
         self._run_worker = self._run_agent(text, handoff, drawn)
 
     @work(thread=True, exclusive=True, group="agent", exit_on_error=False)  # an error is a notice (on_worker_state_changed)
     def _run_agent(self, text: str, handoff: bool = False, drawn: threading.Event | None = None) -> str | None:
         if drawn is not None:  # the frame that shows the person's message is drawn first, not while the loop needs the GIL
             drawn.wait(FIRST_FRAME_S)
-        if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
-            return NOT_STARTED
+            if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
+                return NOT_STARTED
         self.flat_out.at = time.monotonic()
-        self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, stepped=self.flat_out.note))
+        agent = self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, stepped=self.flat_out.note))
+        self._sink = agent.sink if isinstance(agent.sink, UiSink) else None
         if handoff:
             self.core.hand_off(text)
         else:
@@ -318,10 +321,11 @@ class SessionApp(LongSession):
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
+        await self._show_held_events()
         self.busy, self.status.state = False, "ready"
         self.refresh_git()  # the run's last writes (checkpoint refs, the session) are done
         if event.state == WorkerState.SUCCESS and event.worker.result == NOT_STARTED:
-            self._not_started()
+            await self._not_started()
         elif event.state == WorkerState.ERROR:
             await self.chat.end_turn()  # what the model wrote stays above the notice, its reasoning folded
             self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
@@ -333,9 +337,20 @@ class SessionApp(LongSession):
     async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
         from frogtui.ui.event_view import show_events
 
-        # in order; a message posted after these is handled after them; no sooner than the next frame while the loop works flat out
+        # in order; while the loop works flat out, no sooner than the next frame: asked again a frame later, the
+        # app's queue free meanwhile (keys); a message the loop posted after them shows them first (_show_held_events)
         events = await message.take(ready=self._frame_due)
+        if events is None:
+            self.set_timer(BATCH_S, lambda: self.post_message(AgentEventsPosted(message.take)))
+            return
         await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
+
+    async def _show_held_events(self) -> None:
+        """Show the loop's events held back for a frame, before a message it posted after them."""
+        from frogtui.ui.event_view import show_events
+
+        if self._sink is not None and (events := self._sink.take()):
+            await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
 
     @property
     def agent_events_at(self) -> float:
@@ -350,25 +365,9 @@ class SessionApp(LongSession):
     def _run_ended(self, event: ev.RunEnded) -> None:
         from frogtui.ui.event_view import show_run_end
 
-        self.state.last_exit_reason, self.run_ending = event.exit_reason, True
+        self.state.last_exit_reason, self.run_ended_at = event.exit_reason, time.monotonic()
         show_run_end(self.chat, event)
         session_view.save_trace(self.session, self.trace)
-
-    def on_call_previewed(self, message: CallPreviewed) -> None:
-        self.trace.update(message.call, diff=message.diff)
-
-    def on_approval_requested(self, message: ApprovalRequested) -> None:
-        self.trace.update(message.request.call, status="asking")
-        self.chat.refresh_call(self.trace.entries[message.request.call.id])
-        self.status.state = "waiting for you"
-        from frogtui.ui.approval_screen import ApprovalScreen  # with its diff viewer, at the first question
-
-        self.push_screen(ApprovalScreen(message), callback=partial(self._approval_answered, message))
-
-    def _approval_answered(self, message: ApprovalRequested, answer: Any) -> None:
-        if answer is not None and not message.future.done():
-            message.future.set_result(answer)
-        self.status.state = "working" if self.busy else "ready"
 
     @work(thread=True, exclusive=True, group="git")
     def refresh_git(self) -> None:

@@ -9,14 +9,16 @@ import asyncio
 import threading
 import time
 
+from textual import events
 from textual.screen import Screen
 
 from frogtui.agent import events as ev
+from frogtui.config import Limits
 from frogtui.models.replay import ReplayModel
 from frogtui.session import Session
 from frogtui.ui import session_app, steplog
 from frogtui.ui.chat import ChatPane, UserMessage
-from frogtui.ui.messages import HOLD_S, AgentEventsPosted, UiSink
+from frogtui.ui.messages import BATCH_S, HOLD_S, AgentEventsPosted, UiSink
 from frogtui.ui.steplog import CallLine, StepLog, StepReasoning
 from frogtui.ui.trace import TraceEntry
 from tests.support import turn, xml_call
@@ -41,13 +43,20 @@ def emitting(sink: UiSink, seconds: float, every: float = 0.002) -> threading.Th
     return thread
 
 
+async def held_take(message: AgentEventsPosted, ready) -> list[ev.AgentEvent]:  # type: ignore[no-untyped-def]
+    """Take the events as the app does: asked again a frame later while the sink holds them."""
+    while (batch := await message.take(ready=ready)) is None:
+        await asyncio.sleep(BATCH_S)
+    return batch
+
+
 async def test_events_wait_for_the_next_frame_while_the_loop_keeps_emitting() -> None:
     posted: list[AgentEventsPosted] = []
     sink = UiSink(posted.append)
     thread = emitting(sink, 0.6)
     await asyncio.sleep(0.01)
     started = time.monotonic()
-    batch = await posted[0].take(ready=lambda: False)  # no frame due: they wait, at most HOLD_S
+    batch = await held_take(posted[0], lambda: False)  # no frame due: they wait, at most HOLD_S
     waited = time.monotonic() - started
     thread.join()
     assert HOLD_S / 2 <= waited <= HOLD_S + 0.1, waited  # (a busy machine may let the emitter pause)
@@ -58,7 +67,7 @@ async def test_events_wait_for_the_next_frame_while_the_loop_keeps_emitting() ->
     thread = emitting(sink, 0.3)
     await asyncio.sleep(0.01)
     started = time.monotonic()
-    await posted[-1].take(ready=lambda: due[0])  # taken once the frame is due
+    await held_take(posted[-1], lambda: due[0])  # taken once the frame is due
     waited = time.monotonic() - started
     thread.join()
     assert 0.04 <= waited < 0.8 * HOLD_S, waited
@@ -69,18 +78,18 @@ async def test_events_are_taken_at_once_when_the_loop_is_quiet_or_its_run_ended(
     sink = UiSink(posted.append)
     sink.emit(ev.ReasoningDelta(1, "one"))  # then nothing: the loop waits on the model or a command
     started = time.monotonic()
-    assert [e.text for e in await posted[0].take(ready=lambda: False)] == ["one"]
+    assert [e.text for e in await held_take(posted[0], lambda: False)] == ["one"]
     assert time.monotonic() - started < 0.8 * HOLD_S
     sink.emit(ev.AnswerDelta(2, "two"))
     sink.emit(ev.RunEnded(exit_reason="agent", final_message="two", error=None, n_steps=2, trajectory={}))
     started = time.monotonic()
-    batch = await posted[1].take(ready=lambda: False)
+    batch = await held_take(posted[1], lambda: False)
     assert time.monotonic() - started < 0.8 * HOLD_S  # the run's end is not held back
     assert [type(e).__name__ for e in batch] == ["AnswerDelta", "RunEnded"]
     thread = emitting(sink, 0.3)  # a later run's events wait again (the end was taken)
     await asyncio.sleep(0.01)
     started = time.monotonic()
-    await posted[2].take(ready=lambda: False)
+    await held_take(posted[2], lambda: False)
     thread.join()
     assert time.monotonic() - started >= HOLD_S / 2
 
@@ -92,7 +101,7 @@ def frames_drawn(monkeypatch) -> list[tuple[float, bool, bool]]:
 
     def timed(screen: Screen) -> None:
         app = screen.app
-        if screen is app.screen and (screen._layout_required or screen._dirty_widgets or screen._repaint_required):
+        if app.screen_stack and screen is app.screen and (screen._layout_required or screen._dirty_widgets or screen._repaint_required):
             frames.append((time.monotonic(), bool(getattr(app, "busy", False)), app.last_exit_reason is not None))
         draw(screen)
 
@@ -211,3 +220,74 @@ async def test_reasoning_never_shown_open_is_added_folded(monkeypatch) -> None:
             await pilot.pause(0.1)
         assert [r.collapsed for r in chat.reasoning] == [True, True]
     assert wrapped == []
+
+
+async def test_keys_during_a_burst_are_handled_at_once(make_app, monkeypatch) -> None:
+    """Found in review: the events' handler waited for the next frame inside the app's queue, so a
+    key pressed during a burst waited behind it (0.2-0.7 s), and the loop ran ~50 more steps after
+    Esc. The handler now returns and asks again a frame later."""
+    app = make_app(reads(2000), approve="all", limits=Limits(max_steps=2001))
+    asked = asks(monkeypatch)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read it")
+        await wait_for(pilot, lambda: len(asked) > 100, timeout=30, what="the burst")
+        prompt = app.query_one("#prompt")
+        pressed = time.monotonic()
+        app.post_message(events.Key("x", "x"))  # as the terminal's driver does (Pilot's press waits for the app to idle)
+        while prompt.value != "x" and time.monotonic() - pressed < 5:
+            await asyncio.sleep(0.002)
+        typed = time.monotonic() - pressed
+        assert prompt.value == "x" and typed < 0.15, f"the key reached the prompt {typed * 1000:.0f} ms later"
+        interrupted: list[int] = []
+        interrupt = app.interrupt
+        monkeypatch.setattr(app, "interrupt", lambda: (interrupted.append(len(asked)), interrupt()))
+        app.post_message(events.Key("escape", None))
+        await wait_for(pilot, lambda: run_over(app), timeout=30, what="the interrupted run")
+        assert interrupted and app.last_exit_reason == "cancelled"
+        assert len(asked) - interrupted[0] <= 3, f"{len(asked) - interrupted[0]} steps after Esc was handled"
+        assert len(asked) < 2000
+
+
+async def test_the_runs_end_waits_for_the_worker_at_most_max_wait(make_app, monkeypatch) -> None:
+    """Found in review: the frame after the run's end was held again each time its wait ended, for
+    as long as the worker's last save took (a 3 s save froze the screen 3 s)."""
+    from frogtui.ui.pacing import MAX_WAIT_S
+
+    save = Session.save_trajectory
+
+    def slow_final_save(self, trajectory, **kwargs):
+        save(self, trajectory, **kwargs)
+        if not getattr(trajectory, "partial", True):
+            time.sleep(1.0)
+
+    monkeypatch.setattr(Session, "save_trajectory", slow_final_save)
+    app = make_app([turn("Look.", xml_call("Read", file_path="calc.py")), turn("Done.", answer="Read it.")], approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model is not None, what="the model")
+        frames = frames_drawn(monkeypatch)
+        await submit(pilot, "read it")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None, timeout=30, what="the run's end shown")
+        shown = time.monotonic()
+        await wait_for(pilot, lambda: run_over(app), timeout=30, what="the worker")
+    later = [f[0] - shown for f in frames if f[0] > shown]
+    assert later and later[0] < MAX_WAIT_S + 0.15, f"first frame {later[0] if later else None} s after the run's end was shown"
+
+
+async def test_escape_before_the_loop_starts_with_a_draft_in_the_prompt_keeps_both(make_app) -> None:
+    """Found in review: the message went back only into an empty prompt; with a draft there it was
+    lost, and its bubble stayed in the chat as if sent."""
+    app = make_app([turn("Done.", answer="Ok.")] * 2, approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model is not None, what="the model")
+        app.call_after_refresh = lambda callback, *a, **k: True  # the frame that lets the loop start never comes
+        await submit(pilot, "hello there")
+        prompt = app.query_one("#prompt")
+        prompt.value = "half-typed draft"
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not app.busy, what="the run to end")
+        await pilot.pause()
+        assert prompt.value == "half-typed draft"
+        assert [item.text for item in app.queue.items] == ["hello there"]
+        assert not app.chat.query("UserMessage"), "the unsent message still shows as sent"
+        assert any("it waits in the queue" in str(n.render()) for n in app.chat.query("Notice"))
+        del app.call_after_refresh
