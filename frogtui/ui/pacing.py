@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from textual.app import App
 from textual.screen import Screen
 from textual.timer import Timer
 
@@ -151,3 +152,9 @@ class PacedScreen(Screen[None]):
     def _end_hold(self) -> None:
         self._hold = None
         self.check_idle()  # resumes the update timer while anything is dirty
+
+
+def frame_due(app: App[object]) -> bool:
+    """Whether ``app``'s screen would draw a frame now (a modal's at once; a paced one's when due)."""
+    screen = app.screen if app.screen_stack else None
+    return not isinstance(screen, PacedScreen) or screen.frame_due()

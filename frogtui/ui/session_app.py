@@ -31,6 +31,7 @@ from frogtui.ui.footer import FittingFooter
 from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
     BATCH_S,
+    HOLD_S,
     AgentEventsPosted,
     GitRead,
     ModelLoaded,
@@ -42,7 +43,7 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
-from frogtui.ui.pacing import FlatOut, PacedScreen
+from frogtui.ui.pacing import FlatOut, PacedScreen, frame_due
 from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.state import SessionUiState
@@ -335,32 +336,31 @@ class SessionApp(LongSession):
             self.call_later(self._send_queued, after_interrupt=self.state.last_exit_reason == "cancelled")
 
     async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
-        from frogtui.ui.event_view import show_events
-
-        # in order; while the loop works flat out, no sooner than the next frame: asked again a frame later, the
-        # app's queue free meanwhile (keys); a message the loop posted after them shows them first (_show_held_events)
-        events = await message.take(ready=self._frame_due)
+        """The loop's events, in order; while it works flat out, no sooner than the next frame: asked
+        again then (an asyncio timer), the app's queue free meanwhile for keys; a message the loop
+        posts after them shows them first (``_show_held_events``)."""
+        events = await message.take(ready=lambda: frame_due(self))
         if events is None:
-            self.set_timer(BATCH_S, lambda: self.post_message(AgentEventsPosted(message.take)))
-            return
-        await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
+            screen = self.screen if self.screen_stack else None
+            delay = max(BATCH_S, min(screen.pacer.wait(True), HOLD_S)) if isinstance(screen, PacedScreen) else BATCH_S
+            asyncio.get_running_loop().call_later(delay, self.post_message, AgentEventsPosted(message.take))
+        elif events:  # (none: shown already, or the app is closing)
+            await self._show(events)
 
     async def _show_held_events(self) -> None:
         """Show the loop's events held back for a frame, before a message it posted after them."""
+        if self._sink is not None and (events := self._sink.take()):
+            await self._show(events)
+
+    async def _show(self, events: list[ev.AgentEvent]) -> None:
         from frogtui.ui.event_view import show_events
 
-        if self._sink is not None and (events := self._sink.take()):
-            await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
+        await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
 
     @property
     def agent_events_at(self) -> float:
         """When the loop last worked flat out, or started (monotonic; ui/pacing.py)."""
         return self.flat_out.at
-
-    def _frame_due(self) -> bool:
-        """Whether the screen would draw a frame now (a modal's at once; the main one's are paced)."""
-        screen = self.screen
-        return not isinstance(screen, PacedScreen) or screen.frame_due()
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         from frogtui.ui.event_view import show_run_end
