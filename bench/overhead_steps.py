@@ -11,6 +11,9 @@ records when the loop asks it for each turn: a step's time is the gap between tw
 checkpoint, approval, trace, trajectory and UI work; the replay model itself takes microseconds).
 A run's total is from the first ask until the front end has shown the end (``run_task`` returned;
 the app shows the run ended and is idle, polled every 5 ms): the app's UI may lag its agent thread.
+For the app, ``drawn_s`` is until the next frame after that has been drawn as well: an upper bound
+of when the person sees the end (the run's last frame may come just before the idle state is
+seen, or just after; a frame asked for later, such as the git state's, may be the one waited for).
 Overhead = step time - the bare operation, timed in the same process beforehand: the Read tool
 (``ToolRunner.run``) for Read; ``subprocess.run`` of the same sandboxed argv for Bash.
 
@@ -56,6 +59,8 @@ class TimedReplay(ReplayModel):
         self.asked: list[float] = []
         self.done = 0.0
         """When the front end had shown the end of the run (run_task returned; the app showed it)."""
+        self.drawn = 0.0
+        """The app: when the screen had drawn that end too (the next frame after ``done``)."""
 
     def stream_turn(self, *args: Any, **kwargs: Any) -> Any:
         self.asked.append(time.perf_counter())
@@ -120,6 +125,10 @@ def in_app(config: Config, model: TimedReplay) -> None:
                     raise SystemExit("the app did not finish the run in 10 minutes")
                 await asyncio.sleep(0.005)
             model.done = time.perf_counter()
+            drawn = asyncio.Event()
+            app.call_after_refresh(drawn.set)  # after the next frame (at once when nothing is left to draw)
+            await asyncio.wait_for(drawn.wait(), timeout=10)
+            model.drawn = time.perf_counter()
 
     asyncio.run(drive())
 
@@ -128,8 +137,9 @@ def summary(model: TimedReplay, bare: float, window: int = 10) -> dict[str, floa
     asked = model.asked
     steps = [(b - a) * 1000 for a, b in zip(asked, asked[1:], strict=False)]
     first, last = statistics.median(steps[:window]), statistics.median(steps[-window:])
-    return {"step_1_ms": round(first, 2), "step_last_ms": round(last, 2), "overhead_1_ms": round(first - bare, 2),
-            "overhead_last_ms": round(last - bare, 2), "total_s": round(model.done - asked[0], 3)}
+    row = {"step_1_ms": round(first, 2), "step_last_ms": round(last, 2), "overhead_1_ms": round(first - bare, 2),
+           "overhead_last_ms": round(last - bare, 2), "total_s": round(model.done - asked[0], 3)}
+    return row | ({"drawn_s": round(model.drawn - asked[0], 3)} if model.drawn else {})
 
 
 def main() -> None:
@@ -165,8 +175,9 @@ def main() -> None:
             for front, rows in per_front.items():
                 results[f"{kind}_{front}"] = {k: round(statistics.median(r[k] for r in rows), 2) for k in rows[0]}
             if {"headless", "app"} <= per_front.keys():
-                ratios = [a["total_s"] / h["total_s"] for a, h in zip(per_front["app"], per_front["headless"], strict=False)]
-                results[f"{kind}_app_to_headless"] = round(statistics.median(ratios), 2)
+                pairs = list(zip(per_front["app"], per_front["headless"], strict=False))
+                results[f"{kind}_app_to_headless"] = round(statistics.median(a["total_s"] / h["total_s"] for a, h in pairs), 2)
+                results[f"{kind}_app_drawn_to_headless"] = round(statistics.median(a["drawn_s"] / h["total_s"] for a, h in pairs), 2)
         print(json.dumps(results))
 
 
