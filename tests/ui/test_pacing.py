@@ -79,12 +79,12 @@ async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch
             frames.append((start, time.monotonic(), time.thread_time() - cpu))
 
     monkeypatch.setattr(Screen, "_on_timer_update", timed)
-    app = make_app(reads(4 * STEPS), approve="all", limits=Limits(max_steps=4 * STEPS + 1))  # long enough for a few paced frames
+    app = make_app(reads(12 * STEPS), approve="all", limits=Limits(max_steps=12 * STEPS + 1))  # long enough for a few paced frames
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "read it")
         await wait_for(pilot, lambda: run_over(app), timeout=60, what="the run")
         await pilot.pause()
-        assert app.status.step == 4 * STEPS + 1, app.status.step
+        assert app.status.step == 12 * STEPS + 1, app.status.step
         assert app.chat.call_lines[-1].entry.status == "done"  # all of it shown
     slack = 0.002  # the timer that lets the next frame through fires at or after its time
     gaps = [(later[0] - earlier[1], earlier[2]) for earlier, later in zip(frames, frames[1:], strict=False)]
