@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from textual.message import Message
 
+from frogtui.ui.pacing import MAX_WAIT_S
+
 if TYPE_CHECKING:  # the loop's events, the policy and pygments (a diff) come after the first paint
     from frogtui.agent.events import AgentEvent
     from frogtui.approval import Decision
@@ -99,9 +101,9 @@ class CallPreviewed(Message):
 BATCH_S = 1 / 60
 """The app takes the loop's events at most this often (a frame): a message per event cost the UI
 thread more than the step that made it (100 replayed Read steps: ~1,000 messages)."""
-HOLD_S = 0.25
-"""While the loop keeps emitting, the longest its events wait for the screen's next frame (as
-``ui.pacing.MAX_WAIT_S``: the screen still moves four times a second)."""
+HOLD_S = MAX_WAIT_S
+"""While the loop keeps emitting, the longest its events wait for the screen's next frame (the
+longest a frame waits: the screen still moves four times a second)."""
 
 
 class UiSink:
@@ -170,7 +172,8 @@ class UiSink:
             if self._held_since is None or (now - self._held_since < HOLD_S and self._emitted != self._seen):
                 self._held_since = self._held_since or now
                 self._seen = self._emitted
-                return None  # quiet (it waits on the model, a command or the person) or held long enough: taken
+                return None
+            # quiet since the last call (it waits on the model, a command or the person), or held long enough: taken
         self._taken_at = time.monotonic()
         return self.take()
 

@@ -74,7 +74,9 @@ _watched: list[_PrivateIndex] = []
 def _unchanged(repo: git.Repo, private: _PrivateIndex) -> bool:
     """Whether the kernel vouches that nothing in the working tree changed since the last snapshot
     (``vcs.watch``; a repository with submodules is never vouched for: their HEADs live in
-    ``.git/modules``). Called before every snapshot's ``git status``: it watches a new tree first."""
+    ``.git/modules``). Called before a watched snapshot's ``git status``: it watches a new tree
+    first (so a session that never trusts the watch never walks its tree; a snapshot that does not
+    ask leaves the events for the next one that does, which then asks git)."""
     root = repo.working_tree_dir
     if root is None:
         return False
@@ -136,7 +138,7 @@ def snapshot(repo: git.Repo, *, watched: bool = False) -> Snapshot:
     with private.lock:
         env = {"GIT_INDEX_FILE": str(private.path)}
         try:
-            quiet = _unchanged(repo, private) and watched  # asked first: the status below is what it vouches for next time
+            quiet = watched and _unchanged(repo, private)  # asked first: the status below is what it vouches for next time
             if not private.seeded or _must_copy_again(repo, private):
                 _seed(repo, private, env)
             elif private.sparse:

@@ -109,6 +109,20 @@ def frames_drawn(monkeypatch) -> list[tuple[float, bool, bool]]:
     return frames
 
 
+def one_read_with_a_slow_last_save(make_app, monkeypatch, seconds: float):  # type: ignore[no-untyped-def]
+    """An app whose run reads once and answers, and whose worker's last save (the whole
+    trajectory, after the run's end is shown) takes ``seconds`` more."""
+    save = Session.save_trajectory
+
+    def slow_final_save(self, trajectory, **kwargs):
+        save(self, trajectory, **kwargs)
+        if not getattr(trajectory, "partial", True):
+            time.sleep(seconds)
+
+    monkeypatch.setattr(Session, "save_trajectory", slow_final_save)
+    return make_app([turn("Look.", xml_call("Read", file_path="calc.py")), turn("Done.", answer="Read it.")], approve="all")
+
+
 def asks(monkeypatch) -> list[float]:
     """When the loop asks the replay model for a turn."""
     asked: list[float] = []
@@ -165,15 +179,7 @@ async def test_escape_before_the_loop_starts_sends_nothing(make_app, monkeypatch
 async def test_the_runs_end_is_drawn_once_with_ready(make_app, monkeypatch) -> None:
     """A frame drawn between the run's end shown and its worker's last save showed the answer
     with "working", then another frame "ready": one frame, and the save's GIL, wasted."""
-    save = Session.save_trajectory
-
-    def slow_final_save(self, trajectory, **kwargs):
-        save(self, trajectory, **kwargs)
-        if not getattr(trajectory, "partial", True):
-            time.sleep(0.15)  # a long session's whole trajectory
-
-    monkeypatch.setattr(Session, "save_trajectory", slow_final_save)
-    app = make_app([turn("Look.", xml_call("Read", file_path="calc.py")), turn("Done.", answer="Read it.")], approve="all")
+    app = one_read_with_a_slow_last_save(make_app, monkeypatch, 0.15)  # a long session's whole trajectory
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model is not None, what="the model")
         frames = frames_drawn(monkeypatch)
@@ -253,15 +259,7 @@ async def test_the_runs_end_waits_for_the_worker_at_most_max_wait(make_app, monk
     as long as the worker's last save took (a 3 s save froze the screen 3 s)."""
     from frogtui.ui.pacing import MAX_WAIT_S
 
-    save = Session.save_trajectory
-
-    def slow_final_save(self, trajectory, **kwargs):
-        save(self, trajectory, **kwargs)
-        if not getattr(trajectory, "partial", True):
-            time.sleep(1.0)
-
-    monkeypatch.setattr(Session, "save_trajectory", slow_final_save)
-    app = make_app([turn("Look.", xml_call("Read", file_path="calc.py")), turn("Done.", answer="Read it.")], approve="all")
+    app = one_read_with_a_slow_last_save(make_app, monkeypatch, 1.0)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model is not None, what="the model")
         frames = frames_drawn(monkeypatch)
