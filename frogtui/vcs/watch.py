@@ -41,8 +41,8 @@ MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | I
         | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW)
 """What a watched folder reports: every change to what it holds or to itself, never a read."""
 MAX_FOLDERS = 25_000
-"""A larger tree is not watched: watching costs a walk of every folder at the session's start
-(about 18 µs a folder here: 0.4 s for 20,000) and again after a folder moves."""
+"""A larger tree is not watched: watching costs a walk of every folder at the first snapshot that
+trusts it (about 18 µs a folder here: 0.4 s for 20,000) and again after a folder moves."""
 EVENT = struct.Struct("iIII")
 """``struct inotify_event`` without its name: wd, mask, cookie, len."""
 LOCAL_FILE_SYSTEMS = frozenset({
