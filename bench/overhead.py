@@ -1,12 +1,20 @@
-"""Generation speed through frogtui's backend against raw llama-cpp-python on the same prompt.
+"""Generation through frogtui's model process against llama.cpp in one process, on the same prompt.
 
 Usage: python bench/overhead.py MODEL.gguf [--runs 3] [--tokens 128] [--n-ctx 4096]
 
-Alternates runs: frogtui's ``LlamaCppModel.stream_turn`` (template-rendered prompt, token loop,
-incremental detokenizing) and ``Llama.create_completion(stream=True)`` on the same prompt text, with
-the same sampling settings (LEAF.md defaults), each on its own instance with the same load settings.
-Generation speed = generated tokens / (wall time of the call - llama.cpp's prompt-eval time), so both
-sides include sampling, detokenizing and Python overhead. The totals weigh runs by their tokens.
+Three sides, alternating runs, same load and sampling settings (LEAF.md defaults):
+- ``process``: frogtui's ``LocalModel`` (llama.cpp in its own process, text streamed over a pipe);
+- ``inproc``: the same engine (``LlamaCppModel``) inside this process, as frogtui ran it before;
+- ``raw``: ``Llama.create_completion`` on the same prompt text, in this process.
+
+Figures:
+- generation speed = generated tokens / (wall time of the turn - time to its first token), so
+  every side includes sampling, detokenizing, Python and (for ``process``) the pipe; the totals
+  weigh runs by their tokens;
+- a follow-up's time to first token (a user message after the answer: only its own tokens are
+  evaluated), ``process`` against ``inproc``;
+- model-ready time: ``from_spec`` until the model can take a turn (``process`` includes starting
+  the interpreter, importing llama_cpp and the first load's probe, ``inproc`` the load alone).
 The last line is one JSON object.
 """
 from __future__ import annotations
@@ -24,17 +32,48 @@ import llama_cpp  # noqa: E402
 
 from frogtui.config import Config, LlamaSettings, Sampling  # noqa: E402
 from frogtui.models.llama_cpp import KV_CACHE_TYPES, LlamaCppModel  # noqa: E402
+from frogtui.models.local import LocalModel  # noqa: E402
 from frogtui.protocol import TurnEnd  # noqa: E402
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS  # noqa: E402
 
 TASK = "Write a detailed explanation of how a hash map handles collisions, with examples."
 
 
-def generation_speed(llm: llama_cpp.Llama, generated: int, wall_s: float) -> float:
-    """Tokens per second of the generation phase: wall time of the call minus llama.cpp's prompt time."""
-    prompt_s = llama_cpp.llama_perf_context(llm.ctx).t_p_eval_ms / 1000
-    gen_s = wall_s - prompt_s
-    return generated / gen_s if generated and gen_s > 0 else 0.0
+def turn(model: object, messages: list[dict[str, object]], tokens: int) -> tuple[float, int, float, str]:
+    """(seconds to the first token, tokens generated, generation tok/s, the text) of one turn."""
+    started = time.perf_counter()
+    first = None
+    text = []
+    generated = 0
+    for item in model.stream_turn(messages, TOOL_SCHEMAS, max_tokens=tokens, cancel=threading.Event()):  # type: ignore[attr-defined]
+        if isinstance(item, TurnEnd):
+            generated = item.usage.generated_tokens
+        else:
+            first = first or time.perf_counter()
+            text.append(item)
+    end = time.perf_counter()
+    first = first or end
+    return first - started, generated, (generated - 1) / (end - first) if generated > 1 and end > first else 0.0, "".join(text)
+
+
+def raw_turn(raw: llama_cpp.Llama, prompt: str, tokens: int, sampling: Sampling) -> tuple[int, float]:
+    started = time.perf_counter()
+    first = None
+    generated = 0
+    for _chunk in raw.create_completion(
+        prompt, max_tokens=tokens, temperature=sampling.temperature, top_p=sampling.top_p, top_k=sampling.top_k,
+        min_p=sampling.min_p, repeat_penalty=sampling.repeat_penalty, stop=["<|im_end|>"], stream=True,
+    ):
+        first = first or time.perf_counter()
+        generated += 1
+    end = time.perf_counter()
+    first = first or started
+    return generated, (generated - 1) / (end - first) if generated > 1 and end > first else 0.0
+
+
+def weighted(counts: list[int], speeds: list[float]) -> float:
+    time_s = sum(c / s for c, s in zip(counts, speeds, strict=True) if s)
+    return sum(c for c, s in zip(counts, speeds, strict=True) if s) / time_s if time_s else 0.0
 
 
 def main() -> None:
@@ -46,37 +85,48 @@ def main() -> None:
     args = parser.parse_args()
     sampling = Sampling(seed=None)
     settings = LlamaSettings(n_ctx=args.n_ctx)
-    model = LlamaCppModel.from_spec(args.model, Config(llama=settings, sampling=sampling), report=lambda line: print(line, file=sys.stderr))
+    config = Config(llama=settings, sampling=sampling)
+    quiet = lambda line: None  # noqa: E731
+    started = time.perf_counter()
+    process = LocalModel.from_spec(args.model, config, report=quiet)
+    ready = {"process": time.perf_counter() - started}
+    started = time.perf_counter()
+    inproc = LlamaCppModel.from_spec(args.model, config, report=quiet)
+    ready["inproc"] = time.perf_counter() - started
     raw = llama_cpp.Llama(
-        args.model, n_ctx=model.llm.n_ctx(), n_batch=settings.n_batch, n_ubatch=settings.n_batch, flash_attn=settings.flash_attn,
+        args.model, n_ctx=inproc.llm.n_ctx(), n_batch=settings.n_batch, n_ubatch=settings.n_batch, flash_attn=settings.flash_attn,
         type_k=KV_CACHE_TYPES[settings.cache_type_k], type_v=KV_CACHE_TYPES[settings.cache_type_v],
-        n_threads=model.llm.n_threads, n_threads_batch=model.llm.n_threads_batch, seed=1, verbose=False,
+        n_threads=inproc.llm.n_threads, n_threads_batch=inproc.llm.n_threads_batch, seed=1, verbose=False,
     )
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": TASK}]
-    prompt = model.template.render(messages, TOOL_SCHEMAS, add_generation_prompt=True)
-    speeds: dict[str, list[float]] = {"frogtui": [], "raw": []}
-    counts: dict[str, list[int]] = {"frogtui": [], "raw": []}
+    prompt = inproc.template.render(messages, TOOL_SCHEMAS, add_generation_prompt=True)
+    speeds: dict[str, list[float]] = {"process": [], "inproc": [], "raw": []}
+    counts: dict[str, list[int]] = {"process": [], "inproc": [], "raw": []}
+    follow_ttft: dict[str, list[float]] = {"process": [], "inproc": []}
     for run in range(1, args.runs + 1):
-        llama_cpp.llama_perf_context_reset(model.llm.ctx)
-        started = time.perf_counter()
-        for item in model.stream_turn(messages, TOOL_SCHEMAS, max_tokens=args.tokens, cancel=threading.Event()):
-            if isinstance(item, TurnEnd):
-                counts["frogtui"].append(item.usage.generated_tokens)
-        speeds["frogtui"].append(generation_speed(model.llm, counts["frogtui"][-1], time.perf_counter() - started))
-        llama_cpp.llama_perf_context_reset(raw.ctx)
-        started = time.perf_counter()
-        result = raw.create_completion(
-            prompt, max_tokens=args.tokens, temperature=sampling.temperature, top_p=sampling.top_p, top_k=sampling.top_k,
-            min_p=sampling.min_p, repeat_penalty=sampling.repeat_penalty, stop=["<|im_end|>"],
-        )
-        counts["raw"].append(int(result["usage"]["completion_tokens"]))
-        speeds["raw"].append(generation_speed(raw, counts["raw"][-1], time.perf_counter() - started))
-        print(f"run {run}: frogtui {speeds['frogtui'][-1]:8.1f} tok/s ({counts['frogtui'][-1]} tokens)   "
-              f"raw {speeds['raw'][-1]:8.1f} tok/s ({counts['raw'][-1]} tokens)")
-    frog = sum(c for c in counts["frogtui"]) / sum(c / s for c, s in zip(counts["frogtui"], speeds["frogtui"], strict=True) if s)
-    rawv = sum(c for c in counts["raw"]) / sum(c / s for c, s in zip(counts["raw"], speeds["raw"], strict=True) if s)
-    print(json.dumps({"frogtui_tok_s": round(frog, 2), "raw_tok_s": round(rawv, 2), "ratio": round(frog / rawv, 3) if rawv else None}))
-    model.close()
+        for name, model in (("process", process), ("inproc", inproc)):
+            _, generated, speed, text = turn(model, messages, args.tokens)
+            counts[name].append(generated)
+            speeds[name].append(speed)
+            follow = messages + [{"role": "assistant", "content": text}, {"role": "user", "content": f"Shorter, please ({run})."}]
+            ttft, _, _, _ = turn(model, follow, 4)
+            follow_ttft[name].append(ttft)
+        generated, speed = raw_turn(raw, prompt, args.tokens, sampling)
+        counts["raw"].append(generated)
+        speeds["raw"].append(speed)
+        print(f"run {run}: " + "   ".join(f"{n} {speeds[n][-1]:7.1f} tok/s ({counts[n][-1]})" for n in speeds)
+              + "   follow-up first token: " + "  ".join(f"{n} {follow_ttft[n][-1] * 1000:.1f} ms" for n in follow_ttft))
+    total = {n: weighted(counts[n], speeds[n]) for n in speeds}
+    result = {
+        **{f"{n}_tok_s": round(v, 2) for n, v in total.items()},
+        "process_vs_raw": round(total["process"] / total["raw"], 3) if total["raw"] else None,
+        "process_vs_inproc": round(total["process"] / total["inproc"], 3) if total["inproc"] else None,
+        **{f"follow_up_ttft_ms_{n}": round(1000 * sorted(v)[len(v) // 2], 1) for n, v in follow_ttft.items()},
+        **{f"ready_s_{n}": round(v, 3) for n, v in ready.items()},
+    }
+    print(json.dumps(result))
+    process.close()
+    inproc.close()
     raw.close()
 
 

@@ -26,7 +26,7 @@ SETTINGS_HELP = (
     "Settings without a flag live in $XDG_CONFIG_HOME/frogtui/config.toml (~/.config/frogtui/config.toml): "
     "model, theme, commit_trailer, [limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold, "
     "[sampling] temperature/top_p/top_k/min_p/repeat_penalty/seed, [llama] n_ctx/n_gpu_layers/flash_attn/"
-    "cache_type_k/cache_type_v/n_threads/n_threads_batch/n_batch/prompt_mode/checkpoints. Approval rules: rules.toml there "
+    "cache_type_k/cache_type_v/n_threads/n_threads_batch/n_batch/prompt_mode/checkpoints/extra_buffers. Approval rules: rules.toml there "
     "and .frogtui.toml in the repository (docs/APPROVALS.md)."
 )
 """The ``--help`` epilog of the commands: where every option without a flag is set."""
@@ -40,6 +40,11 @@ def config_dir() -> Path:
 def state_dir() -> Path:
     """The user's state folder (``$XDG_STATE_HOME/frogtui``): sessions, trajectories, logs."""
     return platformdirs.user_state_path(APP_NAME)
+
+
+def cache_dir() -> Path:
+    """The user's cache folder (``$XDG_CACHE_HOME/frogtui``): what frogtui found out and can find again."""
+    return platformdirs.user_cache_path(APP_NAME)
 
 
 def sessions_dir() -> Path:
@@ -82,6 +87,10 @@ class LlamaSettings:
     prompt_mode: str = "append"
     """``append`` (default: transcript is append-only, no re-prefill on follow-ups) or ``exact``
     (re-render with the template on follow-ups, using recurrent-state checkpoints)."""
+    extra_buffers: str | bool = "auto"
+    """llama.cpp's extra weight buffers (repacked weights for AMX, AVX-512...): ``"auto"`` (on, unless
+    a few tokens decoded with them after the first load on this build, CPU and quantisation crashed:
+    then off, remembered; ``models/buffers.py``), ``true`` or ``false`` (llama.cpp's ``--no-repack``)."""
     checkpoints: int = 4
     """Recurrent-state checkpoints kept for hybrid models (Qwen3.5), saved after each user message;
     0 turns them off. Each holds the model's recurrent state (tens of MB for a 4B model)."""
@@ -159,6 +168,10 @@ def _check_type(path: Path, section: str, cls: type, name: str, value: Any) -> N
     """The value must have the type of the field's default (an int is a fine float; an optional
     field whose default is None takes an int)."""
     default = next(f for f in dataclasses.fields(cls) if f.name == name).default
+    if (section, name) == ("llama", "extra_buffers"):
+        if value not in ("auto", True, False) or isinstance(value, int) and not isinstance(value, bool):
+            raise ConfigError(f'{path}: [llama] extra_buffers must be "auto", true or false, not {value!r}')
+        return
     if default is None:
         ok, wanted = value is None or (isinstance(value, int) and not isinstance(value, bool)), "an integer"
     elif isinstance(default, bool):

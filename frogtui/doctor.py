@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from frogtui.cli import Parser
-from frogtui.config import LlamaSettings, config_dir, load_config, sessions_dir
+from frogtui.config import Config, LlamaSettings, config_dir, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
 
 
@@ -26,10 +26,34 @@ def _llama_line() -> str:
         version = importlib.metadata.version("llama-cpp-python")
     except importlib.metadata.PackageNotFoundError:
         return "llama-cpp-python: not installed (pip install llama-cpp-python)"
-    from frogtui.models.llama_cpp import gpu_offload_supported
+    from frogtui.models.local import ProcessDied, library_facts
 
-    gpu = "yes" if gpu_offload_supported() else "no (CPU-only build; see docs/MODELS.md for CUDA, Metal, Vulkan builds)"
+    try:
+        facts = library_facts()  # asked of a model process: llama.cpp never loads in frogtui's own
+    except ProcessDied as err:
+        return f"llama-cpp-python: {version}, but {err}"
+    gpu = "yes" if facts.get("gpu_offload") else "no (CPU-only build; see docs/MODELS.md for CUDA, Metal, Vulkan builds)"
     return f"llama-cpp-python: {version}, GPU offload: {gpu}"
+
+
+def _buffers_line(path: Path, config: Config) -> tuple[str, bool]:
+    """Which path llama.cpp's weights take on this CPU (``[llama] extra_buffers``), tried for real."""
+    from frogtui.models.local import probe_buffers
+
+    results = probe_buffers(path, config)
+    on, off = results[True], results[False]
+
+    def speed(value: float | str) -> str:
+        return f"{value:.1f} tok/s" if isinstance(value, float) else f"crashed: {value}"
+
+    setting = config.llama.extra_buffers
+    if setting == "auto":
+        used = "on" if isinstance(on, float) else "off" if isinstance(off, float) else "none works"
+        chosen = f"auto: {used}"
+    else:
+        chosen = f"{'on' if setting else 'off'} (set in [llama])"
+    ok = isinstance(results[bool(setting)] if setting != "auto" else on if isinstance(on, float) else off, float)
+    return f"llama.cpp extra weight buffers: {chosen}; with them {speed(on)}, without {speed(off)} ([llama] extra_buffers)", ok
 
 
 def _threads_line(settings: LlamaSettings) -> str:
@@ -66,6 +90,18 @@ def _model_line(spec: str) -> tuple[str, bool]:
         return f"model: {spec} (on disk: {local})", True
     where = "not downloaded yet; the first run downloads it" if spec.startswith("hf:") else "file not found"
     return f"model: {spec} ({where})", False
+
+
+def _local_gguf(spec: str) -> Path | None:
+    """The GGUF file on disk a local spec names (None for servers, replays and files not there)."""
+    if spec.startswith(("http://", "https://", "replay:")):
+        return None
+    from frogtui.models.gguf_spec import cached_path
+
+    try:
+        return cached_path(spec)
+    except FrogtuiError:
+        return None
 
 
 def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
@@ -122,6 +158,11 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
     line("ok", _threads_line(config.llama))
     model_line, model_ok = _model_line(config.model_spec)
     line("ok" if model_ok else "fail", model_line)
+    local = _local_gguf(config.model_spec) if model_ok and "not installed" not in llama else None
+    if local is not None:
+        buffers_line, buffers_ok = _buffers_line(local, config)
+        line("ok" if buffers_ok else "fail", buffers_line)
+        model_ok = model_ok and buffers_ok
     for text in _sandbox_lines(repo, config.rules_file):
         line("warn" if any(w in text for w in ("WARNING", "not found", "unknown", "without a sandbox")) else "ok", text)
     identity = _git_identity()

@@ -2,6 +2,8 @@
 real git repositories and replay files in temp folders."""
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,14 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.delenv("FROGTUI_CONFIG", raising=False)
     return base
+
+
+@pytest.fixture(autouse=True)
+def no_llama_in_this_process() -> Iterator[None]:
+    """llama.cpp runs only in model processes (``models/runner.py``), never in the test session's:
+    a native crash there is a failing test with a message, never a dead test session."""
+    yield
+    assert "llama_cpp" not in sys.modules, "a test loaded llama.cpp into the test process; use frogtui.models.load_model"
 
 
 @pytest.fixture

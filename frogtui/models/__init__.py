@@ -28,9 +28,9 @@ def load_model(spec: str, config: Config | None = None, report: Callable[[str], 
 
         return OpenAICompatModel.from_spec(spec, config, report=report)
     if spec.startswith("hf:") or spec.endswith(".gguf"):
-        from frogtui.models.llama_cpp import LlamaCppModel
+        from frogtui.models.local import LocalModel  # llama.cpp runs in a process of its own
 
-        return LlamaCppModel.from_spec(spec, config, report=report)
+        return LocalModel.from_spec(spec, config, report=report)
     raise ModelLoadError(
         f"unknown model spec {spec!r}: use replay:FILE, a path to a .gguf, hf:REPO[:QUANT] or http(s)://HOST:PORT/v1[#MODEL]"
     )

@@ -1,5 +1,8 @@
 """Local GGUF models through llama-cpp-python (the only module that imports ``llama_cpp``).
 
+This engine runs in the model's own process (``models/runner.py``), never in frogtui's: frogtui
+talks to it through ``models/local.py``, so a crash in native code is an error, not a dead app.
+
 Prompts come from the GGUF's own chat template (``prompt.ChatTemplate``); generation runs over tokens
 with llama.cpp's low-level API and streams text into the core's parser. Between steps nothing is
 re-evaluated: the ``Transcript`` keeps the tokens evaluated and sampled, and each step evaluates only
@@ -15,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,12 +57,46 @@ def library_version() -> str:
     return str(llama_cpp.__version__)
 
 
+def library_facts() -> dict[str, Any]:
+    """What this build of llama.cpp can do here: GPU offload, and the CPU features it uses."""
+    info = llama_cpp.llama_print_system_info()
+    return {
+        "version": library_version(), "gpu_offload": gpu_offload_supported(),
+        "system_info": (info.decode("utf-8", errors="replace") if isinstance(info, bytes) else str(info)).strip(),
+    }
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """The recurrent part of the model state after ``position`` tokens."""
 
     position: int
     data: Any  # ctypes byte array
+
+
+@contextmanager
+def _extra_buffers(on: bool) -> Iterator[None]:
+    """Load with llama.cpp's extra weight buffers on or off (``--no-repack``).
+
+    llama-cpp-python's ``Llama`` takes no argument for it, but builds its model parameters from
+    ``llama_model_default_params`` while it loads: those are what is changed here, for this load only
+    (this process loads one model at a time).
+    """
+    if on:
+        yield
+        return
+    default = llama_cpp.llama_cpp.llama_model_default_params
+
+    def without_extra_buffers() -> Any:
+        params = default()
+        params.use_extra_bufts = False
+        return params
+
+    llama_cpp.llama_cpp.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        llama_cpp.llama_cpp.llama_model_default_params = default
 
 
 def usable_context(llm: llama_cpp.Llama) -> int:
@@ -80,6 +118,7 @@ class LlamaCppModel:
         self.sampling = sampling
         self.load_summary = load_summary
         self.name = path.name
+        self.gpu_offload = gpu_offload_supported()
         self.context_size: int | None = usable_context(llm)
         self.vocab = llama_cpp.llama_model_get_vocab(llm.model)
         self._piece_buffer = ctypes.create_string_buffer(256)
@@ -106,12 +145,16 @@ class LlamaCppModel:
 
     # loading ------------------------------------------------------------------------
     @classmethod
-    def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> LlamaCppModel:
+    def from_spec(
+        cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None, extra_buffers: bool = True,
+    ) -> LlamaCppModel:
         """Resolve the spec (download ``hf:`` specs), load the model and say what was chosen.
 
         Args:
             spec: a path to a ``.gguf`` or ``hf:REPO[:QUANT]``.
             config: the ``llama`` and ``sampling`` settings are used.
+            extra_buffers: llama.cpp's extra weight buffers (repacked weights for the CPU's matrix
+                units: AMX, AVX-512...); False is llama.cpp's ``--no-repack``.
             report: receives progress lines (download, loading) and the one-line load summary
                 (default: printed to stderr).
 
@@ -137,11 +180,12 @@ class LlamaCppModel:
         n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if gpu else 0)
         seed = llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed
         try:
-            llm = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
-                flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],
-                seed=seed, verbose=False, **thread_settings(s.n_threads, s.n_threads_batch),
-            )
+            with _extra_buffers(extra_buffers):
+                llm = llama_cpp.Llama(
+                    model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
+                    flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],
+                    seed=seed, verbose=False, **thread_settings(s.n_threads, s.n_threads_batch),
+                )
         except (ValueError, RuntimeError) as err:
             raise ModelLoadError(
                 f"cannot load {path}: {err} (truncated or corrupt file, or an architecture ({arch}) that "
@@ -154,6 +198,7 @@ class LlamaCppModel:
             + f", GPU layers {offload} of {layers}" + ("" if gpu else " (CPU-only build)")
             + f", flash attention {'on' if s.flash_attn else 'off'}, KV cache {s.cache_type_k}/{s.cache_type_v}"
             + f", threads {llm.n_threads} generating/{llm.n_threads_batch} batch, prompt mode {s.prompt_mode}"
+            + ("" if extra_buffers else ", extra weight buffers off")
         )
         try:
             model = cls(llm, path, settings=s, sampling=config.sampling, load_summary=summary)
@@ -238,6 +283,52 @@ class LlamaCppModel:
         self.transcript.tokens.extend(forced)
         self._evaluate_to(len(self.transcript.tokens) - 1, threading.Event())
         return self._usage(prompt_tokens, cached, len(forced), started, first, time.perf_counter())
+
+    def probe(self, prompt_tokens: int = 16, generate: int = 8) -> float:
+        """Decode a short prompt and a few tokens greedily, then forget them; the tokens per second.
+
+        The first decodes after a load are where a CPU kernel that does not work on this machine
+        crashes (llama.cpp's AMX repacked weights: issue 20824), so a load that must be trusted
+        runs this before any real turn.
+        """
+        tokens = self.llm.tokenize(b"def probe(value):\n    return value * 2\n" * 4, add_bos=self.add_bos, special=False)[:prompt_tokens]
+        self.llm.eval(tokens)
+        sampler = llama_cpp.llama_sampler_init_greedy()
+        started = time.perf_counter()
+        try:
+            for _ in range(generate):
+                self.llm.eval([llama_cpp.llama_sampler_sample(sampler, self.llm.ctx, -1)])
+        finally:
+            llama_cpp.llama_sampler_free(sampler)
+        elapsed = time.perf_counter() - started
+        llama_cpp.llama_memory_clear(llama_cpp.llama_get_memory(self.llm.ctx), True)
+        self.llm.n_tokens = 0
+        return generate / elapsed if elapsed > 0 else 0.0
+
+    def inspect(self, what: str, **args: Any) -> dict[str, Any]:
+        """Facts for tests and benchmarks, read in the model's process.
+
+        ``transcript``: tokens, evaluated count, rendered text, checkpoint positions, threads;
+        ``decode`` (``text``): its tokens, streamed back piece by piece as generation would;
+        ``tokenization`` (``text``, ``literal``): llama.cpp's plain tokenization of the text and
+        frogtui's, which keeps control-token text inside ``literal`` spans as text;
+        ``prepare`` (``messages``, ``tools``): the transcript brought to those messages, not evaluated.
+        """
+        if what == "decode":
+            tokens = self.llm.tokenize(args["text"].encode(), add_bos=False, special=True)
+            return {"tokens": tokens, "pieces": TokenTextDecoder(self._piece).decode_tokens(tokens)}
+        if what == "tokenization":
+            literal = tuple(tuple(span) for span in args["literal"])
+            return {"plain": self._llama_tokenize(args["text"], True), "split": self._tokenize(args["text"], literal)}  # type: ignore[arg-type]
+        if what == "prepare":
+            self._prepare(args["messages"], args["tools"])
+        t = self.transcript
+        return {
+            "tokens": list(t.tokens), "evaluated": t.evaluated, "text": self.rendered_transcript(),
+            "checkpoints": [c.position for c in self.checkpoints], "recurrent": self.recurrent,
+            "end_of_turn_id": self.end_of_turn_id, "n_threads": self.llm.n_threads, "n_threads_batch": self.llm.n_threads_batch,
+            "control_texts": list(self.control_texts),
+        }
 
     def rendered_transcript(self) -> str:
         """The transcript's tokens as text (special tokens included)."""

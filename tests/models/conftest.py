@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from frogtui.config import Config, LlamaSettings, Sampling
-from frogtui.models.llama_cpp import LlamaCppModel
+from frogtui.models.local import LocalModel
 from tests.models.tiny_gguf import write_dense_llama, write_qwen35_hybrid
 
 
@@ -46,8 +46,9 @@ def make_config(**llama: object) -> Config:
     return Config(llama=LlamaSettings(**{"n_ctx": 16384, **llama}), sampling=sampling)  # type: ignore[arg-type]
 
 
-def load_local(path: Path, **llama: object) -> LlamaCppModel:
-    return LlamaCppModel.from_spec(str(path), make_config(**llama), report=lambda line: None)
+def load_local(path: Path, **llama: object) -> LocalModel:
+    """A GGUF loaded in its own process, as frogtui loads one (llama.cpp never runs in the test process)."""
+    return LocalModel.from_spec(str(path), make_config(**llama), report=lambda line: None)
 
 
 def free_port() -> int:

@@ -12,8 +12,7 @@ import jinja2
 import pytest
 
 from frogtui.config import Sampling
-from frogtui.models.llama_cpp import LlamaCppModel
-from frogtui.models.tokens import TokenTextDecoder
+from frogtui.models.local import LocalModel
 from frogtui.protocol import TurnEnd, Usage
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS
 from tests.models.conftest import load_local
@@ -58,7 +57,7 @@ def generated_text(messages: list[dict[str, Any]], message: dict[str, Any]) -> s
     return after[len(before):].rstrip("\n")
 
 
-def run_task(model: LlamaCppModel, steps: int) -> tuple[list[dict[str, Any]], list[tuple[int, Usage]]]:
+def run_task(model: LocalModel, steps: int) -> tuple[list[dict[str, Any]], list[tuple[int, Usage]]]:
     """Drive ``steps`` agent steps with assistant turns fed as if generated; returns (messages, [(added, usage)])."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
@@ -81,7 +80,7 @@ def run_task(model: LlamaCppModel, steps: int) -> tuple[list[dict[str, Any]], li
 @pytest.mark.slow
 def test_each_step_evaluates_only_what_was_added(kind: str, hybrid_gguf: Path, dense_gguf: Path) -> None:
     model = load_local(hybrid_gguf if kind == "hybrid" else dense_gguf)
-    assert model.recurrent is (kind == "hybrid")
+    assert model.info is not None and model.info.recurrent is (kind == "hybrid")
     messages, record = run_task(model, steps=6)
     first_added, first = record[0]
     assert first.cached_tokens == 0 and first.evaluated_tokens == first.prompt_tokens == first_added
@@ -94,7 +93,7 @@ def test_each_step_evaluates_only_what_was_added(kind: str, hybrid_gguf: Path, d
     end = record[-1][1].prompt_tokens + record[-1][1].generated_tokens
     messages += [assistant(99, calls=0) | {"tool_calls": [], "content": "Done."}]
     model.feed_assistant_turn(messages[:-1], TOOL_SCHEMAS, "Done.")
-    end = len(model.transcript.tokens)
+    end = len(model.inspect()["tokens"])
     before = model.rendered_transcript()
     messages.append({"role": "user", "content": "Now also add a test for it, please."})
     usage = model.feed_assistant_turn(messages, TOOL_SCHEMAS, "ok")
@@ -130,7 +129,7 @@ def test_append_mode_keeps_reasoning_and_exact_mode_matches_the_template(hybrid_
         final = {"role": "assistant", "content": "All tests pass.", "reasoning_content": "Done."}
         model.feed_assistant_turn(messages, TOOL_SCHEMAS, generated_text(messages, final))
         messages += [final, {"role": "user", "content": "Thanks. Now rename the module."}]
-        task_prompt_end = len(model.transcript.tokens)
+        task_prompt_end = len(model.inspect()["tokens"])
         usage = model.feed_assistant_turn(messages, TOOL_SCHEMAS, "ok")
         expected = reference_render(messages, add_generation_prompt=True)
         if model is append:
@@ -139,7 +138,7 @@ def test_append_mode_keeps_reasoning_and_exact_mode_matches_the_template(hybrid_
         else:
             assert model.rendered_transcript().startswith(expected)
             assert "I should read module 1 next." not in model.rendered_transcript()
-            assert model.checkpoints, "a checkpoint was saved after the task message"
+            assert model.inspect()["checkpoints"], "a checkpoint was saved after the task message"
             assert 0 < usage.cached_tokens < usage.prompt_tokens  # restored from the checkpoint, not from zero
     # exact mode after a checkpoint restore samples what a fresh evaluation of the same prompt samples
     tail = messages + [{"role": "assistant", "content": "ok"}, {"role": "user", "content": "Go on."}]
@@ -223,8 +222,7 @@ def test_cancel_stops_generation_within_100ms(smollm2_gguf: Path) -> None:
 def test_utf8_split_across_tokens_comes_out_whole(hybrid_gguf: Path) -> None:
     model = load_local(hybrid_gguf)
     text = "héllo 🐸 日本語 <think>x</think>"
-    tokens = model.llm.tokenize(text.encode(), add_bos=False, special=True)
-    pieces = TokenTextDecoder(model._piece).decode_tokens(tokens)
+    pieces = model.inspect("decode", text=text)["pieces"]  # tokenized, then decoded token by token in the model's process
     assert "" in pieces[:-1]  # byte-level vocabulary: a token that ends mid-character yields nothing yet
     assert "".join(pieces) == text
     assert all("\ufffd" not in p for p in pieces)

@@ -1,0 +1,150 @@
+"""The model's own process: llama.cpp runs here, never in frogtui's (``python -m frogtui.models.runner``).
+
+frogtui starts this process and speaks ``models/wire.py`` over its standard input and output; a
+crash of native code here (a segfault in a CPU kernel, a driver fault, an out-of-memory kill) ends
+this process only, and frogtui turns it into one line (``models/local.py``). The engine is
+``models/llama_cpp.py``: transcript, prefix reuse and the hybrid-state checkpoints live here, so a
+follow-up still evaluates only its own tokens.
+
+Two threads: one reads requests (a ``cancel`` takes effect at once, the end of standard input ends
+the process: it never outlives frogtui), the main one runs them in order and writes the answers.
+Standard output is kept for the protocol: anything native code prints goes to standard error.
+
+``FROGTUI_RUNNER_FAULT`` simulates hardware faults for tests: ``extra-buffers-probe`` (the probe
+crashes while llama.cpp's extra weight buffers are on, as on AMX machines: llama.cpp issue 20824),
+``segv-on-load`` (every load crashes), ``segv-after-pieces:N`` (a turn crashes after N pieces of
+text); with ``FROGTUI_RUNNER_FAULT_ONCE=FILE`` only while FILE does not exist (the crash makes it).
+"""
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import sys
+import threading
+from typing import Any, BinaryIO
+
+from frogtui.config import Config, LlamaSettings, Sampling
+from frogtui.errors import ModelError
+from frogtui.models import wire
+
+
+def _fault(name: str) -> str | None:
+    spec = os.environ.get("FROGTUI_RUNNER_FAULT", "")
+    once = os.environ.get("FROGTUI_RUNNER_FAULT_ONCE")
+    if once and os.path.exists(once):
+        return None
+    head, _, arg = spec.partition(":")
+    return arg or head if head == name else None
+
+
+def _crash() -> None:
+    once = os.environ.get("FROGTUI_RUNNER_FAULT_ONCE")
+    if once:
+        open(once, "w").close()  # noqa: SIM115 (the fault happens once: the next process runs clean)
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+class Runner:
+    """Runs the requests one after another; ``cancels`` holds an event per turn not yet done."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.model: Any = None
+        self.cancels: dict[int, threading.Event] = {}
+        self.requests: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.out.write(wire.encode(message))
+        self.out.flush()
+
+    # the reading thread ----------------------------------------------------------------
+    def read_requests(self, source: BinaryIO) -> None:
+        for line in source:
+            message = wire.decode(line)
+            op = message.get("op")
+            if op == "cancel":
+                event = self.cancels.get(int(message.get("id", -1)))
+                if event is not None:
+                    event.set()
+                continue
+            if op in ("turn", "feed"):
+                self.cancels[int(message["id"])] = threading.Event()
+            self.requests.put(message)
+        os._exit(0)  # frogtui is gone (or closed the pipe): never hold the model's memory after it
+
+    # the main thread ----------------------------------------------------------------------
+    def serve(self) -> None:
+        while True:
+            message = self.requests.get()
+            op = message["op"]
+            if op == "close":
+                if self.model is not None:
+                    self.model.close()
+                return
+            try:
+                getattr(self, f"_{op}")(message)
+            except ModelError as err:
+                self.send({"id": message.get("id"), **wire.error_message(err)})
+            finally:
+                self.cancels.pop(int(message.get("id", -1)), None)
+
+    def _load(self, message: dict[str, Any]) -> None:
+        from frogtui.models.llama_cpp import LlamaCppModel
+
+        config = Config(llama=LlamaSettings(**message["config"]["llama"]), sampling=Sampling(**message["config"]["sampling"]))
+        extra = bool(message.get("extra_buffers", True))
+        self.model = LlamaCppModel.from_spec(
+            message["path"], config, extra_buffers=extra, report=lambda line: self.send({"report": line}),
+        )
+        if _fault("segv-on-load") is not None:
+            _crash()
+        probe_tok_s = None
+        if message.get("probe"):
+            if extra and _fault("extra-buffers-probe") is not None:
+                _crash()
+            probe_tok_s = self.model.probe()
+        m = self.model
+        self.send({"loaded": {
+            "name": m.name, "context_size": m.context_size, "opens_reasoning": m.opens_reasoning,
+            "load_summary": m.load_summary, "recurrent": m.recurrent, "extra_buffers": extra,
+            "probe_tok_s": probe_tok_s, "gpu_offload": m.gpu_offload,
+        }})
+
+    def _facts(self, message: dict[str, Any]) -> None:
+        from frogtui.models.llama_cpp import library_facts
+
+        self.send({"result": library_facts()})
+
+    def _turn(self, message: dict[str, Any]) -> None:
+        cancel = self.cancels[int(message["id"])]
+        crash_after = _fault("segv-after-pieces")
+        pieces = 0
+        for item in self.model.stream_turn(message["messages"], message["tools"], max_tokens=int(message["max_tokens"]), cancel=cancel):
+            if isinstance(item, str):
+                self.send({"text": item})
+                pieces += 1
+                if crash_after is not None and pieces >= int(crash_after):
+                    _crash()
+            else:
+                self.send({"end": {"finish_reason": item.finish_reason, "usage": wire.usage_dict(item.usage)}})
+
+    def _feed(self, message: dict[str, Any]) -> None:
+        usage = self.model.feed_assistant_turn(message["messages"], message["tools"], message["text"])
+        self.send({"result": wire.usage_dict(usage)})
+
+    def _inspect(self, message: dict[str, Any]) -> None:
+        self.send({"result": self.model.inspect(message["what"], **message.get("args", {}))})
+
+
+def main() -> None:
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # what native code prints must never reach the protocol
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C in the terminal is frogtui's to handle
+    runner = Runner(out)
+    threading.Thread(target=runner.read_requests, args=(sys.stdin.buffer,), name="frogtui-runner-requests", daemon=True).start()
+    runner.serve()
+
+
+if __name__ == "__main__":
+    main()
