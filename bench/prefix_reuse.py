@@ -2,8 +2,9 @@
 
 Usage: python bench/prefix_reuse.py MODEL.gguf [--steps 20] [--n-ctx 65536] [--obs-lines 20]
 
-Drives ``--steps`` agent steps through frogtui's llama.cpp backend (assistant turns fed as if
-generated, Read observations of realistic size), then a follow-up user message, and prints per step
+Drives ``--steps`` agent steps through frogtui's llama.cpp backend in its own process
+(``LocalModel``, as frogtui runs it; assistant turns fed as if generated, Read observations of
+realistic size), then a follow-up user message, and prints per step
 the tokens the new messages added and the tokens evaluated. The same message sequence goes through
 ``Llama.create_chat_completion`` (max_tokens=1) on a second instance of the model in the same run;
 its evaluated tokens are read from llama.cpp's perf counters. The last line is one JSON object.
@@ -21,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llama_cpp  # noqa: E402
 
 from frogtui.config import Config, LlamaSettings, Sampling  # noqa: E402
-from frogtui.models.llama_cpp import LlamaCppModel  # noqa: E402
-from frogtui.models.prompt import template_messages  # noqa: E402
+from frogtui.models.local import LocalModel  # noqa: E402
+from frogtui.models.prompt import ChatTemplate, template_messages  # noqa: E402
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS  # noqa: E402
 
 
@@ -51,9 +52,9 @@ def assistant(step: int) -> dict[str, Any]:
     }
 
 
-def as_generated(model: LlamaCppModel, messages: list[dict[str, Any]], message: dict[str, Any]) -> str:
-    before = model.template.render(messages, TOOL_SCHEMAS, add_generation_prompt=True)
-    after = model.template.render(messages + [message], TOOL_SCHEMAS, add_generation_prompt=False)
+def as_generated(template: ChatTemplate, messages: list[dict[str, Any]], message: dict[str, Any]) -> str:
+    before = template.render(messages, TOOL_SCHEMAS, add_generation_prompt=True)
+    after = template.render(messages + [message], TOOL_SCHEMAS, add_generation_prompt=False)
     return after[len(before) :].rstrip("\n")
 
 
@@ -72,8 +73,10 @@ def main() -> None:
     parser.add_argument("--obs-lines", type=int, default=20)
     args = parser.parse_args()
     config = Config(llama=LlamaSettings(n_ctx=args.n_ctx), sampling=Sampling(seed=1))
-    model = LlamaCppModel.from_spec(args.model, config, report=lambda line: print(line, file=sys.stderr))
-    naive = llama_cpp.Llama(args.model, n_ctx=model.llm.n_ctx(), n_batch=config.llama.n_batch, flash_attn=True, verbose=False)
+    model = LocalModel.from_spec(args.model, config, report=lambda line: print(line, file=sys.stderr))
+    n_ctx = model.context_size or args.n_ctx
+    naive = llama_cpp.Llama(args.model, n_ctx=n_ctx, n_batch=config.llama.n_batch, flash_attn=True, verbose=False)
+    template = ChatTemplate(str(naive.metadata["tokenizer.chat_template"]), eos_token="<|im_end|>")
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": "The test suite fails in src/service; find the bug and fix it."},
@@ -84,7 +87,7 @@ def main() -> None:
 
     def one(label: str, message: dict[str, Any]) -> tuple[int, int, int]:
         nonlocal end
-        usage = model.feed_assistant_turn(messages, TOOL_SCHEMAS, as_generated(model, messages, message))
+        usage = model.feed_assistant_turn(messages, TOOL_SCHEMAS, as_generated(template, messages, message))
         added = usage.prompt_tokens - end
         end = usage.prompt_tokens + usage.generated_tokens
         naive_eval = naive_evaluated(naive, messages)
