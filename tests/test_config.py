@@ -62,3 +62,14 @@ def test_a_bad_config_file_stops_frogtui_run_with_one_line(tmp_path: Path, py_re
         capture_output=True, text=True, env={**__import__("os").environ, "FROGTUI_CONFIG": str(config)},
     )
     assert proc.returncode == 2 and "unknown key(s) in [sampling]: foo" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("value", "ok"), [('"auto"', "auto"), ("true", True), ("false", False), ('"maybe"', None), ("1", None)])
+def test_extra_buffers_is_auto_true_or_false(value: str, ok: object, tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(f"[llama]\nextra_buffers = {value}\n")
+    if ok is None:
+        with pytest.raises(ConfigError, match=r'\[llama\] extra_buffers must be "auto", true or false'):
+            load_config(path)
+    else:
+        assert load_config(path).llama.extra_buffers == ok

@@ -105,11 +105,14 @@ class RunnerProcess:
                 return wire.decode(line)
             if poll is not None:
                 poll()
-            ready, _, _ = select.select([self._out], [], [], POLL_S if poll is not None else None)
-            if ready:
-                chunk = os.read(self._out, 1 << 16)
-                if not chunk:
-                    raise self.died()
+            try:
+                ready, _, _ = select.select([self._out], [], [], POLL_S if poll is not None else None)
+                chunk = os.read(self._out, 1 << 16) if ready else None
+            except (OSError, ValueError):  # closed under us (frogtui is closing the model)
+                chunk = b""
+            if chunk is not None and not chunk:
+                raise self.died()
+            if chunk:
                 self._buffer += chunk
 
     def died(self) -> ProcessDied:

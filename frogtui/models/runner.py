@@ -70,6 +70,9 @@ class Runner:
                 continue
             if op in ("turn", "feed"):
                 self.cancels[int(message["id"])] = threading.Event()
+            if op == "close":  # a turn still going ends within a token, then the model is freed
+                for event in list(self.cancels.values()):
+                    event.set()
             self.requests.put(message)
         os._exit(0)  # frogtui is gone (or closed the pipe): never hold the model's memory after it
 

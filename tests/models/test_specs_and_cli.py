@@ -126,7 +126,28 @@ def test_doctor_reports_the_setup(
     config.write_text(f'model = "{smollm2_gguf}"\n')
     monkeypatch.setenv("FROGTUI_CONFIG", str(config))
     assert doctor.main(["--repo", str(py_repo)]) == 0
-    assert f"(on disk: {smollm2_gguf})" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"(on disk: {smollm2_gguf})" in out
+    # which path llama.cpp's weights take on this CPU, tried both ways, with the speed of each
+    (buffers,) = [line for line in out.splitlines() if "extra weight buffers" in line]
+    assert buffers.startswith("✓ llama.cpp extra weight buffers: auto: on; with them ") and " tok/s, without " in buffers
+
+
+@pytest.mark.slow
+def test_doctor_says_when_the_extra_buffers_crash_this_cpu(
+    py_repo: Path, smollm2_gguf: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FROGTUI_RUNNER_FAULT", "extra-buffers-probe")  # an AMX machine's crash, simulated
+    config = py_repo / "config.toml"
+    config.write_text(f'model = "{smollm2_gguf}"\n')
+    monkeypatch.setenv("FROGTUI_CONFIG", str(config))
+    assert doctor.main(["--repo", str(py_repo)]) == 0
+    (buffers,) = [line for line in capsys.readouterr().out.splitlines() if "extra weight buffers" in line]
+    assert buffers.startswith("✓ llama.cpp extra weight buffers: auto: off; with them crashed: was killed by SIGSEGV, without ")
+    config.write_text(f'model = "{smollm2_gguf}"\n[llama]\nextra_buffers = true\n')
+    assert doctor.main(["--repo", str(py_repo)]) == 1  # forced on where they crash: a run would die
+    (buffers,) = [line for line in capsys.readouterr().out.splitlines() if "extra weight buffers" in line]
+    assert buffers.startswith("✗ llama.cpp extra weight buffers: on (set in [llama])")
 
 
 def test_doctor_with_a_local_model_path(
