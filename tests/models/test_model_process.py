@@ -153,3 +153,29 @@ def test_exits_are_named() -> None:
     assert describe_exit(-signal.SIGSEGV) == "was killed by SIGSEGV"
     assert describe_exit(1) == "exited with status 1"
     assert describe_exit(None) == "stopped answering"
+
+
+@pytest.mark.slow
+def test_closing_while_a_turn_streams_ends_it_at_once(smollm2_gguf: Path) -> None:
+    model = load_local(smollm2_gguf, n_ctx=2048)
+    pid = model.pid
+    ended: list[object] = []
+    first = threading.Event()
+
+    def consume() -> None:
+        try:
+            for item in model.stream_turn(STORY, [], max_tokens=4000, cancel=threading.Event()):
+                first.set()
+                if isinstance(item, TurnEnd):
+                    ended.append(item.finish_reason)
+        except ModelError as err:
+            ended.append(str(err))
+
+    worker = threading.Thread(target=consume)
+    worker.start()
+    assert first.wait(30)
+    started = time.monotonic()
+    model.close()
+    worker.join(10)
+    assert not worker.is_alive() and ended and time.monotonic() - started < 2.0, ended
+    assert pid is not None and gone(pid)
