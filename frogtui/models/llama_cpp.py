@@ -12,6 +12,7 @@ recurrent state back, so it is checkpointed at user messages (``llama_state_seq_
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import hashlib
 import json
 import sys
@@ -219,9 +220,11 @@ class LlamaCppModel:
 
     # the protocol -------------------------------------------------------------------
     def stream_turn(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int, cancel: threading.Event
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int, cancel: threading.Event,
+        seed: int | None = None,
     ) -> Iterator[ModelItem]:
-        """Evaluate what the new messages add, then sample up to ``max_tokens`` tokens.
+        """Evaluate what the new messages add, then sample up to ``max_tokens`` tokens (with
+        ``seed`` instead of ``[sampling] seed`` when given).
 
         Yields text pieces as they decode (multi-byte characters are never split), then a
         ``TurnEnd`` with the step's telemetry. Stops on ``<|im_end|>``, at ``max_tokens``
@@ -237,7 +240,7 @@ class LlamaCppModel:
         if not self._evaluate_pending(cancel):
             yield TurnEnd("cancelled", self._usage(prompt_tokens, cached, 0, started, None, None))
             return
-        sampler = self._make_sampler()
+        sampler = self._make_sampler(seed)
         decoder = TokenTextDecoder(self._piece)
         generated, first, finish = 0, None, "length"
         try:
@@ -449,8 +452,8 @@ class LlamaCppModel:
         t.evaluated = position
 
     # sampling and text ----------------------------------------------------------------
-    def _make_sampler(self) -> Any:
-        s = self.sampling
+    def _make_sampler(self, seed: int | None = None) -> Any:
+        s = self.sampling if seed is None else dataclasses.replace(self.sampling, seed=seed)
         chain = llama_cpp.llama_sampler_chain_init(llama_cpp.llama_sampler_chain_default_params())
         add = lambda sampler: llama_cpp.llama_sampler_chain_add(chain, sampler)  # noqa: E731
         if s.repeat_penalty != 1.0:

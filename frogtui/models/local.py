@@ -299,10 +299,18 @@ class LocalModel:
         self._stop()
 
     # the protocol ------------------------------------------------------------------------------
+    def with_seed(self, seed: int) -> SeededModel:
+        """This model for another conversation, sampling with ``seed``: the same process, whose
+        transcript keeps the shared prefix (system prompt, tools, task), so a second conversation
+        that starts the same way evaluates only what differs. Turns run one at a time."""
+        return SeededModel(self, seed)
+
     def stream_turn(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int, cancel: threading.Event
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int, cancel: threading.Event,
+        seed: int | None = None,
     ) -> Iterator[ModelItem]:
-        """One turn, generated in the model's process: text pieces as they decode, then ``TurnEnd``.
+        """One turn, generated in the model's process: text pieces as they decode, then ``TurnEnd``
+        (sampled with ``seed`` instead of ``[sampling] seed`` when given).
 
         Raises:
             ContextOverflowError: the prompt does not fit in ``n_ctx``.
@@ -322,7 +330,7 @@ class LocalModel:
 
             answered = False
             try:
-                process.send({"op": "turn", "id": turn, "messages": messages, "tools": tools, "max_tokens": max_tokens})
+                process.send({"op": "turn", "id": turn, "messages": messages, "tools": tools, "max_tokens": max_tokens, "seed": seed})
                 while True:
                     message = process.receive(poll)
                     if "text" in message:
@@ -390,6 +398,34 @@ class LocalModel:
                 wire.raise_error(message["error"])
             return message["result"]
 
+
+
+class SeededModel:
+    """A ``LocalModel`` seen as another conversation that samples with its own seed (``with_seed``);
+    closing it leaves the model loaded."""
+
+    def __init__(self, model: LocalModel, seed: int) -> None:
+        self.model, self.seed = model, seed
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def context_size(self) -> int | None:
+        return self.model.context_size
+
+    @property
+    def opens_reasoning(self) -> bool:
+        return self.model.opens_reasoning
+
+    def stream_turn(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *, max_tokens: int, cancel: threading.Event
+    ) -> Iterator[ModelItem]:
+        return self.model.stream_turn(messages, tools, max_tokens=max_tokens, cancel=cancel, seed=self.seed)
+
+    def close(self) -> None:
+        pass
 
 
 def library_facts() -> dict[str, Any]:

@@ -17,6 +17,7 @@ Errors are one clear line; a request is retried only before any token streamed.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import queue
 import socket
@@ -56,6 +57,7 @@ class OpenAICompatModel:
         self.raw_reasoning: bool | None = None
         """Whether this server returns reasoning inside content (learned from the first turn)."""
         self.last_total_tokens = 0
+        self.owns_client = True
 
     @classmethod
     def from_spec(cls, spec: str, config: Config, *, report: Callable[[str], None] | None = None) -> OpenAICompatModel:
@@ -98,8 +100,19 @@ class OpenAICompatModel:
                 context = None
         return cls(base, model, sampling=config.sampling, context_size=int(context) if context else None, client=client)
 
+    def with_seed(self, seed: int) -> OpenAICompatModel:
+        """The same server and model for another conversation, sampling with ``seed`` (the
+        connection is shared; the copy's ``close`` leaves it open). Copies may stream at once:
+        the server batches their requests."""
+        copy = OpenAICompatModel(self.base_url, self.model, sampling=dataclasses.replace(self.sampling, seed=seed),
+                                 context_size=self.context_size, client=self.client)
+        copy.raw_reasoning = self.raw_reasoning
+        copy.owns_client = False
+        return copy
+
     def close(self) -> None:
-        self.client.close()
+        if self.owns_client:
+            self.client.close()
 
     # the protocol -------------------------------------------------------------------
     def stream_turn(

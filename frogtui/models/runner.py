@@ -123,7 +123,10 @@ class Runner:
         cancel = self.cancels[int(message["id"])]
         crash_after = _fault("segv-after-pieces")
         pieces = 0
-        for item in self.model.stream_turn(message["messages"], message["tools"], max_tokens=int(message["max_tokens"]), cancel=cancel):
+        turn = self.model.stream_turn(
+            message["messages"], message["tools"], max_tokens=int(message["max_tokens"]), cancel=cancel, seed=message.get("seed"),
+        )
+        for item in turn:
             if isinstance(item, str):
                 self.send({"text": item})
                 pieces += 1

@@ -5,7 +5,7 @@ answer carry an ``id`` that their answers repeat:
 
 - ``load`` (``path``, ``config``, ``extra_buffers``, ``probe``): ``report`` lines, then ``loaded``
   (the model's facts) or ``error``;
-- ``turn`` (``id``, ``messages``, ``tools``, ``max_tokens``): ``text`` pieces as they decode, then
+- ``turn`` (``id``, ``messages``, ``tools``, ``max_tokens``, ``seed`` or null): ``text`` pieces as they decode, then
   ``end`` (finish reason and usage) or ``error``;
 - ``cancel`` (``id``): the turn with that id stops within one token (no answer of its own);
 - ``feed`` (``id``, ``messages``, ``tools``, ``text``) and ``inspect`` (``id``, ``what``): one

@@ -179,3 +179,25 @@ def test_closing_while_a_turn_streams_ends_it_at_once(smollm2_gguf: Path) -> Non
     worker.join(10)
     assert not worker.is_alive() and ended and time.monotonic() - started < 2.0, ended
     assert pid is not None and gone(pid)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["hybrid", "dense"])
+def test_seeded_conversations_share_the_prefix_and_differ_by_seed(kind: str, hybrid_gguf: Path, dense_gguf: Path) -> None:
+    from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS
+
+    model = load_local(hybrid_gguf if kind == "hybrid" else dense_gguf, n_ctx=8192)
+    task = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "Fix the failing test in src/."}]
+    try:
+        texts, usages = [], []
+        for seed in (1, 2, 1):
+            items = list(model.with_seed(seed).stream_turn(task, TOOL_SCHEMAS, max_tokens=12, cancel=threading.Event()))
+            texts.append("".join(x for x in items if isinstance(x, str)))
+            usages.append(items[-1].usage)
+        first, second, third = usages
+        assert first.evaluated_tokens == first.prompt_tokens > 1000
+        for later in (second, third):  # the system prompt, tools and task were evaluated once
+            assert later.prompt_tokens == first.prompt_tokens and later.evaluated_tokens <= 16, later  # the generation prompt
+        assert texts[0] == texts[2]  # same seed, same prefix state: the same sample
+    finally:
+        model.close()
