@@ -111,7 +111,7 @@ def test_a_progress_line_on_stderr_at_most_once_a_second_while_the_model_works(p
     assert progress, err.getvalue()
     assert len(progress) <= elapsed + 1
     for (a, _), (b, _) in zip(progress, progress[1:], strict=False):
-        assert b - a >= 0.95, "at most once a second"
+        assert b - a >= 0.9, "at most once a second (the fake clock test pins it exactly)"
     for _, text in progress:
         assert re.fullmatch(r"frogtui: step 1: (reading the prompt|[\d,]+ tokens so far(, [\d.]+ tok/s)?) \(\d+s\)\n", text), text
     assert any("tokens so far" in text and "tok/s" in text for _, text in progress), progress

@@ -130,3 +130,21 @@ def test_a_fifo_or_a_folder_is_refused_without_blocking(py_repo: Path) -> None:
 
 def test_no_file_no_instructions(py_repo: Path) -> None:
     assert read_instructions(py_repo) is None
+
+
+def test_a_hand_off_starts_with_the_instructions_once(
+    py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The fresh conversation of a hand-off gets them again, and its drafted task is the person's."""
+    from tests.test_headless_long import LONG_TURNS, small_context
+
+    small_context(tmp_path, monkeypatch, py_repo)
+    (py_repo / "AGENTS.md").write_text("Be brief.\n")
+    replay = write_replay(tmp_path / "long.jsonl", LONG_TURNS)
+    out = tmp_path / "t.json"
+    code = main(["run", "go", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--handoff",
+                 "--trajectory", str(out)])
+    assert code == 0, capsys.readouterr().err
+    first = json.loads(out.read_text())["messages"][1]["content"]
+    assert first.startswith("# AGENTS.md instructions for this repository\n\n<INSTRUCTIONS>\nBe brief.\n</INSTRUCTIONS>\n\n# Hand-off\n")
+    assert first.count("<INSTRUCTIONS>") == 1 and "## Task\ngo\n" in first
