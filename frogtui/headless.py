@@ -40,8 +40,11 @@ class TraceSink:
     def write(self, text: str) -> None:
         """One whole line on the stream (the progress thread writes too: lines never interleave)."""
         with self._lock:
-            self.stream.write(text + "\n")
-            self.stream.flush()
+            try:
+                self.stream.write(text + "\n")
+                self.stream.flush()
+            except OSError:  # the terminal went away (closed: EIO; a closed pipe): the run goes on, the session log keeps the line
+                pass
 
     def _line(self, text: str) -> None:
         self.write(text)
@@ -228,5 +231,8 @@ def run_task(
     if trajectory_path is not None:
         write_json_atomic(trajectory_path, result.trajectory)
     if result.final_message:
-        print(result.final_message, file=stdout)
+        try:
+            print(result.final_message, file=stdout)
+        except OSError:  # nowhere to print it (the terminal closed); the trajectory holds it
+            pass
     return 0 if result.exit_reason == "agent" and not commit_failed else 1

@@ -142,3 +142,29 @@ def test_the_progress_line_counts_tokens_and_their_rate_by_the_clock() -> None:
     now[0] = 110.0
     progress.tick()
     assert len(lines) == 2, "the model is not working: no line"
+
+
+def test_a_closed_terminal_ends_the_run_cleanly_with_its_records(py_repo: Path, tmp_path: Path) -> None:
+    """The terminal goes away (its master side closed: every write to it fails with EIO), then
+    SIGHUP comes: the run still ends ``cancelled`` with its trajectory and replay written."""
+    replay = write_replay(tmp_path / "s.jsonl", [turn("", xml_call("Bash", command="sleep 60")), turn("", answer="x")])
+    out = tmp_path / "t.json"
+    master, slave = os.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "frogtui", "run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all",
+         "--trajectory", str(out)],
+        stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+    )
+    os.close(slave)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any("allow Bash" in p.joinpath("session.log").read_text()
+                                                  for p in _session_folders() if p.joinpath("session.log").exists()):
+        time.sleep(0.1)
+    time.sleep(0.3)
+    os.close(master)
+    proc.send_signal(signal.SIGHUP)
+    assert proc.wait(timeout=30) == 1
+    assert json.loads(out.read_text())["exit_reason"] == "cancelled"
+    (session,) = _session_folders()
+    assert json.loads((session / "trajectory.json").read_text())["exit_reason"] == "cancelled"
+    assert (session / "replay.jsonl").read_text().strip()
