@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, TextIO
 from frogtui.cli import Parser
 from frogtui.config import Config, LlamaSettings, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
+from frogtui.terminal_text import ControlFreeStream
 
 if TYPE_CHECKING:
     from frogtui.approval.rules import RuleSet
@@ -214,4 +215,5 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repo", default=".", help="repository whose rules file is checked (default: current folder)")
     parser.add_argument("--model", help="check this model spec instead of the configured one (config key: model)")
     args = parser.parse_args(argv)
-    return report(Path(args.repo).expanduser().resolve(), sys.stdout, model_spec=args.model)
+    out = ControlFreeStream(sys.stdout)  # a server's error text and the repository's file names are in it
+    return report(Path(args.repo).expanduser().resolve(), out, model_spec=args.model)

@@ -100,11 +100,12 @@ def test_doctor_is_ready_with_valid_rules(py_repo: Path, tmp_path: Path, capsys:
 class _Server(http.server.BaseHTTPRequestHandler):
     listing: dict = {}
     asked: list[str] = []
+    status = 200
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         _Server.asked.append(self.path)
         body = json.dumps(self.listing if self.path == "/v1/models" else {}).encode()
-        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.send_response(self.status if self.path == "/v1/models" else 404)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -117,7 +118,7 @@ class _Server(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def models_server() -> Iterator[str]:
     """A tiny OpenAI-style server on 127.0.0.1 that answers ``/v1/models`` (no model behind it)."""
-    _Server.asked = []
+    _Server.asked, _Server.status = [], 200
     _Server.listing = {"object": "list", "data": [{"id": "frognano-q4", "object": "model", "max_model_len": 32768}]}
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Server)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -162,3 +163,13 @@ def test_doctor_marks_a_working_tree_git_cannot_record(py_repo: Path, tmp_path: 
     (failing,) = [line for line in lines if line.startswith("✗ ")]
     assert failing.startswith("✗ repository: ") and "filter 'lfs'" in failing, lines
     assert git(py_repo, "for-each-ref", "refs/frogtui/") == "", "doctor leaves no ref"
+
+
+def test_a_servers_error_text_reaches_the_terminal_without_control_characters(
+    py_repo: Path, capsys: pytest.CaptureFixture[str], models_server: str
+) -> None:
+    _Server.status, _Server.listing = 500, {"error": {"message": "no \x1b]52;c;cHduZWQ=\x07 models \x9b2J here"}}
+    code, lines = _doctor(["--repo", str(py_repo), "--model", models_server], capsys)
+    assert code == 1
+    assert any(line.startswith("✗ model: ") and "answered HTTP 500: no ]52;c;cHduZWQ= models 2J here" in line for line in lines), lines
+    assert not any(ch in "\n".join(lines) for ch in "\x1b\x07\x9b"), lines
