@@ -206,7 +206,8 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
         line(mark, text)
     line("ok", f"sessions: {sessions_dir()}")
     ready = model_ok and rules is not None and repository_mark != "fail"
-    print("ready: frogtui can run here" if ready else "not ready: fix the line marked ✗ (--model SPEC tries another model)", file=out)
+    hint = "" if model_ok else " (--model SPEC tries another model)"
+    print("ready: frogtui can run here" if ready else f"not ready: fix the line marked ✗{hint}", file=out)
     return 0 if ready else 1
 
 
