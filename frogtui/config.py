@@ -24,7 +24,8 @@ DEFAULT_MODEL_SPEC = "hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:Q4_K_M"
 
 SETTINGS_HELP = (
     "Settings without a flag live in $XDG_CONFIG_HOME/frogtui/config.toml (~/.config/frogtui/config.toml): "
-    "model, theme, commit_trailer, [limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold, "
+    "model, theme, commit_trailer, project_instructions (give the repository's AGENTS.md to the model; default true), "
+    "[limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold, "
     "[sampling] temperature/top_p/top_k/min_p/repeat_penalty/seed, [llama] n_ctx/n_gpu_layers/flash_attn/"
     "cache_type_k/cache_type_v/n_threads/n_threads_batch/n_batch/prompt_mode/checkpoints/extra_buffers. Approval rules: rules.toml there "
     "and .frogtui.toml in the repository (docs/APPROVALS.md)."
@@ -144,6 +145,9 @@ class Config:
     rules_file: Path | None = None
     """Override for the user's rules file (``policy check --rules``)."""
     commit_trailer: str = "Assisted-by: FrogNano-4B-2609 via frogtui"
+    project_instructions: bool = True
+    """Give the repository's ``AGENTS.md`` (or ``CLAUDE.md``) to the model with the task
+    (``agent/project_instructions.py``); ``frogtui run --no-project-instructions`` turns it off."""
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)
@@ -189,7 +193,8 @@ def _check_type(path: Path, section: str, cls: type, name: str, value: Any) -> N
 def load_config(path: Path | None = None, **overrides: Any) -> Config:
     """Read ``config.toml`` (if any) and apply ``overrides`` (None values are ignored).
 
-    The file's top-level keys are ``model`` (the spec), ``theme``, ``commit_trailer`` and the
+    The file's top-level keys are ``model`` (the spec), ``theme``, ``commit_trailer``,
+    ``project_instructions`` and the
     sections ``[limits]``, ``[sampling]``, ``[llama]`` with the fields of those dataclasses.
 
     Raises:
@@ -217,6 +222,10 @@ def load_config(path: Path | None = None, **overrides: Any) -> Config:
             kwargs["model_spec"] = str(value)
         elif key in ("theme", "commit_trailer"):
             kwargs[key] = str(value)
+        elif key == "project_instructions":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{path}: project_instructions must be true or false, not {value!r}")
+            kwargs[key] = value
         else:
             raise ConfigError(f"{path}: unknown key {key!r}")
     config = Config(**kwargs)

@@ -1,10 +1,12 @@
 """``frogtui doctor``: what a person needs to know before the first run.
 
 Reports the llama-cpp-python version and whether it can offload to a GPU, the model spec (or
-``--model SPEC``) and whether it is on disk, what the sandbox confines (user namespace,
-capabilities, hidden paths, network) or why there is none, the git identity, the rules files in
-force and the session folder; each line is marked ✓, ! (works with a limit) or ✗ (stops a run).
-Exit 0 when a run can start (model on disk or a server spec), 1 otherwise.
+``--model SPEC``) and whether it is on disk (a server spec: what the server's ``/models`` answers),
+what the sandbox confines (user namespace, capabilities, hidden paths, network) or why there is none,
+the git identity, whether git can record the working tree, the rules files in force, each read as a
+run reads it, and the session folder;
+each line is marked ✓, ! (works with a limit) or ✗ (stops a run). Exit 0 when a run can start (the
+model found, every rules file valid), 1 otherwise.
 """
 from __future__ import annotations
 
@@ -14,11 +16,15 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from frogtui.cli import Parser
-from frogtui.config import Config, LlamaSettings, config_dir, load_config, sessions_dir
+from frogtui.config import Config, LlamaSettings, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
+from frogtui.terminal_text import ControlFreeStream
+
+if TYPE_CHECKING:
+    from frogtui.approval.rules import RuleSet
 
 
 def _llama_line() -> str:
@@ -72,9 +78,9 @@ def _threads_line(settings: LlamaSettings) -> str:
             f"{cpus} CPUs available, {free} not busy by other processes now; [llama] n_threads / n_threads_batch)")
 
 
-def _model_line(spec: str) -> tuple[str, bool]:
+def _model_line(spec: str, config: Config) -> tuple[str, bool]:
     if spec.startswith(("http://", "https://")):
-        return f"model: {spec} (server; checked when a run starts)", True
+        return _server_line(spec, config)
     if spec.startswith("replay:"):
         path = Path(spec[len("replay:"):]).expanduser()
         return f"model: {spec} ({'found' if path.is_file() else 'file not found'})", path.is_file()
@@ -104,23 +110,90 @@ def _local_gguf(spec: str) -> Path | None:
         return None
 
 
-def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
-    """What the sandbox confines for Bash in ``repo`` under the rules in force, and what is missing."""
-    from frogtui.approval import PolicyEngine, make_sandbox
+def _rules_lines(repo: Path, rules_file: Path | None) -> tuple[list[tuple[str, str]], RuleSet | None]:
+    """Each rules file in force for ``repo``, read as a run reads it: (mark, line) pairs, ✗ for one
+    that stops a run (``frogtui run`` exits 2 on it), and the rules in force (None when they stop it)."""
+    from frogtui.approval.loading import PROJECT_FILE, load_rules, read_rule_file, user_rules_path
+
+    lines: list[tuple[str, str]] = []
+    failed = False
+    for label, path, required in (("user rules", user_rules_path(rules_file), rules_file is not None),
+                                  ("repository rules", repo / PROJECT_FILE, False)):
+        try:
+            found = read_rule_file(path, required=required)
+        except FrogtuiError as err:
+            lines.append(("fail", f"{label}: {err}"))
+            failed = True
+            continue
+        lines.append(("ok", f"{label}: {path} ({'in force' if found is not None else 'none'})"))
+    if failed:
+        return lines, None
+    try:
+        rules = load_rules(repo, rules_file)
+    except FrogtuiError as err:  # each file reads, but not together (or the trusted projects' list)
+        lines.append(("fail", f"rules: {err}"))
+        return lines, None
+    lines.extend(("warn", f"rules: {note}") for note in rules.notes)
+    return lines, rules
+
+
+def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = None) -> list[str]:
+    """What the sandbox confines for Bash in ``repo`` under the rules in force (``rules``, else read
+    from disk; the default settings, said so, when the rules cannot be read), and what is missing."""
+    from frogtui.approval import make_sandbox
+    from frogtui.approval.loading import load_rules
+    from frogtui.approval.rules import RuleSet
     from frogtui.tools.workspace import Workspace
 
-    with tempfile.TemporaryDirectory(prefix="frogtui-doctor-") as tmp:
+    folder = repo if repo.is_dir() else Path.cwd()
+    unread = ""
+    if rules is None:
         try:
-            workspace = Workspace(repo if repo.is_dir() else Path.cwd(), tmp_dir=tmp)
-            sandbox = make_sandbox(workspace, PolicyEngine.load(workspace, rules_file).rules.sandbox)
-        except FrogtuiError as err:
-            return [f"sandbox: unknown ({err})"]
+            rules = load_rules(folder, rules_file)
+        except FrogtuiError:
+            rules, unread = RuleSet(), " (the default settings: the rules file does not load, see its line)"
     bwrap = shutil.which("bwrap")
     found = bwrap if bwrap else "not found (Bash commands run without a sandbox; install bubblewrap)"
-    lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}"]
+    with tempfile.TemporaryDirectory(prefix="frogtui-doctor-") as tmp:
+        try:
+            sandbox = make_sandbox(Workspace(folder, tmp_dir=tmp), rules.sandbox)
+        except FrogtuiError as err:
+            return [f"bubblewrap: {found}", f"sandbox: unknown ({err})"]
+    lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}{unread}"]
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
     return lines
+
+
+def _server_line(spec: str, config: Config) -> tuple[str, bool]:
+    """Ask the model server of an ``http(s)://`` spec what it serves (``GET …/models``), as a run
+    does when it starts: which model a run would use and its context size, or why it cannot."""
+    from frogtui.models.openai_compat import OpenAICompatModel
+
+    try:
+        model = OpenAICompatModel.from_spec(spec, config)
+    except FrogtuiError as err:
+        return f"model: {spec} ({err})", False
+    try:
+        context = f", context {model.context_size:,} tokens" if model.context_size else ""
+        return f"model: {spec} (the server answers: model {model.model}{context})", True
+    finally:
+        model.close()
+
+
+def _repository_line(repo: Path) -> tuple[str, str]:
+    """Whether git can record the working tree of ``repo`` as a run does when it starts (a
+    ``.gitattributes`` filter that does not work here stops it): (mark, line)."""
+    from frogtui.vcs.snapshot import open_repo, snapshot
+
+    try:
+        found = open_repo(repo)
+        if found is None or found.working_tree_dir is None:
+            return "warn", f"repository: {repo} is not a git repository (no checkpoints, undo, review or patch)"
+        snapshot(found)  # objects in git's store only: no ref, no index, no file of the person's changes
+    except FrogtuiError as err:
+        return "fail", f"repository: {err}"
+    return "ok", f"repository: {found.working_tree_dir} (git records the working tree: checkpoints, undo, review)"
 
 
 def _git_identity() -> str:
@@ -156,24 +229,27 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
     llama = _llama_line()
     line("warn" if "not installed" in llama else "ok", llama)
     line("ok", _threads_line(config.llama))
-    model_line, model_ok = _model_line(config.model_spec)
+    model_line, model_ok = _model_line(config.model_spec, config)
     line("ok" if model_ok else "fail", model_line)
     local = _local_gguf(config.model_spec) if model_ok and "not installed" not in llama else None
     if local is not None:
         buffers_line, buffers_ok = _buffers_line(local, config)
         line("ok" if buffers_ok else "fail", buffers_line)
         model_ok = model_ok and buffers_ok
-    for text in _sandbox_lines(repo, config.rules_file):
-        line("warn" if any(w in text for w in ("WARNING", "not found", "unknown", "without a sandbox")) else "ok", text)
+    rules_lines, rules = _rules_lines(repo, config.rules_file)
+    for text in _sandbox_lines(repo, config.rules_file, rules):
+        line("warn" if any(w in text for w in ("WARNING", "not found", "default settings", "without a sandbox")) else "ok", text)
     identity = _git_identity()
     line("warn" if "not set" in identity or "not found" in identity else "ok", identity)
-    user_rules = config.rules_file or config_dir() / "rules.toml"
-    repo_rules = repo / ".frogtui.toml"
-    for label, path in (("user rules", user_rules), ("repository rules", repo_rules)):
-        line("ok", f"{label}: {path} ({'in force' if path.is_file() else 'none'})")
+    repository_mark, repository = _repository_line(repo)
+    line(repository_mark, repository)
+    for mark, text in rules_lines:
+        line(mark, text)
     line("ok", f"sessions: {sessions_dir()}")
-    print("ready: frogtui can run here" if model_ok else "not ready: fix the line marked ✗ (--model SPEC tries another model)", file=out)
-    return 0 if model_ok else 1
+    ready = model_ok and rules is not None and repository_mark != "fail"
+    hint = "" if model_ok else " (--model SPEC tries another model)"
+    print("ready: frogtui can run here" if ready else f"not ready: fix the line marked ✗{hint}", file=out)
+    return 0 if ready else 1
 
 
 def main(argv: list[str]) -> int:
@@ -181,4 +257,5 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repo", default=".", help="repository whose rules file is checked (default: current folder)")
     parser.add_argument("--model", help="check this model spec instead of the configured one (config key: model)")
     args = parser.parse_args(argv)
-    return report(Path(args.repo).expanduser().resolve(), sys.stdout, model_spec=args.model)
+    out = ControlFreeStream(sys.stdout)  # a server's error text and the repository's file names are in it
+    return report(Path(args.repo).expanduser().resolve(), out, model_spec=args.model)

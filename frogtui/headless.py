@@ -19,7 +19,9 @@ from frogtui.cli import Parser
 from frogtui.config import SETTINGS_HELP, Config, Limits, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import Model
+from frogtui.run_progress import CountingModel, ProgressLine
 from frogtui.session import Session
+from frogtui.terminal_text import ControlFreeStream
 from frogtui.tools import short_arguments
 
 
@@ -31,14 +33,30 @@ class TraceSink:
         self.stream = stream
         self.session = session
         self.tally = RunTally()
+        self.progress = ProgressLine(self.write)
+        """The line printed while the model works (``run_progress``); it prints only once started."""
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> None:
+        """One whole line on the stream (the progress thread writes too: lines never interleave)."""
+        with self._lock:
+            try:
+                self.stream.write(text + "\n")
+                self.stream.flush()
+            except OSError:  # the terminal went away (closed: EIO; a closed pipe): the run goes on, the session log keeps the line
+                pass
 
     def _line(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
+        self.write(text)
         if self.session is not None:
             self.session.log(text)
 
     def emit(self, event: ev.AgentEvent) -> None:
         self.tally.add(event)
+        if isinstance(event, ev.StepStarted):
+            self.progress.turn_started(event.step)
+        elif isinstance(event, (ev.AssistantTurnEnded, ev.RunEnded)):
+            self.progress.turn_ended()
         if isinstance(event, ev.HandedOff):
             self._line(f"hand-off: a fresh conversation starts ({len(event.text)} characters; continues {event.previous_id})")
         elif isinstance(event, ev.ToolFinished):
@@ -67,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--trajectory", type=Path, help="also write the trajectory JSON here")
     parser.add_argument("--max-steps", type=int, help="step limit (default 100; config key: limits.max_steps)")
     parser.add_argument("--commit", action="store_true", help="commit the run's changes with a drafted message when it ends with 'agent'")
+    parser.add_argument("--no-project-instructions", action="store_true",
+                        help="do not give the repository's AGENTS.md (or CLAUDE.md) to the model with the task "
+                        "(config key: project_instructions)")
     parser.add_argument("--handoff", action="store_true",
                         help="when the context nears its budget (limits.handoff_margin), continue in a fresh conversation from a "
                         "drafted hand-off (at most limits.max_handoffs times) instead of ending with max_context_len")
@@ -87,33 +108,48 @@ def main(argv: list[str]) -> int:
         print("frogtui: --max-steps must be at least 1", file=sys.stderr)
         return 2
     try:
-        config = load_config(repo=repo_folder(args.repo), model_spec=args.model, approve=args.approve)
+        config = load_config(repo=repo_folder(args.repo), model_spec=args.model, approve=args.approve,
+                             project_instructions=False if args.no_project_instructions else None)
         if args.max_steps is not None:
             config = config.replace(limits=Limits(**{**config.limits.__dict__, "max_steps": args.max_steps}))
         from frogtui.models import load_model
 
         model = load_model(config.model_spec, config)
-    except FrogtuiError as err:
-        print(f"frogtui: {err}", file=sys.stderr)
+    except FrogtuiError as err:  # a model server's or a file's text may be in it
+        print(f"frogtui: {err}", file=ControlFreeStream(sys.stderr))
         return 2
     return run_task(args.task, config, model, trajectory_path=args.trajectory, commit=args.commit, handoff=args.handoff)
 
 
-def _interrupt_on_sigint(agent: Agent, stderr: TextIO) -> Any:
-    """First Ctrl+C interrupts the run cleanly (exit_reason ``cancelled``); a second one stops at once."""
+INTERRUPTING = {
+    signal.SIGINT: "frogtui: interrupting (Ctrl+C again to stop at once)",
+    signal.SIGTERM: "frogtui: SIGTERM: interrupting the run (a second signal stops at once)",
+    signal.SIGHUP: "frogtui: SIGHUP: interrupting the run (a second signal stops at once)",
+}
+"""The one line each signal that interrupts a run prints (SIGTERM: ``timeout``, CI runners, ``kill``;
+SIGHUP: the terminal closed)."""
+
+
+def _interrupt_on_signals(agent: Agent, stderr: TextIO) -> dict[int, Any]:
+    """The first Ctrl+C, SIGTERM or SIGHUP interrupts the run cleanly (exit_reason ``cancelled``, the
+    trajectory and the replay written); a second one stops at once. Returns the handlers replaced
+    (none off the main thread, where Python cannot set any)."""
     if threading.current_thread() is not threading.main_thread():
-        return None
+        return {}
 
     def handler(signum: int, frame: Any) -> None:
         if agent.cancel.is_set():
             raise KeyboardInterrupt
-        print("frogtui: interrupting (Ctrl+C again to stop at once)", file=stderr, flush=True)
+        try:
+            print(INTERRUPTING[signum], file=stderr, flush=True)
+        except OSError:  # SIGHUP: the terminal may be gone already; the run still ends cleanly
+            pass
         agent.interrupt()
 
-    return signal.signal(signal.SIGINT, handler)
+    return {signum: signal.signal(signum, handler) for signum in INTERRUPTING}
 
 
-def build_agent(core: SessionCore, stderr: TextIO) -> Agent:
+def build_agent(core: SessionCore, stderr: TextIO, sink: TraceSink | None = None) -> Agent:
     """The agent for a headless run: policy approver under ``--approve MODE``, sandboxed tools,
     checkpoints, trace to ``stderr``; warnings are printed and logged.
 
@@ -137,9 +173,11 @@ def build_agent(core: SessionCore, stderr: TextIO) -> Agent:
     for line in (unsupervised, *notes):
         if line:
             warn(line)
+    if core.instructions is not None:
+        print(f"frogtui: {core.instructions.line}", file=stderr, flush=True)
     if core.checkpoints is not None:  # a nested repository the run creates: one line at the next checkpoint
         core.checkpoints.warn = warn
-    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), TraceSink(stderr, session))
+    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), sink or TraceSink(stderr, session))
 
 
 def run_task(
@@ -156,16 +194,19 @@ def run_task(
     """Run ``task`` with ``model`` (closed at the end) and return the exit status; with ``handoff``,
     a run that ends with ``max_context_len`` goes on in a fresh conversation from the drafted
     hand-off, unedited."""
-    stderr = stderr or sys.stderr
-    stdout = stdout or sys.stdout
-    core = SessionCore(config, model=model, handoff=handoff)
+    stderr = ControlFreeStream(stderr or sys.stderr)  # what the model and its commands wrote is in both
+    stdout = ControlFreeStream(stdout or sys.stdout)
+    sink = TraceSink(stderr)
+    core = SessionCore(config, model=CountingModel(model, sink.progress), handoff=handoff)  # tokens counted where they come from
+    sink.session = core.session
     try:
-        agent = build_agent(core, stderr)
+        agent = build_agent(core, stderr, sink)
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=stderr)
         core.close()
         return 2
-    previous = _interrupt_on_sigint(agent, stderr)
+    sink.progress.start()
+    previous = _interrupt_on_signals(agent, stderr)
     commit_failed = False
     try:
         result = core.send(task)
@@ -183,11 +224,15 @@ def run_task(
         print("frogtui: stopped", file=stderr)
         return 1
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        sink.progress.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         core.close()
     if trajectory_path is not None:
         write_json_atomic(trajectory_path, result.trajectory)
     if result.final_message:
-        print(result.final_message, file=stdout)
+        try:
+            print(result.final_message, file=stdout)
+        except OSError:  # nowhere to print it (the terminal closed); the trajectory holds it
+            pass
     return 0 if result.exit_reason == "agent" and not commit_failed else 1

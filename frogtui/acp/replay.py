@@ -13,6 +13,7 @@ from acp.helpers import update_agent_message_text, update_agent_thought_text, up
 
 from frogtui.acp.limits import CHUNK_BYTES, cap_text
 from frogtui.acp.updates import ToolCallView
+from frogtui.agent.project_instructions import without_instructions
 from frogtui.protocol import ToolCall
 
 _FAILED = re.compile(r"^(The user denied|Interrupted by the user|Unknown tool|\w*(Error|Exception): )")
@@ -28,6 +29,8 @@ def replay_updates(saved: dict[str, Any], root: str, id_prefix: str = "") -> Ite
         role = message.get("role")
         content = message.get("content")
         text = content if isinstance(content, str) else ""
+        if role == "user":
+            text = without_instructions(text)  # what the person wrote; AGENTS.md was a note
         if role == "user" and text:
             yield update_user_message_text(cap_text(text, CHUNK_BYTES, "message"))
         elif role == "assistant":

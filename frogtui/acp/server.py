@@ -122,6 +122,8 @@ class FrogAgent:
             notes.append(not_a_repo_message(config.repo))
         for line in notes:
             core.session.log(f"warning: {line}")
+        if core.instructions is not None:  # AGENTS.md given with the first prompt (or why not): a note too
+            notes.append(core.instructions.line)
         acp_session = AcpSession(core, outbox, notes)
         self.sessions[acp_session.id] = acp_session
         outbox.send(available_commands())

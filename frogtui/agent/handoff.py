@@ -38,6 +38,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from frogtui.agent.project_instructions import without_instructions
+
 MAX_CALLS = 40
 """Calls listed in the hand-off (the most recent ones)."""
 MAX_LINE = 160
@@ -143,7 +145,9 @@ def changed_files(patch: str) -> list[tuple[str, int, int]]:
 
 
 def _user_messages(messages: list[dict[str, Any]]) -> list[str]:
-    return [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+    """What the person wrote (the project instructions given with the first message left out:
+    the next conversation gets them again)."""
+    return [without_instructions(str(m.get("content") or "")) for m in messages if m.get("role") == "user"]
 
 
 def _last_answer(messages: list[dict[str, Any]]) -> str:

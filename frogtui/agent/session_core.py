@@ -25,6 +25,7 @@ from typing import Any
 from frogtui.agent.events import EventSink
 from frogtui.agent.handoff import draft_handoff
 from frogtui.agent.loop import Agent, RunResult
+from frogtui.agent.project_instructions import ProjectInstructions, read_instructions, without_instructions
 from frogtui.agent.trajectory import Trajectory, replay_lines
 from frogtui.approval import PolicyEngine, make_sandbox
 from frogtui.approval.sandbox import Sandbox
@@ -44,10 +45,11 @@ ModelLoader = Callable[..., Model]
 
 
 def first_user_message(trajectory: dict[str, Any]) -> str:
-    """The first user message of a saved conversation ('' when it has none)."""
+    """The first user message of a saved conversation as the person wrote it, without the project
+    instructions given with it ('' when it has none)."""
     for message in trajectory.get("messages") or []:
         if isinstance(message, dict) and message.get("role") == "user":
-            return str(message.get("content") or "")
+            return without_instructions(str(message.get("content") or ""))
     return ""
 
 
@@ -93,6 +95,10 @@ class SessionCore:
         self.engine: PolicyEngine | None = None
         """The approval policy; set by ``prepare``."""
         self.sandbox: Sandbox | None = None
+        self.instructions: ProjectInstructions | None = None
+        """The repository's ``AGENTS.md`` given with the first message of each conversation; set by
+        ``prepare`` (None: no such file, or ``project_instructions = false``). A front end shows
+        its ``line`` to the person."""
         self.repo_state: RepoState | None = None
         """None outside git (no checkpoints, undo, review or patch)."""
         self.checkpoints: Checkpoints | None = None
@@ -125,6 +131,9 @@ class SessionCore:
         self.session.log(sandbox.describe())
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
         self.workspace, self.engine, self.sandbox = workspace, engine, sandbox
+        self.instructions = read_instructions(self.config.repo) if self.config.project_instructions else None
+        if self.instructions is not None:
+            self.session.log(self.instructions.line)
         self._use_repo(state)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
         return [line for line in (sandbox.warning, nested, *engine.rules.notes) if line]
@@ -178,6 +187,8 @@ class SessionCore:
         if self.rewind_note:
             text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
         self._task = self._task or text
+        if not self.agent.started:
+            text = self._with_instructions(text)
         try:
             self.last_result = self.agent.submit(text)
         finally:
@@ -206,11 +217,16 @@ class SessionCore:
         if self.rewind_note:
             text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
         self.session.log(f"hand-off: conversation {old.run + 1} starts ({len(text)} characters)")
+        text = self._with_instructions(text)
         try:
             self.last_result = self.agent.hand_off(text)
         finally:
             self._flush_checkpoints()
         return self.last_result
+
+    def _with_instructions(self, text: str) -> str:
+        """The first user message of a conversation: the project instructions, then ``text``."""
+        return self.instructions.with_task(text) if self.instructions is not None else text
 
     def _flush_checkpoints(self) -> None:
         """Write the refs of this run's checkpoints of an unchanged tree (``Checkpoints.flush``);

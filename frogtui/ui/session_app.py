@@ -240,6 +240,8 @@ class SessionApp(LongSession):
         self.status.sandbox_weak = self.core.sandbox is not None and self.core.sandbox.warning is not None
         for note in message.notes:
             self.chat.add_notice(note, "warning")
+        if self.core.instructions is not None:  # AGENTS.md: given with the first message, or why not
+            self.chat.add_notice(self.core.instructions.line, "warning" if self.core.instructions.skipped else "info")
 
     def on_setup_failed(self, message: SetupFailed) -> None:
         self.setup_error = message.error

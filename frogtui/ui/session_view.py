@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from frogtui.agent.project_instructions import without_instructions
+
 if TYPE_CHECKING:  # the session's modules are imported with it, after the first paint
     from frogtui.session import Session
     from frogtui.ui.chat import ChatPane
@@ -116,7 +118,7 @@ def _show_messages(chat: ChatPane, trace: TracePane, saved: dict[str, Any], step
     for message in saved.get("messages") or []:
         role = message.get("role") if isinstance(message, dict) else None
         if role == "user":
-            rewinds, typed = split_rewind_notes(str(message.get("content") or ""))
+            rewinds, typed = split_rewind_notes(without_instructions(str(message.get("content") or "")))
             for _ in range(rewinds):
                 chat.add_notice(kept.pop(0) if kept else "Files were rewound to a checkpoint (undo) before this message.")
             chat.add_user(typed)

@@ -5,18 +5,16 @@ rest on: reasoning, an answer, a command, a file's content, an observation or a 
 ``ESC ] 52 ; c ; …`` would write the person's clipboard, ``ESC [ 2 J`` clear the screen, and so
 on. ``ControlFilter`` is a Textual line filter, applied to every line every widget draws (the app
 returns it from ``get_line_filters``): one place, whatever the widget. Control characters have no
-width, so dropping them keeps every line's width.
+width, so dropping them keeps every line's width. Which characters go is ``frogtui.terminal_text``'s
+``without_controls``, the same for ``frogtui run``.
 """
 from __future__ import annotations
-
-import re
 
 from rich.segment import Segment
 from textual.color import Color
 from textual.filter import LineFilter
 
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-"""C0 (tab and newline included: a drawn line holds neither), DEL and C1 (8-bit CSI, OSC…)."""
+from frogtui.terminal_text import CONTROL, without_controls
 
 
 class ControlFilter(LineFilter):
@@ -27,6 +25,6 @@ class ControlFilter(LineFilter):
         if not any(CONTROL.search(segment.text) for segment in segments if not segment.control):
             return segments
         return [
-            segment if segment.control else Segment(CONTROL.sub("", segment.text), segment.style, segment.control)
+            segment if segment.control else Segment(without_controls(segment.text), segment.style, segment.control)
             for segment in segments
         ]

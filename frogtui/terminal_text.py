@@ -1,0 +1,42 @@
+"""Text the model, a command or the repository wrote, made safe to write to a terminal.
+
+Any control character in it could act on the person's terminal: ``ESC ] 52 ; c ; …`` (OSC 52)
+writes the clipboard, ``ESC [ 2 J`` clears the screen, ``ESC P …`` (DCS) talks to the terminal, and
+the 8-bit C1 forms (``\\x9b`` CSI, ``\\x9d`` OSC, ``\\x90`` DCS) do the same on terminals that read
+them; a carriage return or a backspace overwrites what was printed before. Dropping every control
+character (C0, DEL and C1) leaves each sequence inert text. One function for every front end: the
+app's line filter (``ui/terminal_safety.py``) and ``frogtui run``'s streams (``ControlFreeStream``).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, TextIO
+
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+"""C0 (tab and newline included), DEL and C1 (8-bit CSI, OSC, DCS, ST…)."""
+
+CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""The same, less tab and newline: for text written as lines (carriage return is still dropped)."""
+
+
+def without_controls(text: str, *, keep_lines: bool = False) -> str:
+    """``text`` with its control characters dropped; with ``keep_lines``, tabs and newlines stay."""
+    return (CONTROL_BUT_LINES if keep_lines else CONTROL).sub("", text)
+
+
+class ControlFreeStream:
+    """A text stream that writes everything through ``without_controls(keep_lines=True)``: what
+    ``frogtui run`` prints (the trace, warnings, the final answer) holds what the model and its
+    commands wrote, and goes straight to the person's terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(without_controls(text, keep_lines=True))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding…
+        return getattr(self.stream, name)
