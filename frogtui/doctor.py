@@ -9,16 +9,20 @@ Exit 0 when a run can start (model on disk or a server spec), 1 otherwise.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from frogtui.cli import Parser
 from frogtui.config import LlamaSettings, config_dir, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
+
+if TYPE_CHECKING:
+    from frogtui.approval import Sandbox
 
 
 def _llama_line() -> str:
@@ -81,10 +85,20 @@ def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
             return [f"sandbox: unknown ({err})"]
     bwrap = shutil.which("bwrap")
     found = bwrap if bwrap else "not found (Bash commands run without a sandbox; install bubblewrap)"
-    lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}"]
+    lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}", *_sandbox_home_lines(sandbox)]
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
     return lines
+
+
+def _sandbox_home_lines(sandbox: Sandbox) -> list[str]:
+    """What the sandbox shows of the home folder (``[sandbox] expose`` shows more)."""
+    from frogtui.approval.sandbox import BwrapWrapper
+
+    if not isinstance(sandbox.wrap, BwrapWrapper):
+        return []
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return [f"sandbox home: {sandbox.wrap.home_view(os.environ).describe(home)} ([sandbox] expose shows more)"]
 
 
 def _git_identity() -> str:

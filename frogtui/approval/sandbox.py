@@ -16,12 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from frogtui.approval import sandbox_home, seccomp
 from frogtui.approval import sandbox_mounts as mounts
-from frogtui.approval import seccomp
 from frogtui.approval.rules import SandboxSettings
+from frogtui.approval.sandbox_gitconfig import sanitized_copy
 from frogtui.config import state_dir
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
+from frogtui.tools.project_env import project_environ
 from frogtui.tools.workspace import Workspace
 
 _PROBES: dict[tuple[str, bool, str], str | None] = {}
@@ -34,10 +36,13 @@ class BwrapWrapper:
     Attributes:
         privileges: how privileges are taken away (``sandbox_mounts.PRIVILEGES``: ``userns``,
             ``userns-nested`` with bwrap before 0.8, ``caps`` where no user namespace can be made).
-        hide: More paths to mask; expose: built-in secret stores left visible; env_names: more
-            environment variables to pass (``[sandbox]``).
+        hide: More paths to mask; expose: paths under the hidden home folder shown read-only (a
+            secret store named there is left visible); env_names: more environment variables to
+            pass (``[sandbox]``).
         seccomp: The seccomp filter file, None where there is none (another machine, or bwrap
             refused it).
+        gitconfig: The person's global git config without credentials (``sandbox_gitconfig``),
+            shown at ``~/.gitconfig`` in the hidden home folder; None when there is none.
     """
 
     bwrap: str
@@ -49,10 +54,11 @@ class BwrapWrapper:
     expose: tuple[str, ...] = ()
     env_names: tuple[str, ...] = ()
     seccomp: str | None = None
+    gitconfig: str | None = None
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
-        wrapped = [*self.options(os.environ), "--", *argv]
+        wrapped = [*self.options(project_environ(os.environ, self.root)), "--", *argv]
         return seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
 
     def options(self, environ: Mapping[str, str]) -> list[str]:
@@ -60,36 +66,65 @@ class BwrapWrapper:
         if not self._system:
             self._system.extend(mounts.system_options(self.network, self.privileges))
         writable = [self.root, self.tmp_dir]
-        options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network)]
-        options += mounts.toolchain_options(environ, writable)
+        view = self.home_view(environ)
+        options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network, view.hidden)]
+        options += sandbox_home.hide_options(view) + self._gitconfig_options(environ, view)
+        options += mounts.toolchain_options(environ, writable, view.hidden)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
         for path in mounts.git_paths(self.root):
             if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
                 options += ["--ro-bind", path, path]
         options += mounts.submodule_options(self.root)
-        home = environ.get("HOME") or os.path.expanduser("~")
-        options += mounts.mask_options(mounts.secret_paths(home, self.hide, self.expose), writable)
+        secrets = mounts.secret_paths(_home(environ), self.hide, self.expose)
+        options += mounts.mask_options([path for path in secrets if sandbox_home.visible(path, view)], writable)
         options += mounts.state_options(state_dir(), writable)
+        options += sandbox_home.seal_options(view)
         return [*options, "--chdir", str(self.root)]
 
+    def home_view(self, environ: Mapping[str, str]) -> sandbox_home.HomeView:
+        """What the sandbox hides (the home folder, the folder holding the repository) and shows
+        of it, from the disk as it is now."""
+        return sandbox_home.home_view(_home(environ), self.root, [self.root, self.tmp_dir], self.expose)
+
+    def _gitconfig_options(self, environ: Mapping[str, str], view: sandbox_home.HomeView) -> list[str]:
+        target = self._gitconfig_target(environ, view)
+        return ["--ro-bind", self.gitconfig, target] if self.gitconfig and target else []
+
+    def _gitconfig_target(self, environ: Mapping[str, str], view: sandbox_home.HomeView) -> str | None:
+        """Where the sanitized git config is shown: ``~/.gitconfig`` when the home folder is hidden."""
+        home = os.path.realpath(_home(environ))
+        return os.path.join(home, ".gitconfig") if self.gitconfig and home in view.hidden else None
+
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
-        """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``."""
-        return sandbox_environment(environ, self.env_names)
+        """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``; git's
+        global config is the sanitized copy where the home folder is hidden."""
+        env = sandbox_environment(environ, self.env_names)
+        target = self._gitconfig_target(environ, self.home_view(environ))
+        if target:
+            env["GIT_CONFIG_GLOBAL"] = target
+        elif "GIT_CONFIG_GLOBAL" in env and not sandbox_home.visible(os.path.realpath(env["GIT_CONFIG_GLOBAL"]), self.home_view(environ)):
+            del env["GIT_CONFIG_GLOBAL"]
+        return env
 
     def confines(self) -> list[str]:
         """What this sandbox confines, one phrase each (for ``describe`` and ``frogtui doctor``)."""
-        home = os.path.expanduser("~")
-        masked = mounts.secret_paths(home, self.hide, self.expose)
+        masked = mounts.secret_paths(_home(os.environ), self.hide, self.expose)
+        view = self.home_view(os.environ)
         return [
             CONFINES_PRIVILEGES[self.privileges],
             "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
+            f"home folder hidden ({len(view.shown)} toolchain folder(s) shown read-only)" if view.hidden else "home folder visible",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
             "other sessions hidden",
             "allowlisted environment",
             f"network {'on' if self.network else 'off'}",
         ]
+
+
+def _home(environ: Mapping[str, str]) -> str:
+    return environ.get("HOME") or os.path.expanduser("~")
 
 
 CONFINES_PRIVILEGES = {
@@ -173,5 +208,6 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
     wrap = BwrapWrapper(
         path, workspace.root, workspace.tmp_dir, settings.network, privileges, settings.hide, settings.expose, settings.env,
         seccomp=_usable_filter(path, settings.network, privileges, [workspace.root, workspace.tmp_dir]),
+        gitconfig=sanitized_copy(os.environ, str(workspace.root)),
     )
     return Sandbox(wrap, "bwrap", settings.network, warning)
