@@ -138,6 +138,9 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
     line("ok" if model_ok else "fail", model_line)
     for text in _sandbox_lines(repo, config.rules_file):
         line("warn" if any(w in text for w in ("WARNING", "not found", "unknown", "without a sandbox")) else "ok", text)
+    from frogtui.tools.project_env import describe_python
+
+    line("ok", describe_python(os.environ, repo))
     identity = _git_identity()
     line("warn" if "not set" in identity or "not found" in identity else "ok", identity)
     user_rules = config.rules_file or config_dir() / "rules.toml"
