@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from frogtui.approval import sandbox_home, seccomp
+from frogtui.approval import landlock, sandbox_home, seccomp
 from frogtui.approval import sandbox_mounts as mounts
 from frogtui.approval.rules import SandboxSettings
 from frogtui.approval.sandbox_gitconfig import sanitized_copy
@@ -43,6 +43,8 @@ class BwrapWrapper:
             refused it).
         gitconfig: The person's global git config without credentials (``sandbox_gitconfig``),
             shown at ``~/.gitconfig`` in the hidden home folder; None when there is none.
+        landlock: Whether bwrap runs in a Landlock domain scoped to abstract Unix sockets (with the
+            network on: the host's abstract sockets stay unreachable; ``approval.landlock``).
     """
 
     bwrap: str
@@ -55,11 +57,13 @@ class BwrapWrapper:
     env_names: tuple[str, ...] = ()
     seccomp: str | None = None
     gitconfig: str | None = None
+    landlock: bool = False
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
         wrapped = [*self.options(project_environ(os.environ, self.root)), "--", *argv]
-        return seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
+        wrapped = seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
+        return landlock.with_scope(wrapped) if self.landlock else wrapped
 
     def options(self, environ: Mapping[str, str]) -> list[str]:
         """bwrap's argv up to (not including) ``--``, built from the disk as it is now."""
@@ -119,8 +123,16 @@ class BwrapWrapper:
             "/run and sockets hidden",
             "other sessions hidden",
             "allowlisted environment",
-            f"network {'on' if self.network else 'off'}",
+            _network_phrase(self.network, self.landlock),
         ]
+
+
+def _network_phrase(network: bool, scoped: bool) -> str:
+    if not network:
+        return "network off"
+    if scoped:
+        return "network on (abstract Unix sockets outside unreachable: Landlock scope)"
+    return "network on (abstract Unix sockets reachable)"
 
 
 def _home(environ: Mapping[str, str]) -> str:
@@ -190,24 +202,59 @@ def _run_probe(argv: list[str]) -> str | None:
     return None if done.returncode == 0 else f"bwrap cannot create its sandbox here ({first})"
 
 
-def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str | None = None) -> Sandbox:
-    """The sandbox for ``workspace`` under ``settings`` (``[sandbox]`` in the rules)."""
+def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str | None = None,
+                 landlock_abi: int | None = None) -> Sandbox:
+    """The sandbox for ``workspace`` under ``settings`` (``[sandbox]`` in the rules).
+
+    Args:
+        bwrap: The bwrap to use (default: the one on ``PATH``).
+        landlock_abi: The kernel's Landlock ABI (default: asked of the kernel): with the network
+            on, below ``landlock.SCOPE_ABI`` the network is refused.
+    """
     if settings.bash == "none":
         return Sandbox(None, "none", True, 'Bash runs without a sandbox: [sandbox] bash = "none" in the rules')
     path = bwrap or shutil.which("bwrap")
     if path is None:
         missing = "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository"
         return Sandbox(None, "none", True, missing)
-    problem = probe_bwrap(path, settings.network)
-    privileges = next((level for level in mounts.PRIVILEGES if probe_bwrap(path, settings.network, level) is None), None)
+    network, refused = settings.network, None
+    if network:
+        abi = landlock.abi_version() if landlock_abi is None else landlock_abi
+        if not landlock.scopes_abstract_sockets(abi):
+            network, refused = False, landlock.refusal(abi)
+    privileges = _privileges(path, network)
+    if network and privileges is not None:
+        refused = _launcher_problem(path, privileges)
+        network = refused is None
+        privileges = privileges if network else _privileges(path, network)
+    problem = probe_bwrap(path, network)
     if privileges is None:
         return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}")
-    warning = None
+    warnings = [refused] if refused else []
     if privileges == "caps":
-        warning = f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files"
+        warnings.append(f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files")
     wrap = BwrapWrapper(
-        path, workspace.root, workspace.tmp_dir, settings.network, privileges, settings.hide, settings.expose, settings.env,
-        seccomp=_usable_filter(path, settings.network, privileges, [workspace.root, workspace.tmp_dir]),
-        gitconfig=sanitized_copy(os.environ, str(workspace.root)),
+        path, workspace.root, workspace.tmp_dir, network, privileges, settings.hide, settings.expose, settings.env,
+        seccomp=_usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir]),
+        gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network,
     )
-    return Sandbox(wrap, "bwrap", settings.network, warning)
+    return Sandbox(wrap, "bwrap", network, "; ".join(warnings) or None)
+
+
+def _privileges(bwrap: str, network: bool) -> str | None:
+    """The best way bwrap can take privileges away here (``sandbox_mounts.PRIVILEGES``), None: none works."""
+    return next((level for level in mounts.PRIVILEGES if probe_bwrap(bwrap, network, level) is None), None)
+
+
+def _launcher_problem(bwrap: str, privileges: str) -> str | None:
+    """Why the Landlock launcher cannot start bwrap with the network on (None: it can; probed
+    once per process)."""
+    key = (f"{bwrap}+landlock", True, privileges)
+    if key not in _PROBES:
+        with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
+            argv = [bwrap, *mounts.system_options(True, privileges), "--bind", folder, folder, "--", "true"]
+            _PROBES[key] = _run_probe(landlock.with_scope(argv))
+    problem = _PROBES[key]
+    if problem is None:
+        return None
+    return f"[sandbox] network = true refused: the Landlock launcher cannot start bwrap ({problem}); Bash runs with the network off"
