@@ -95,9 +95,10 @@ class BwrapWrapper:
         return ["--ro-bind", self.gitconfig, target] if self.gitconfig and target else []
 
     def _gitconfig_target(self, environ: Mapping[str, str], view: sandbox_home.HomeView) -> str | None:
-        """Where the sanitized git config is shown: ``~/.gitconfig`` when the home folder is hidden."""
-        home = os.path.realpath(_home(environ))
-        return os.path.join(home, ".gitconfig") if self.gitconfig and home in view.hidden else None
+        """Where the sanitized git config is shown: ``~/.gitconfig`` when the home folder is hidden
+        (and ``expose`` does not name the real one)."""
+        target = os.path.join(os.path.realpath(_home(environ)), ".gitconfig")
+        return target if self.gitconfig and not sandbox_home.visible(target, view) else None
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``; git's

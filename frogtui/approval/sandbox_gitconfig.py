@@ -71,14 +71,14 @@ def global_entries(environ: Mapping[str, str], cwd: str) -> list[tuple[str, str]
     return entries
 
 
-_FILES: dict[str, str] = {}
+_FILES: dict[tuple[str, str], str] = {}
 
 
 def sanitized_copy(environ: Mapping[str, str], cwd: str) -> str | None:
-    """A private file holding the copy (made once per home folder and process, removed at exit);
+    """A private file holding the copy (made once per global config and process, removed at exit);
     None when there is nothing to copy."""
-    home = environ.get("HOME", "")
-    if home not in _FILES:
+    key = (environ.get("HOME", ""), environ.get("GIT_CONFIG_GLOBAL", ""))
+    if key not in _FILES:
         text = render([(k, v) for k, v in global_entries(environ, cwd) if kept(k, v)])
         if not text:
             return None
@@ -88,8 +88,8 @@ def sanitized_copy(environ: Mapping[str, str], cwd: str) -> str | None:
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
             handle.write(text)
         os.chmod(path, 0o444)
-        _FILES[home] = path
-    return _FILES[home]
+        _FILES[key] = path
+    return _FILES[key]
 
 
 def _escape(text: str) -> str:

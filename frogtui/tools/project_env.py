@@ -46,17 +46,17 @@ class ProjectPython:
     virtualenv: bool = False
 
 
-def frogtui_prefixes() -> list[str]:
+def frogtui_prefixes(root: Path) -> list[str]:
     """The folders of frogtui's own installation that must not reach Bash: its virtualenv (when it
-    runs from one)."""
-    if sys.prefix == sys.base_prefix:
+    runs from one that is not the repository's own)."""
+    if sys.prefix == sys.base_prefix or _inside(sys.prefix, [os.path.realpath(root)]):
         return []
     return [os.path.realpath(sys.prefix)]
 
 
 def find_project_python(environ: Mapping[str, str], root: Path) -> ProjectPython:
     """Which environment Bash gets in the repository ``root`` (see the module's order)."""
-    own = frogtui_prefixes()
+    own = frogtui_prefixes(root)
     active = environ.get("VIRTUAL_ENV", "")
     if active and os.path.isdir(active) and not _inside(active, own):
         return ProjectPython(active, "the active virtualenv", virtualenv=True)
@@ -66,7 +66,7 @@ def find_project_python(environ: Mapping[str, str], root: Path) -> ProjectPython
     for candidate, source in _virtualenv_candidates(environ, root):
         if (Path(candidate) / "bin" / "python").exists() and not _inside(candidate, own):
             return ProjectPython(candidate, source, virtualenv=True)
-    pyenv = _pyenv_version(environ, root)
+    pyenv = None if environ.get("PYENV_VERSION") else _pyenv_version(environ, root)  # the person's own choice wins
     if pyenv is not None:
         return ProjectPython(pyenv[0], f"pyenv {pyenv[1]} from {pyenv[2]}")
     return ProjectPython(None, "the PATH frogtui was started with")
@@ -75,7 +75,7 @@ def find_project_python(environ: Mapping[str, str], root: Path) -> ProjectPython
 def project_environ(environ: Mapping[str, str], root: Path) -> dict[str, str]:
     """``environ`` as Bash starts from it in ``root``: frogtui's own installation removed, the
     project's Python environment first (``find_project_python``)."""
-    own = frogtui_prefixes()
+    own = frogtui_prefixes(root)
     env = dict(environ)
     env["PATH"] = os.pathsep.join(p for p in environ.get("PATH", "").split(os.pathsep) if not (p and _inside(p, own)))
     if _inside(env.get("VIRTUAL_ENV", ""), own):
@@ -84,7 +84,7 @@ def project_environ(environ: Mapping[str, str], root: Path) -> dict[str, str]:
     if env.get("PYTHONHOME") and _inside(env["PYTHONHOME"], [os.path.realpath(sys.base_prefix), *own]):
         del env["PYTHONHOME"]
     if "PYTHONPATH" in env:
-        kept = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and not _holds_frogtui(p)]
+        kept = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and not _holds_frogtui(p, own)]
         env["PYTHONPATH"] = os.pathsep.join(kept)
         if not kept:
             del env["PYTHONPATH"]
@@ -163,10 +163,10 @@ def _pyenv_version(environ: Mapping[str, str], root: Path) -> tuple[str, str, st
     return None
 
 
-def _holds_frogtui(entry: str) -> bool:
+def _holds_frogtui(entry: str, own: list[str]) -> bool:
     """Whether a ``PYTHONPATH`` entry holds frogtui's own package (a source checkout, its site-packages)."""
     package = os.path.dirname(os.path.realpath(frogtui.__file__))
-    return os.path.realpath(entry) == os.path.dirname(package) or _inside(entry, frogtui_prefixes())
+    return os.path.realpath(entry) == os.path.dirname(package) or _inside(entry, own)
 
 
 def _inside(path: str, folders: list[str]) -> bool:

@@ -134,3 +134,11 @@ def test_the_first_trace_line_of_a_headless_run_says_which_python(py_repo: Path,
                           capture_output=True, text=True, check=False, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[0] == f"frogtui: Bash's python: {venv}/bin/python (the repository's .venv)", done.stderr
+
+
+def test_frogtui_installed_in_the_repositorys_own_venv_keeps_it(tmp_path: Path) -> None:
+    """The project's ``.venv`` that frogtui itself runs from is still the project's environment."""
+    root = tmp_path / "repo"
+    venv = make_venv(root / ".venv")
+    prefix, virtual_env, path = run_as_frogtui(venv, root, tmp_path, "none")
+    assert prefix == str(venv) and virtual_env == str(venv) and path.startswith(f"{venv}/bin:"), (prefix, virtual_env, path)
