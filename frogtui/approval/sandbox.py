@@ -75,8 +75,8 @@ class BwrapWrapper:
         options += sandbox_home.hide_options(view) + self._gitconfig_options(environ, view)
         options += mounts.toolchain_options(environ, writable, view.hidden)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
-        for path in mounts.git_paths(self.root):
-            if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
+        for path in mounts.git_paths(self.root):  # a worktree's git dir in a hidden folder is shown, read-only
+            if any(path == str(w) or path.startswith(f"{w}/") for w in writable) or not sandbox_home.visible(path, view):
                 options += ["--ro-bind", path, path]
         options += mounts.submodule_options(self.root)
         secrets = mounts.secret_paths(_home(environ), self.hide, self.expose)

@@ -175,6 +175,20 @@ def test_the_real_home_folder_is_hidden_and_python_still_runs(tmp_path: Path) ->
     assert shown <= allowed, shown - allowed
 
 
+@needs_bwrap
+def test_a_worktree_whose_repository_is_in_the_hidden_folder_still_works(planted: tuple[Path, Workspace]) -> None:
+    home, workspace = planted
+    main = workspace.root
+    git(main, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
+    worktree = main.parent / "wt"
+    git(main, "worktree", "add", "-q", str(worktree))
+    (main / "main-only.txt").write_text("SECRET-main-checkout\n")
+    session = Workspace(worktree, tmp_dir=workspace.tmp_dir)
+    observation = run(session, f"git log --format=%s && cat {main}/main-only.txt; git status --short; echo x > {main}/.git/probe")
+    assert observation.startswith("Exit code: 1\nSTDOUT:\none\n") and "SECRET-main-checkout" not in observation, observation
+    assert "Read-only file system" in observation and not (main / ".git" / "probe").exists()
+
+
 def test_the_git_config_copy_keeps_no_credential() -> None:
     assert kept("user.name", "A Person") and kept("alias.st", "status") and kept("core.excludesfile", "~/.gitignore")
     for key, value in [("url.https://tok@github.com/.insteadof", "https://github.com/"), ("credential.helper", "store"),
