@@ -73,6 +73,7 @@ class BwrapWrapper:
         view = self.home_view(environ)
         options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network, view.hidden)]
         options += sandbox_home.hide_options(view) + self._gitconfig_options(environ, view)
+        options += sandbox_home.socket_options(view, mounts.listening_sockets())
         options += mounts.toolchain_options(environ, writable, view.hidden)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
         for path in mounts.git_paths(self.root):  # a worktree's git dir in a hidden folder is shown, read-only

@@ -90,6 +90,13 @@ def hide_options(view: HomeView) -> list[str]:
     return options + [word for real, dest in view.shown for word in ("--ro-bind", real, dest)]
 
 
+def socket_options(view: HomeView, sockets: Iterable[str]) -> list[str]:
+    """Listening Unix sockets inside a shown folder (an agent's socket in an exposed ``~/.config``),
+    covered: ``sandbox_mounts.runtime_options`` covers the others, before the folders were shown."""
+    return [word for sock in sockets if any(_under(sock, dest) for _, dest in view.shown) and os.path.exists(sock)
+            for word in ("--ro-bind", "/dev/null", sock)]
+
+
 def seal_options(view: HomeView) -> list[str]:
     """Make the hidden folders read-only; the mounts under them keep their own mode (the
     repository stays writable). Comes after every mount below them."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -150,10 +151,19 @@ def test_expose_shows_a_folder_and_a_store_read_only(planted: tuple[Path, Worksp
     home, workspace = planted
     (home / ".config" / "tool").mkdir(parents=True)
     (home / ".config" / "tool" / "settings.toml").write_text("SHOWN-SETTINGS\n")
+    agent = socket.socket(socket.AF_UNIX)
+    agent.bind(str(home / ".config" / "tool" / "agent.sock"))
+    agent.listen()
     settings = SandboxSettings(expose=("~/.config", "~/.docker/config.json"))
-    observation = run(workspace, "cat ~/.config/tool/settings.toml ~/.docker/config.json; cat ~/.config/gh/hosts.yml "
-                                 "~/.config/sops/age/keys.txt; echo x > ~/.config/tool/settings.toml; touch ~/new", settings)
+    try:
+        observation = run(workspace, "cat ~/.config/tool/settings.toml ~/.docker/config.json; cat ~/.config/gh/hosts.yml "
+                                     "~/.config/sops/age/keys.txt; echo x > ~/.config/tool/settings.toml; touch ~/new; "
+                                     "python3 -c 'import socket, os; socket.socket(socket.AF_UNIX).connect(os.path.expanduser("
+                                     "\"~/.config/tool/agent.sock\")); print(\"CONNECTED\")'", settings)
+    finally:
+        agent.close()
     out = stdout(observation)
+    assert "CONNECTED" not in out and "ConnectionRefusedError" in observation, "a socket in an exposed folder is covered"
     assert "SHOWN-SETTINGS" in out and "SECRET-docker" in out, observation
     assert "SECRET-age" not in out, "a store stays masked inside an exposed folder"
     assert observation.count("Read-only file system") == 2, observation
