@@ -62,13 +62,14 @@ class HomeView:
 def home_view(home: str, root: Path, writable: Sequence[Path], expose: Iterable[str] = ()) -> HomeView:
     """What to hide and show for a repository at ``root`` (``writable`` are the folders the
     sandbox writes: a hidden folder never covers one of them)."""
-    hidden = [path for path in (_real_folder(home), _project_parent(root)) if path]
+    real_home = os.path.realpath(home)
+    exposed = {os.path.realpath(_expand(path, real_home)) for path in expose}
+    hidden = [path for path in (_real_folder(home), _project_parent(root)) if path and path not in exposed]  # expose = ["~"]: all
     inside = [str(w) for w in writable]
     hidden = [h for h in dict.fromkeys(hidden) if not any(_under(h, w) for w in inside)]  # a writable folder shows it all
     hidden = [h for h in hidden if not any(_under(h, other) and h != other for other in hidden)]
     if not hidden:
         return HomeView()
-    real_home = os.path.realpath(home)
     wanted = [os.path.join(real_home, pattern) for pattern in TOOLCHAINS]
     wanted += [_expand(path, real_home) for path in expose]
     shown: dict[str, str] = {}

@@ -168,6 +168,8 @@ def test_expose_shows_a_folder_and_a_store_read_only(planted: tuple[Path, Worksp
     assert "SECRET-age" not in out, "a store stays masked inside an exposed folder"
     assert observation.count("Read-only file system") == 2, observation
     assert (home / ".config" / "tool" / "settings.toml").read_text() == "SHOWN-SETTINGS\n"
+    everything = run(workspace, "cat ~/.config/some-new-tool/credentials ~/.ssh/id_ed25519", SandboxSettings(expose=("~",)))
+    assert "SECRET-unlisted" in everything and "SECRET-ssh" not in everything, "expose = ['~']: the home folder as before"
 
 
 @needs_bwrap
