@@ -11,6 +11,7 @@ model found, every rules file valid), 1 otherwise.
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import shutil
 import subprocess
 import sys
@@ -25,6 +26,9 @@ from frogtui.terminal_text import ControlFreeStream
 
 if TYPE_CHECKING:
     from frogtui.approval.rules import RuleSet
+
+if TYPE_CHECKING:
+    from frogtui.approval import Sandbox
 
 
 def _llama_line() -> str:
@@ -159,7 +163,7 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
             sandbox = make_sandbox(Workspace(folder, tmp_dir=tmp), rules.sandbox)
         except FrogtuiError as err:
             return [f"bubblewrap: {found}", f"sandbox: unknown ({err})"]
-    lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}{unread}"]
+    lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}{unread}", *_sandbox_home_lines(sandbox)]
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
     return lines
@@ -194,6 +198,15 @@ def _repository_line(repo: Path) -> tuple[str, str]:
     except FrogtuiError as err:
         return "fail", f"repository: {err}"
     return "ok", f"repository: {found.working_tree_dir} (git records the working tree: checkpoints, undo, review)"
+
+def _sandbox_home_lines(sandbox: Sandbox) -> list[str]:
+    """What the sandbox shows of the home folder (``[sandbox] expose`` shows more)."""
+    from frogtui.approval.sandbox import BwrapWrapper
+
+    if not isinstance(sandbox.wrap, BwrapWrapper):
+        return []
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return [f"sandbox home: {sandbox.wrap.home_view(os.environ).describe(home)} ([sandbox] expose shows more)"]
 
 
 def _git_identity() -> str:
@@ -239,6 +252,9 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
     rules_lines, rules = _rules_lines(repo, config.rules_file)
     for text in _sandbox_lines(repo, config.rules_file, rules):
         line("warn" if any(w in text for w in ("WARNING", "not found", "default settings", "without a sandbox")) else "ok", text)
+    from frogtui.tools.project_env import describe_python
+
+    line("ok", describe_python(os.environ, repo))
     identity = _git_identity()
     line("warn" if "not set" in identity or "not found" in identity else "ok", identity)
     repository_mark, repository = _repository_line(repo)

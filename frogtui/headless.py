@@ -170,6 +170,7 @@ def build_agent(core: SessionCore, stderr: TextIO, sink: TraceSink | None = None
         print(f"frogtui: warning: {line}", file=stderr, flush=True)
         session.log(f"warning: {line}")
 
+    print(f"frogtui: {core.python_line}", file=stderr, flush=True)  # the first trace line: which python Bash runs
     for line in (unsupervised, *notes):
         if line:
             warn(line)

@@ -26,9 +26,9 @@ def test_doctor_lists_what_the_sandbox_confines(py_repo: Path) -> None:
     lines = doctor._sandbox_lines(py_repo, None)
     assert lines[0].startswith("bubblewrap: /")
     for piece in ("user namespace, no capabilities", ".git read-only", "secret store(s) hidden", "/run and sockets hidden",
-                  "allowlisted environment", "network off"):
+                  "allowlisted environment", "network off", "home folder hidden"):
         assert piece in lines[1], piece
-    assert len(lines) == 2
+    assert lines[2].startswith("sandbox home: hidden: ~") and len(lines) == 3, lines
 
 
 def test_doctor_warns_when_the_sandbox_is_off(py_repo: Path) -> None:

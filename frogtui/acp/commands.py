@@ -89,8 +89,8 @@ def rules_in_force(session: AcpSession) -> str:
     if rules.rules:
         lines += ["", "Rules (the strictest match wins; deny beats ask beats allow):"]
         lines += [f"- `{rule.text}` → {rule.decision}{f' ({rule.source})' if rule.source else ''}" for rule in rules.rules]
-    sandbox = f"bubblewrap, network {'on' if rules.sandbox.network else 'off'}" if core.sandboxed else "none"
+    sandbox = f"bubblewrap, network {'on' if core.sandbox is not None and core.sandbox.network else 'off'}" if core.sandboxed else "none"
     floor = "The floor (writes outside the repository, .git internals, secrets, `curl … | sh`) is refused whatever the rules say."
-    lines += ["", f"Bash sandbox: {sandbox}. {floor}"]
+    lines += ["", f"Bash sandbox: {sandbox}. {floor}", core.python_line]
     lines += [f"Note: {note}" for note in session.notes]
     return "\n".join(lines)

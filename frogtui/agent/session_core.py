@@ -18,6 +18,7 @@ state are here too, so no front end reaches into the agent.
 """
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,7 @@ from frogtui.models import load_model
 from frogtui.protocol import Approver, Model
 from frogtui.session import Session
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
+from frogtui.tools.project_env import describe_python
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import GitState, RepoState, discover, init_repo, read_git_state, resume, session_patch
@@ -99,6 +101,8 @@ class SessionCore:
         """The repository's ``AGENTS.md`` given with the first message of each conversation; set by
         ``prepare`` (None: no such file, or ``project_instructions = false``). A front end shows
         its ``line`` to the person."""
+        self.python_line = ""
+        """Which python the agent's Bash gets and why (``project_env.describe_python``); set by ``prepare``."""
         self.repo_state: RepoState | None = None
         """None outside git (no checkpoints, undo, review or patch)."""
         self.checkpoints: Checkpoints | None = None
@@ -129,6 +133,8 @@ class SessionCore:
         engine = PolicyEngine.load(workspace, self.config.rules_file)
         sandbox = make_sandbox(workspace, engine.rules.sandbox)
         self.session.log(sandbox.describe())
+        self.python_line = describe_python(os.environ, workspace.root)
+        self.session.log(self.python_line)
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
         self.workspace, self.engine, self.sandbox = workspace, engine, sandbox
         self.instructions = read_instructions(self.config.repo) if self.config.project_instructions else None

@@ -20,7 +20,7 @@ The format::
     bash = "bwrap"       # or "none"
     network = false
     hide = ["~/.config/work-vpn"]   # masked inside the sandbox, besides the built-in secret stores
-    expose = ["~/.npmrc"]           # a built-in secret store deliberately left visible
+    expose = ["~/.config/pip"]      # shown read-only in the hidden home folder (a secret store named here: left visible)
     env = ["DATABASE_URL"]          # environment variables passed to Bash besides the allowlist
 
     [bash]
@@ -84,7 +84,9 @@ class SandboxSettings:
     hide: tuple[str, ...] = ()
     """More paths masked inside the sandbox (``~`` allowed), besides ``approval.secrets``."""
     expose: tuple[str, ...] = ()
-    """Built-in secret stores deliberately left visible inside the sandbox (``~/.npmrc``)."""
+    """Paths (``~`` allowed) shown read-only inside the sandbox's hidden home folder or project
+    parent (``approval.sandbox_home``); a built-in secret store named exactly is left visible
+    (``~/.npmrc``), the stores inside a named folder stay masked."""
     env: tuple[str, ...] = ()
     """Environment variables passed to Bash besides the allowlist (even credential-like names)."""
 

@@ -16,12 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from frogtui.approval import landlock, sandbox_home, seccomp
 from frogtui.approval import sandbox_mounts as mounts
-from frogtui.approval import seccomp
 from frogtui.approval.rules import SandboxSettings
+from frogtui.approval.sandbox_gitconfig import sanitized_copy
 from frogtui.config import state_dir
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
+from frogtui.tools.project_env import project_environ
 from frogtui.tools.workspace import Workspace
 
 _PROBES: dict[tuple[str, bool, str], str | None] = {}
@@ -34,10 +36,15 @@ class BwrapWrapper:
     Attributes:
         privileges: how privileges are taken away (``sandbox_mounts.PRIVILEGES``: ``userns``,
             ``userns-nested`` with bwrap before 0.8, ``caps`` where no user namespace can be made).
-        hide: More paths to mask; expose: built-in secret stores left visible; env_names: more
-            environment variables to pass (``[sandbox]``).
+        hide: More paths to mask; expose: paths under the hidden home folder shown read-only (a
+            secret store named there is left visible); env_names: more environment variables to
+            pass (``[sandbox]``).
         seccomp: The seccomp filter file, None where there is none (another machine, or bwrap
             refused it).
+        gitconfig: The person's global git config without credentials (``sandbox_gitconfig``),
+            shown at ``~/.gitconfig`` in the hidden home folder; None when there is none.
+        landlock: Whether bwrap runs in a Landlock domain scoped to abstract Unix sockets (with the
+            network on: the host's abstract sockets stay unreachable; ``approval.landlock``).
     """
 
     bwrap: str
@@ -49,47 +56,89 @@ class BwrapWrapper:
     expose: tuple[str, ...] = ()
     env_names: tuple[str, ...] = ()
     seccomp: str | None = None
+    gitconfig: str | None = None
+    landlock: bool = False
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
-        wrapped = [*self.options(os.environ), "--", *argv]
-        return seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
+        wrapped = [*self.options(project_environ(os.environ, self.root)), "--", *argv]
+        wrapped = seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
+        return landlock.with_scope(wrapped) if self.landlock else wrapped
 
     def options(self, environ: Mapping[str, str]) -> list[str]:
         """bwrap's argv up to (not including) ``--``, built from the disk as it is now."""
         if not self._system:
             self._system.extend(mounts.system_options(self.network, self.privileges))
         writable = [self.root, self.tmp_dir]
-        options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network)]
-        options += mounts.toolchain_options(environ, writable)
+        view = self.home_view(environ)
+        options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network, view.hidden)]
+        options += sandbox_home.hide_options(view) + self._gitconfig_options(environ, view)
+        options += sandbox_home.socket_options(view, mounts.listening_sockets())
+        options += mounts.toolchain_options(environ, writable, view.hidden)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
-        for path in mounts.git_paths(self.root):
-            if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
+        for path in mounts.git_paths(self.root):  # a worktree's git dir in a hidden folder is shown, read-only
+            if any(path == str(w) or path.startswith(f"{w}/") for w in writable) or not sandbox_home.visible(path, view):
                 options += ["--ro-bind", path, path]
         options += mounts.submodule_options(self.root)
-        home = environ.get("HOME") or os.path.expanduser("~")
-        options += mounts.mask_options(mounts.secret_paths(home, self.hide, self.expose), writable)
+        secrets = mounts.secret_paths(_home(environ), self.hide, self.expose)
+        options += mounts.mask_options([path for path in secrets if sandbox_home.visible(path, view)], writable)
         options += mounts.state_options(state_dir(), writable)
+        options += sandbox_home.seal_options(view)
         return [*options, "--chdir", str(self.root)]
 
+    def home_view(self, environ: Mapping[str, str]) -> sandbox_home.HomeView:
+        """What the sandbox hides (the home folder, the folder holding the repository) and shows
+        of it, from the disk as it is now."""
+        return sandbox_home.home_view(_home(environ), self.root, [self.root, self.tmp_dir], self.expose)
+
+    def _gitconfig_options(self, environ: Mapping[str, str], view: sandbox_home.HomeView) -> list[str]:
+        target = self._gitconfig_target(environ, view)
+        return ["--ro-bind", self.gitconfig, target] if self.gitconfig and target else []
+
+    def _gitconfig_target(self, environ: Mapping[str, str], view: sandbox_home.HomeView) -> str | None:
+        """Where the sanitized git config is shown: ``~/.gitconfig`` when the home folder is hidden
+        (and ``expose`` does not name the real one)."""
+        target = os.path.join(os.path.realpath(_home(environ)), ".gitconfig")
+        return target if self.gitconfig and not sandbox_home.visible(target, view) else None
+
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
-        """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``."""
-        return sandbox_environment(environ, self.env_names)
+        """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``; git's
+        global config is the sanitized copy where the home folder is hidden."""
+        env = sandbox_environment(environ, self.env_names)
+        target = self._gitconfig_target(environ, self.home_view(environ))
+        if target:
+            env["GIT_CONFIG_GLOBAL"] = target
+        elif "GIT_CONFIG_GLOBAL" in env and not sandbox_home.visible(os.path.realpath(env["GIT_CONFIG_GLOBAL"]), self.home_view(environ)):
+            del env["GIT_CONFIG_GLOBAL"]
+        return env
 
     def confines(self) -> list[str]:
         """What this sandbox confines, one phrase each (for ``describe`` and ``frogtui doctor``)."""
-        home = os.path.expanduser("~")
-        masked = mounts.secret_paths(home, self.hide, self.expose)
+        masked = mounts.secret_paths(_home(os.environ), self.hide, self.expose)
+        view = self.home_view(os.environ)
         return [
             CONFINES_PRIVILEGES[self.privileges],
             "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
+            f"home folder hidden ({len(view.shown)} toolchain folder(s) shown read-only)" if view.hidden else "home folder visible",
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
             "other sessions hidden",
             "allowlisted environment",
-            f"network {'on' if self.network else 'off'}",
+            _network_phrase(self.network, self.landlock),
         ]
+
+
+def _network_phrase(network: bool, scoped: bool) -> str:
+    if not network:
+        return "network off"
+    if scoped:
+        return "network on (abstract Unix sockets outside unreachable: Landlock scope)"
+    return "network on (abstract Unix sockets reachable)"
+
+
+def _home(environ: Mapping[str, str]) -> str:
+    return environ.get("HOME") or os.path.expanduser("~")
 
 
 CONFINES_PRIVILEGES = {
@@ -155,23 +204,59 @@ def _run_probe(argv: list[str]) -> str | None:
     return None if done.returncode == 0 else f"bwrap cannot create its sandbox here ({first})"
 
 
-def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str | None = None) -> Sandbox:
-    """The sandbox for ``workspace`` under ``settings`` (``[sandbox]`` in the rules)."""
+def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str | None = None,
+                 landlock_abi: int | None = None) -> Sandbox:
+    """The sandbox for ``workspace`` under ``settings`` (``[sandbox]`` in the rules).
+
+    Args:
+        bwrap: The bwrap to use (default: the one on ``PATH``).
+        landlock_abi: The kernel's Landlock ABI (default: asked of the kernel): with the network
+            on, below ``landlock.SCOPE_ABI`` the network is refused.
+    """
     if settings.bash == "none":
         return Sandbox(None, "none", True, 'Bash runs without a sandbox: [sandbox] bash = "none" in the rules')
     path = bwrap or shutil.which("bwrap")
     if path is None:
         missing = "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository"
         return Sandbox(None, "none", True, missing)
-    problem = probe_bwrap(path, settings.network)
-    privileges = next((level for level in mounts.PRIVILEGES if probe_bwrap(path, settings.network, level) is None), None)
+    network, refused = settings.network, None
+    if network:
+        abi = landlock.abi_version() if landlock_abi is None else landlock_abi
+        if not landlock.scopes_abstract_sockets(abi):
+            network, refused = False, landlock.refusal(abi)
+    privileges = _privileges(path, network)
+    if network and privileges is not None:
+        refused = _launcher_problem(path, privileges)
+        network = refused is None
+        privileges = privileges if network else _privileges(path, network)
+    problem = probe_bwrap(path, network)
     if privileges is None:
         return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}")
-    warning = None
+    warnings = [refused] if refused else []
     if privileges == "caps":
-        warning = f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files"
+        warnings.append(f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files")
     wrap = BwrapWrapper(
-        path, workspace.root, workspace.tmp_dir, settings.network, privileges, settings.hide, settings.expose, settings.env,
-        seccomp=_usable_filter(path, settings.network, privileges, [workspace.root, workspace.tmp_dir]),
+        path, workspace.root, workspace.tmp_dir, network, privileges, settings.hide, settings.expose, settings.env,
+        seccomp=_usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir]),
+        gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network,
     )
-    return Sandbox(wrap, "bwrap", settings.network, warning)
+    return Sandbox(wrap, "bwrap", network, "; ".join(warnings) or None)
+
+
+def _privileges(bwrap: str, network: bool) -> str | None:
+    """The best way bwrap can take privileges away here (``sandbox_mounts.PRIVILEGES``), None: none works."""
+    return next((level for level in mounts.PRIVILEGES if probe_bwrap(bwrap, network, level) is None), None)
+
+
+def _launcher_problem(bwrap: str, privileges: str) -> str | None:
+    """Why the Landlock launcher cannot start bwrap with the network on (None: it can; probed
+    once per process)."""
+    key = (f"{bwrap}+landlock", True, privileges)
+    if key not in _PROBES:
+        with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
+            argv = [bwrap, *mounts.system_options(True, privileges), "--bind", folder, folder, "--", "true"]
+            _PROBES[key] = _run_probe(landlock.with_scope(argv))
+    problem = _PROBES[key]
+    if problem is None:
+        return None
+    return f"[sandbox] network = true refused: the Landlock launcher cannot start bwrap ({problem}); Bash runs with the network off"

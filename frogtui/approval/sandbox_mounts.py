@@ -64,8 +64,9 @@ def listening_sockets(proc_net_unix: str = "/proc/net/unix") -> list[str]:
     return sorted({path for path in paths if path.startswith("/")})
 
 
-def runtime_options(environ: Mapping[str, str], writable: Sequence[Path], network: bool) -> list[str]:
-    """Step 2: hide runtime folders and cover sockets outside the writable folders."""
+def runtime_options(environ: Mapping[str, str], writable: Sequence[Path], network: bool, covered: Sequence[str] = ()) -> list[str]:
+    """Step 2: hide runtime folders and cover sockets outside the writable folders (and outside
+    ``covered``, folders hidden as a whole: ``sandbox_home``)."""
     hidden = hidden_folders(environ)
     options: list[str] = []
     for folder in hidden:
@@ -74,18 +75,19 @@ def runtime_options(environ: Mapping[str, str], writable: Sequence[Path], networ
         resolv = os.path.realpath("/etc/resolv.conf")
         if resolv != "/etc/resolv.conf" and _under_any(resolv, hidden) and os.path.isfile(resolv):
             options += ["--ro-bind", resolv, resolv]
-    covered = [*hidden, "/tmp", "/var/tmp", *map(str, writable)]
+    covered = [*hidden, *covered, "/tmp", "/var/tmp", *map(str, writable)]
     for sock in listening_sockets():
         if not _under_any(sock, covered) and os.path.exists(sock):
             options += ["--ro-bind", "/dev/null", sock]
     return options
 
 
-def toolchain_options(environ: Mapping[str, str], writable: Sequence[Path]) -> list[str]:
-    """Folders the person's toolchain needs that the system mounts hid (a virtualenv in /tmp,
-    NixOS's ``/run/current-system/sw/bin``): bound back read-only, at the path the environment
-    names and at the real one. Folders inside the writable ones are already there."""
-    hidden = ["/tmp", "/var/tmp", *hidden_folders(environ)]
+def toolchain_options(environ: Mapping[str, str], writable: Sequence[Path], covered: Sequence[str] = ()) -> list[str]:
+    """Folders the person's toolchain needs that the system mounts (or ``covered``, the folders
+    ``sandbox_home`` hides) hid (a virtualenv in /tmp, NixOS's ``/run/current-system/sw/bin``,
+    ``~/bin``): bound back read-only, at the path the environment names and at the real one.
+    Folders inside the writable ones are already there; a hidden folder itself is not shown."""
+    hidden = ["/tmp", "/var/tmp", *hidden_folders(environ), *covered]
     inside = [str(w) for w in writable]
     wanted = [environ.get(name, "") for name in TOOLCHAIN_VARIABLES] + environ.get("PATH", "").split(os.pathsep)
     binds: dict[str, str] = {}
@@ -94,7 +96,7 @@ def toolchain_options(environ: Mapping[str, str], writable: Sequence[Path]) -> l
             continue
         real = os.path.realpath(folder)
         for path in dict.fromkeys((os.path.normpath(folder), real)):
-            if _under_any(path, hidden) and not _under_any(path, inside):
+            if _under_any(path, hidden) and not _under_any(path, inside) and path not in covered:
                 binds[path] = real
     return [word for path, real in binds.items() for word in ("--ro-bind", real, path)]
 

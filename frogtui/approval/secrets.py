@@ -11,6 +11,9 @@ SECRET_STORES = (
     ".config/rclone", ".config/hub", ".config/op", ".gem/credentials", ".m2/settings.xml",
     ".gradle/gradle.properties", ".pgpass", ".my.cnf", ".s3cfg", ".boto", ".config/doctl",
     ".huggingface/token", ".cache/huggingface/token", ".config/hf/token",
+    ".claude/.credentials.json", ".codex/auth.json", ".config/github-copilot", ".config/containers/auth.json", ".Xauthority",
+    ".config/sops", ".pulumi", ".wrangler", ".config/configstore", ".oci", ".vscode-server", ".config/gitlab-cli",
+    ".m2/settings-security.xml", ".local/share/uv/credentials", ".config/uv/credentials",
     # keyrings and password stores
     ".local/share/keyrings", ".password-store", ".pki", ".config/Bitwarden CLI",
     # shell and REPL histories

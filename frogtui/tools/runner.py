@@ -10,6 +10,7 @@ from frogtui.tools import files
 from frogtui.tools.bash import CommandWrapper, OutputCallback, run_bash
 from frogtui.tools.environment import CREDENTIAL_NAME
 from frogtui.tools.files import StaleFileError
+from frogtui.tools.project_env import project_environ
 from frogtui.tools.workspace import Workspace
 
 
@@ -42,13 +43,15 @@ class ToolRunner:
 
     def bash_env(self) -> dict[str, str]:
         """The environment for Bash, with TMPDIR the session's private temp folder and PWD the root:
-        under a sandbox its allowlist (``wrap.environment``), else frogtui's own without anything
-        that looks like a credential (tokens, keys, passwords, the SSH agent)."""
+        the project's (``project_env``: frogtui's own virtualenv removed, the project's Python
+        first), under a sandbox its allowlist (``wrap.environment``), else without anything that
+        looks like a credential (tokens, keys, passwords, the SSH agent)."""
+        environ = project_environ(os.environ, self.workspace.root)
         environment = getattr(self.wrap, "environment", None)
         if environment is not None:
-            env = environment(os.environ)
+            env = environment(environ)
         else:
-            env = {k: v for k, v in os.environ.items() if not CREDENTIAL_NAME.search(k)}
+            env = {k: v for k, v in environ.items() if not CREDENTIAL_NAME.search(k)}
         env["TMPDIR"] = str(self.workspace.tmp_dir)
         env["PWD"] = str(self.workspace.root)
         # Folders of the caller that a sandbox may not show (pyenv's shims cd into PYENV_DIR).

@@ -40,7 +40,7 @@ async def test_review_undo_rules(py_repo: Path, tmp_path: Path) -> None:
         review = await command("/review")
         assert "- `calc.py` +1 −1" in review and "-    return a - b" in review and "```diff" in review
         rules = await command("/rules")
-        assert "Approval mode: `all`" in rules and "- Bash: ask" in rules
+        assert "Approval mode: `all`" in rules and "- Bash: ask" in rules and "Bash's python: " in rules
         undo = await command("/undo")
         assert undo.startswith("Undid step 1 (Edit).")
         assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
