@@ -203,24 +203,30 @@ def parse_call_body(body: str) -> tuple[str | None, dict, str | None]:
     if not match:
         return None, {}, "ValueError: could not parse the tool call: expected <function=NAME> or a JSON object"
     name = match.group(1).strip()
-    schema = SCHEMAS_BY_NAME.get(name, {})
+    schema = SCHEMAS_BY_NAME.get(name)
     try:
-        args = read_parameters(name, match.group(2), schema.get("properties", {}), schema.get("required", ()))
+        args = read_parameters(
+            name, match.group(2), (schema or {}).get("properties", {}), (schema or {}).get("required", ()), tool_known=schema is not None
+        )
     except CallError as err:
-        return name, {}, str(err)
+        return name, {}, None if schema is None else str(err)  # an unknown tool's error is that it is unknown
     return name, args, None
 
 
 _CALL_TAGS = re.compile(re.escape(CALL_OPEN) + "|" + re.escape(CALL_CLOSE))
+_CALL_START = re.compile(r"\s*(?:<function=|\{)")
 
 
 def call_ends(body: str) -> bool:
-    """Whether a ``</tool_call>`` right after ``body`` ends the call: not while a ``<tool_call>``
-    written inside the body is still open (a Write of a document that shows a call), nor while a
-    parameter value is open (``</tool_call>`` is then part of the value)."""
+    """Whether a ``</tool_call>`` right after ``body`` ends the call: not while a call written
+    inside the body is still open (a Write of a document that shows a call), nor while a parameter
+    value is open (``</tool_call>`` is then part of the value)."""
     depth = 0
     for tag in _CALL_TAGS.finditer(body):
-        depth = depth + 1 if tag.group() == CALL_OPEN else max(depth - 1, 0)
+        if tag.group() == CALL_CLOSE:
+            depth = max(depth - 1, 0)
+        elif _writes_a_call(body, tag.start(), tag.end()):
+            depth += 1
     text = body.strip()
     if depth:
         return False
@@ -231,6 +237,14 @@ def call_ends(body: str) -> bool:
             return not err.msg.startswith("Unterminated string")
         return True
     return "<parameter=" not in text or text.endswith(("</function>", "</parameter>"))
+
+
+def _writes_a_call(body: str, start: int, end: int) -> bool:
+    """Whether the ``<tool_call>`` at ``body[start:end]`` starts a call written inside the body: it
+    begins a line and a function or a JSON object follows. Anywhere else (``"<tool_call>"`` in
+    code, a mention in prose) it is text and leaves the end of the call alone."""
+    line = body.rfind("\n", 0, start)
+    return line >= 0 and not body[line + 1 : start].strip() and _CALL_START.match(body, end) is not None
 
 
 def _earliest(text: str, tags: tuple[str, ...]) -> tuple[int, str]:
