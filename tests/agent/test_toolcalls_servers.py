@@ -139,20 +139,21 @@ def test_xml_like_text_in_a_value_stays_in_the_value() -> None:
     assert calls(text) == [("xml_function", {"xml_content": "<root><item>value</item></root>"}, "Unknown tool: xml_function")]
 
 
-@pytest.mark.parametrize(
-    ("text", "name", "arguments"),
-    [
-        (" <tool_call>\n<function=special_function> <parameter=arg1>1\n</parameter>\n</function> </tool_call>\n\n", "special_function", {"arg1": "1"}),
-        ("<tool_call><function=compact_function><parameter=param>value</parameter></function></tool_call>", "compact_function", {"param": "value"}),
-        ("<tool_call>\n  <function=blank>\n    <parameter=spaces>\n      \n    </parameter>\n  </function>\n</tool_call>", "blank", {"spaces": ""}),
-        (
-            "<tool_call>\n  <function=tabs>\n    <parameter=content>\nline1\n\tindented line\n    spaces\n    </parameter>\n  </function>\n</tool_call>",
-            "tabs",
-            {"content": "line1\n\tindented line\n    spaces"},
-        ),
-    ],
-)
-def test_compact_and_spaced_forms(text: str, name: str, arguments: dict) -> None:
+SPACED = [
+    (" <tool_call>\n<function=special_function> <parameter=arg1>1\n</parameter>\n</function> </tool_call>\n\n", {"arg1": "1"}),
+    ("<tool_call><function=compact_function><parameter=param>value</parameter></function></tool_call>", {"param": "value"}),
+    ("<tool_call>\n  <function=blank>\n    <parameter=spaces>\n      \n    </parameter>\n  </function>\n</tool_call>", {"spaces": ""}),
+    (
+        "<tool_call>\n  <function=tabs>\n    <parameter=content>\nline1\n\tindented line\n    spaces\n    </parameter>\n"
+        "  </function>\n</tool_call>",
+        {"content": "line1\n\tindented line\n    spaces"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "arguments"), SPACED)
+def test_compact_and_spaced_forms(text: str, arguments: dict) -> None:
+    name = text.split("<function=")[1].split(">")[0]
     assert calls(text) == [(name, arguments, f"Unknown tool: {name}")]
 
 
@@ -170,7 +171,10 @@ def test_an_unknown_parameter_first_is_read_apart_too() -> None:
 
 
 # a <tool_call> inside a parameter value is text ----------------------------------------------------
-PARSER_TEST = 'def test_calls():\n    assert "<tool_call>" in render()\n    text = """<tool_call>\n<function=Bash>\n<parameter=command>\nls"""\n'
+PARSER_TEST = (
+    'def test_calls():\n    assert "<tool_call>" in render()\n'
+    '    text = """<tool_call>\n<function=Bash>\n<parameter=command>\nls"""\n'
+)
 """A test of a parser: an opening tag in a string, and a call example cut off on purpose."""
 
 

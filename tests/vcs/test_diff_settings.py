@@ -92,7 +92,9 @@ def test_a_hunk_splits_and_commits_one_change_whatever_the_settings(
 
 
 @pytest.mark.parametrize("where", ["repository", "home"])
-def test_a_missing_order_file_leaves_frogtuis_own_git_working(repo: Path, tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_missing_order_file_leaves_frogtuis_own_git_working(
+    repo: Path, tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``git diff`` fails outright on it (and so does the person's own ``git commit``, left as it is)."""
     configure(repo, tmp_path / "home", {"diff.orderFile": "does-not-exist"}, where, monkeypatch)
     state = discover(repo, "order")
