@@ -67,7 +67,10 @@ def preview(item: Queued, limit: int = PREVIEW_CHARS) -> str:
 class QueuePanel(ListView):
     """The queued messages above the prompt (hidden when there are none). Enter or ``e`` moves the
     selected one back into the prompt to edit (Enter there queues it again); Delete or ``x``
-    removes it. The app owns the ``MessageQueue`` and calls ``show`` after every change."""
+    removes it. Focus selects a row (the first, or the one selected before), so a key acts at
+    once; after either action the app gives focus back to the prompt, so the letters typed next
+    are text, never these commands. The app owns the ``MessageQueue`` and calls ``show`` after
+    every change."""
 
     BINDINGS = [
         Binding("e", "edit", "Edit queued"),
@@ -98,12 +101,19 @@ class QueuePanel(ListView):
         self.display = False
 
     async def show(self, queue: MessageQueue) -> None:
-        """Show the queue's messages (hidden when empty)."""
+        """Show the queue's messages (hidden when empty), the selected row kept where it can be."""
+        selected = self.index
         await self.clear()
         if queue.items:
             await self.extend(ListItem(Label(Text(preview(item)))) for item in queue.items)
+            if selected is not None or self.has_focus:
+                self.index = min(selected or 0, len(queue.items) - 1)
         self.border_title = f"queued ({len(queue)}) · sent when the run ends · shift+tab here: e edit · x remove"
         self.display = bool(queue.items)
+
+    def on_focus(self) -> None:
+        if self.index is None and self.children:
+            self.index = 0
 
     def action_edit(self) -> None:
         if self.index is not None:
