@@ -194,6 +194,24 @@ def test_a_write_whose_content_holds_an_opening_tag_is_one_call(content: str) ->
     assert p.calls[0].arguments == {"file_path": "t.py", "content": content}
 
 
+TRUNCATED_FIXTURE = "Raw output cut off by the length limit:\n<tool_call>\n<function=Bash>\n<parameter=command>\nls -"
+"""A parser's test data: a line that starts a call, never closed (on purpose)."""
+
+
+def test_a_call_example_never_closed_in_a_value_is_text_once_the_turn_ends() -> None:
+    write = xml_call("Write", file_path="tests/data/cut.txt", content=TRUNCATED_FIXTURE)
+    p = parse_text(turn("", write, xml_call("Bash", command="pytest -q tests/data"), answer="Adding the fixture."))
+    assert [(c.name, c.error) for c in p.calls] == [("Write", None), ("Bash", None)], p.calls
+    assert p.calls[0].arguments["content"] == TRUNCATED_FIXTURE and p.calls[1].arguments == {"command": "pytest -q tests/data"}
+    assert p.calls[0].raw == write and "ls -" not in p.answer
+
+
+def test_a_call_still_open_at_the_end_is_cut_off_and_nothing_in_it_runs() -> None:
+    example = "<tool_call>\n<function=Bash>\n<parameter=command>\ntouch M\n</parameter>\n</function>\n</tool_call>"
+    p = parse_text(turn("", f"<tool_call>\n<function=Write>\n<parameter=content>\nA\n{example}\nB\n"))
+    assert [(c.name, c.error) for c in p.calls] == [("", "ValueError: the tool call was cut off before </tool_call>")]
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=10_000), max_size=30))
 def test_any_split_gives_the_same_result_for_server_cases(cuts: list[int]) -> None:
@@ -201,6 +219,7 @@ def test_any_split_gives_the_same_result_for_server_cases(cuts: list[int]) -> No
         "r",
         weather("Dallas", "TX", "fahrenheit"),
         xml_call("Write", file_path="t.py", content=PARSER_TEST),
+        xml_call("Write", file_path="cut.txt", content=TRUNCATED_FIXTURE),
         xml_call("Bash", command="ls", cwd="/tmp"),
         answer="ok",
     )
@@ -213,4 +232,4 @@ def test_any_split_gives_the_same_result_for_server_cases(cuts: list[int]) -> No
     p.finish()
     whole = parse_text(text)
     assert [(c.name, c.arguments, c.error) for c in p.calls] == [(c.name, c.arguments, c.error) for c in whole.calls]
-    assert [c.name for c in whole.calls] == ["get_current_weather", "Write", "Bash"]
+    assert [c.name for c in whole.calls] == ["get_current_weather", "Write", "Write", "Bash"]
