@@ -92,6 +92,28 @@ def test_a_hunk_splits_and_commits_one_change_whatever_the_settings(
 
 
 @pytest.mark.parametrize("where", ["repository", "home"])
+def test_only_a_blank_line_between_two_changes_splits_under_suppress_blank_empty(
+    repo: Path, tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's own case (t3701, 'splitting handles diff.suppressBlankEmpty'): the blank line is the
+    only context between the two changes; the second one alone is taken."""
+    (repo / "file").write_text("1\n2\n\n3\n4\n")
+    git(repo, "add", "file")
+    git(repo, "commit", "-qm", "file")
+    configure(repo, tmp_path / "home", {"diff.suppressBlankEmpty": "true"}, where, monkeypatch)
+    state = discover(repo, "blank")
+    assert state is not None
+    (repo / "file").write_text("one\ntwo\n\nthree\nfour\n")
+    review = ReviewSession(state, trailer="Assisted-by: test")
+    selection = review.load()
+    change = next(f for f in selection.files if f.path == "file")
+    first, second = change.split(change.review_hunks[0])
+    first.toggle()
+    review.commit(selection, "The second change")
+    assert git(repo, "show", "HEAD:file") == "1\n2\n\nthree\nfour\n"
+
+
+@pytest.mark.parametrize("where", ["repository", "home"])
 def test_a_missing_order_file_leaves_frogtuis_own_git_working(
     repo: Path, tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
