@@ -146,3 +146,27 @@ def test_the_trajectory_patch_is_a_plain_diff_whatever_the_settings(
     (repo / "undo.patch").write_text(patch)
     git(repo, "apply", "undo.patch")  # what the trajectory records applies with plain git
     assert (repo / "f.txt").read_text() == AFTER
+
+
+@pytest.mark.parametrize("where", ["repository", "home"])
+def test_the_persons_staged_part_takes_a_commit_with_trailing_spaces_under_apply_whitespace_error(
+    repo: Path, tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = "".join(f"l{i}\n" for i in range(30))
+    (repo / "g.txt").write_text(lines)
+    git(repo, "add", "g.txt")
+    git(repo, "commit", "-q", "-m", "g")
+    configure(repo, tmp_path / "home", {"apply.whitespace": "error", "core.whitespace": "trailing-space"}, where, monkeypatch)
+    (repo / "g.txt").write_text(lines.replace("l2\n", "L2 staged\n"))
+    git(repo, "add", "g.txt")  # the person's own staged change
+    review = ReviewSession(discover(repo, "staged"))
+    (repo / "g.txt").write_text((repo / "g.txt").read_text().replace("l25\n", "L25 session  \n"))
+    selection = review.load()
+    for change in selection.files:  # the session's line only
+        for group in change.groups:
+            group.accepted = group.origin == "session"
+    result = review.commit(selection, "Session line")
+    assert git(repo, "show", "HEAD:g.txt") == lines.replace("l25\n", "L25 session  \n")
+    assert not result.notes, result.notes
+    cached = git(repo, "diff", "--cached")
+    assert "+L2 staged" in cached and "L25" not in cached
