@@ -8,9 +8,10 @@ be read as more than one call, or as none, it is an error the model sees: a call
 
 A name the schema does not know is read the way vLLM, llama.cpp and SGLang read every name: a
 ``</parameter>`` followed by ``<parameter=NAME>`` of an unknown NAME always ends the value before it
-(the model meant a parameter, and the call's error will name it); for a tool that is not Leaf's,
-every name is unknown, so an unclosed value also ends at the next ``<parameter=...>`` or at
-``</function>``. Values of unknown names are trimmed (they are only ever shown, in the error).
+(the model meant a parameter, and the call's error will name it), and the value of an unknown
+name that was never closed ends at the next ``<parameter=...>`` or at ``</function>`` (for a tool
+that is not Leaf's every name is unknown). Values of unknown names are trimmed (they are only ever
+shown, in the error).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class _Names:
 
     def opens_new(self, name: str, key: str, used: frozenset[str]) -> bool:
         """Whether ``<parameter=name>`` after the value of ``key`` can start the next parameter."""
-        return (name in self.known or not self.tool_known) and name != key and name not in used
+        return (name in self.known or self.unknown(key)) and name != key and name not in used
 
     def unknown(self, name: str) -> bool:
         return not self.tool_known or name not in self.known
@@ -144,7 +145,7 @@ def _value_ends(text: str, start: int, key: str, used: frozenset[str], names: _N
         if opener is not None and (close < 0 or opener < close):
             return [(opener, opener)]  # an unclosed value meets the next parameter: it ends there
         if close < 0:
-            if not closed and not names.tool_known:
+            if not closed and names.unknown(key):
                 return [(len(text), len(text))]  # the servers' reading: an unclosed value runs to </function>
             return ends
         after = _skip(text, close + len(CLOSE))

@@ -165,6 +165,13 @@ def test_an_unknown_parameter_of_a_leaf_tool_is_read_apart_and_named() -> None:
     ]
 
 
+def test_an_unknown_parameter_never_closed_is_named_too() -> None:
+    text = "<tool_call>\n<function=Bash>\n<parameter=cmd>\nls\n</function>\n</tool_call>"
+    assert calls(text) == [("Bash", {"cmd": "ls"}, "TypeError: Bash() got an unexpected keyword argument 'cmd'")]
+    text = "<tool_call>\n<function=Bash>\n<parameter=cmd>\nls\n<parameter=command>\npwd\n</parameter>\n</function>\n</tool_call>"
+    assert calls(text) == [("Bash", {"cmd": "ls", "command": "pwd"}, "TypeError: Bash() got an unexpected keyword argument 'cmd'")]
+
+
 def test_an_unknown_parameter_first_is_read_apart_too() -> None:
     text = xml_call("Read", path="a.py", file_path="a.py")
     assert calls(text) == [("Read", {"path": "a.py", "file_path": "a.py"}, "TypeError: Read() got an unexpected keyword argument 'path'")]
