@@ -15,8 +15,7 @@ from typing import Any
 
 from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
-from frogtui.agent.handoff import observation_outcome
-from frogtui.agent.outcomes import RunResult, Stop, denial_observation
+from frogtui.agent.outcomes import CallResult, RunResult, Stop, denial_observation
 from frogtui.agent.repeats import RepeatTracker
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
@@ -226,7 +225,7 @@ class Agent:
             try:
                 self._observe(step, call, self._handle_call(step, call))
             except Stop as failed:  # the checkpoint before it failed
-                self._observe(step, call, failed.observation or "")
+                self._observe(step, call, CallResult(failed.observation or ""))
                 stop = failed
         self._step_end()
         if stop is not None:
@@ -290,13 +289,13 @@ class Agent:
             ]
         return message
 
-    def _observe(self, step: int, call: ToolCall, observation: str) -> None:
-        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": observation})
-        self.trajectory.record_observation(step, call, observation)
+    def _observe(self, step: int, call: ToolCall, result: CallResult) -> None:
+        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.observation})
+        self.trajectory.record_observation(step, call, result.observation)
         if call.error is None:
-            self.repeats.record(call.name, call.arguments, observation, ok=observation_outcome(call.name, observation) == "ok")
+            self.repeats.record(call.name, call.arguments, result.observation, ok=result.ok, exit_code=result.exit_code)
 
-    def _handle_call(self, step: int, call: ToolCall) -> str:
+    def _handle_call(self, step: int, call: ToolCall) -> CallResult:
         """Approve and run one call; every outcome is an observation."""
         if call.error is not None:  # unparsable, unknown tool, or arguments that do not convert
             return self._not_run(step, call, call.error)
@@ -328,7 +327,7 @@ class Agent:
                 try:
                     self.before_action(step, call)
                 except (FrogtuiError, OSError) as err:  # git or the disk failed: one line, a named end
-                    observation = self._not_run(step, call, f"not run: the checkpoint before it failed: {err}")
+                    observation = self._not_run(step, call, f"not run: the checkpoint before it failed: {err}").observation
                     raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
             self.sink.emit(ev.ToolStarted(step=step, call=call))
             started = self.clock()
@@ -338,7 +337,7 @@ class Agent:
                 continue  # the file changed after the diff was shown: show it again
             observation = edited_note + outcome.observation
             self.sink.emit(ev.ToolFinished(step, call, observation, duration, outcome.exit_code, outcome.ok))
-            return observation
+            return CallResult(observation, ok=outcome.ok, exit_code=outcome.exit_code)
         path = call.arguments.get("file_path", "")
         return self._not_run(step, call, f"RuntimeError: {path} kept changing while waiting for approval; nothing was written")
 
@@ -346,10 +345,10 @@ class Agent:
         """Passes a running command's output on as ``ToolOutput`` events (on the loop's thread)."""
         return lambda text: self.sink.emit(ev.ToolOutput(step, call, text))
 
-    def _not_run(self, step: int, call: ToolCall, observation: str) -> str:
-        """Report a call that did not run (invalid, denied, interrupted) and return its observation."""
+    def _not_run(self, step: int, call: ToolCall, observation: str) -> CallResult:
+        """Report a call that did not run (invalid, denied, interrupted) and return its result."""
         self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
-        return observation
+        return CallResult(observation)
 
     def _preview(self, call: ToolCall) -> tuple[Preview | None, str | None]:
         if call.name not in ("Write", "Edit"):

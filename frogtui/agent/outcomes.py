@@ -1,4 +1,5 @@
-"""How a run ends: its result, the exception that ends it, and what the model sees for a denied call."""
+"""How a run ends: its result, the exception that ends it, what the model sees for a denied call,
+and how one call ended (as data, beside its observation)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -14,6 +15,17 @@ class RunResult:
     final_message: str
     error: str | None
     trajectory: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What one call gave the model, and how it ended as data (never parsed back from the text)."""
+
+    observation: str
+    ok: bool = False
+    """The call ran and worked (a Bash command exited 0); False when it failed or did not run."""
+    exit_code: int | None = None
+    """A Bash command's exit code; None for the other tools, a timeout and a call that did not run."""
 
 
 class Stop(Exception):

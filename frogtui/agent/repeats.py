@@ -3,11 +3,18 @@
 A call repeats when it is the same tool with the same arguments as the ``threshold - 1`` calls just
 before it (the model is going round in circles), or when the same call has already failed
 ``threshold - 1`` times in this conversation (it keeps retrying what does not work). The loop asks
-``RepeatTracker.check`` before approval and tells it each outcome with ``record``.
+``RepeatTracker.check`` before approval and tells it each outcome with ``record``, as data (whether
+it worked, the exit code) beside the observation.
+
+Whether earlier runs gave "the same result" compares outcomes, not raw text (``outcome_key``): the
+exit code, whether it worked, and the observation with what changes from run to run on its own
+(numbers, durations, timestamps, hex addresses and ids, the width of padding) normalised, so four
+identical passing ``pytest -q`` runs whose timing line differs are the same result.
 """
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +23,34 @@ DEFAULT_THRESHOLD = 3
 """The third identical call in a row (or the third try of a failing one) is a repeat."""
 
 Key = tuple[str, str]
+OutcomeKey = tuple[bool, "int | None", str]
+
+_UNIT = r"(?:ns|us|µs|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)"
+_VOLATILE = (
+    (re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|\s?[+-]\d{2}:?\d{2})?)?"), "<time>"),
+    (re.compile(r"\b\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\b"), "<time>"),
+    (re.compile(r"\b0[xX][0-9a-fA-F]+\b"), "<addr>"),
+    (re.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<hex>"),
+    (re.compile(rf"\b\d+(?:\.\d+)?\s?{_UNIT}(?:\d+(?:\.\d+)?\s?{_UNIT})*\b"), "<duration>"),
+    (re.compile(r"\d+(?:\.\d+)?"), "<n>"),
+    (re.compile(r"[ \t]+"), " "),
+)
+"""What varies between two runs of the same call that did the same thing, in the order it is
+replaced (a timestamp before its numbers)."""
+
+
+def normalise_output(text: str) -> str:
+    """``text`` with numbers, durations, timestamps, hex addresses and ids, and padding replaced
+    by placeholders."""
+    for pattern, placeholder in _VOLATILE:
+        text = pattern.sub(placeholder, text)
+    return text
+
+
+def outcome_key(observation: str, *, ok: bool, exit_code: int | None = None) -> OutcomeKey:
+    """What two runs must share to have given the same result: whether each worked, the exit
+    code, and the normalised observation."""
+    return ok, exit_code, normalise_output(observation)
 
 
 def call_key(name: str, arguments: dict[str, Any]) -> Key:
@@ -30,7 +65,7 @@ class Repeat:
     times: int
     """How many times the same call already ran (or failed)."""
     same_result: bool
-    """Whether every earlier run gave the same observation."""
+    """Whether every earlier run gave the same outcome (``outcome_key``)."""
     failing: bool
     """True when it is counted as a retried failure rather than a run in a row."""
 
@@ -47,7 +82,7 @@ class RepeatTracker:
 
     def __init__(self, threshold: int = DEFAULT_THRESHOLD) -> None:
         self.threshold = max(2, threshold)
-        self._recent: list[tuple[Key, str]] = []
+        self._recent: list[tuple[Key, OutcomeKey]] = []
         self._failures: Counter[Key] = Counter()
 
     def check(self, name: str, arguments: dict[str, Any]) -> Repeat | None:
@@ -61,10 +96,10 @@ class RepeatTracker:
             return Repeat(times=self._failures[key], same_result=False, failing=True)
         return None
 
-    def record(self, name: str, arguments: dict[str, Any], observation: str, *, ok: bool) -> None:
-        """A call ran (or was refused): remember it and whether it failed."""
+    def record(self, name: str, arguments: dict[str, Any], observation: str, *, ok: bool, exit_code: int | None = None) -> None:
+        """A call ran (or was refused): remember it, its outcome and whether it failed."""
         key = call_key(name, arguments)
-        self._recent.append((key, observation))
+        self._recent.append((key, outcome_key(observation, ok=ok, exit_code=exit_code)))
         del self._recent[: -self.threshold]
         if not ok:
             self._failures[key] += 1

@@ -15,7 +15,9 @@ and the JSON-in-tags format of other Qwen-family templates
 reasoning, calls written there included: like the inference servers FrogNano was trained behind,
 they are shown with the reasoning and never run. ``</tool_call>`` ends a call only when the call
 reads as closed (``call_ends``): a call written inside a parameter value (a Write of a document that
-shows one) is content, never a call. Parameter values are read by the tool's schema
+shows one) is content, never a call, and any other ``<tool_call>`` in a value is text; when the turn
+ends with a call still open, ``finish`` reads it again (a call shown in a value that never closed
+was text after all). Parameter values are read by the tool's schema
 (``xmlcall``): what cannot be read as exactly one call is an error the model sees. A call is
 complete the moment its ``</tool_call>`` arrives; any split of the same text into pieces gives the
 same reasoning, answer and calls.
@@ -80,15 +82,24 @@ class StreamParser:
         return out
 
     def finish(self) -> list[Parsed]:
-        """Flush at the end of the turn. An unclosed ``<tool_call>`` becomes a call with an error."""
+        """Flush at the end of the turn. A call still open is read again: when a call written inside
+        one of its values was never closed, that ``<tool_call>`` was text, and the call ends at the
+        first ``</tool_call>`` where it reads as a whole, valid call (the text after it is read
+        again too); otherwise it becomes a call with an error."""
         out: list[Parsed] = []
         while self._step(out, final=True):
             pass
-        if self.state == "call":
-            raw = CALL_OPEN + self.call_body
-            self.call_body = ""
+        while self.state == "call":
+            body, self.call_body = self.call_body, ""
             self.state = self._text_state
-            out.append(self._make_call(raw, None, "ValueError: the tool call was cut off before </tool_call>"))
+            end = _first_valid_end(body)
+            if end is None:
+                out.append(self._make_call(CALL_OPEN + body, None, "ValueError: the tool call was cut off before </tool_call>"))
+                break
+            out.append(self._parse_call(body[:end], CALL_OPEN + body[: end + len(CALL_CLOSE)]))
+            self.pending = body[end + len(CALL_CLOSE) :]
+            while self._step(out, final=True):
+                pass
         return out
 
     @property
@@ -203,27 +214,35 @@ def parse_call_body(body: str) -> tuple[str | None, dict, str | None]:
     if not match:
         return None, {}, "ValueError: could not parse the tool call: expected <function=NAME> or a JSON object"
     name = match.group(1).strip()
-    schema = SCHEMAS_BY_NAME.get(name, {})
+    schema = SCHEMAS_BY_NAME.get(name)
     try:
-        args = read_parameters(name, match.group(2), schema.get("properties", {}), schema.get("required", ()))
+        args = read_parameters(
+            name, match.group(2), (schema or {}).get("properties", {}), (schema or {}).get("required", ()), tool_known=schema is not None
+        )
     except CallError as err:
-        return name, {}, str(err)
+        return name, {}, None if schema is None else str(err)  # an unknown tool's error is that it is unknown
     return name, args, None
 
 
 _CALL_TAGS = re.compile(re.escape(CALL_OPEN) + "|" + re.escape(CALL_CLOSE))
+_CALL_START = re.compile(r"\s*(?:<function=|\{)")
 
 
 def call_ends(body: str) -> bool:
-    """Whether a ``</tool_call>`` right after ``body`` ends the call: not while a ``<tool_call>``
-    written inside the body is still open (a Write of a document that shows a call), nor while a
-    parameter value is open (``</tool_call>`` is then part of the value)."""
+    """Whether a ``</tool_call>`` right after ``body`` ends the call: not while a call written
+    inside the body is still open (a Write of a document that shows a call), nor while a parameter
+    value is open (``</tool_call>`` is then part of the value)."""
     depth = 0
     for tag in _CALL_TAGS.finditer(body):
-        depth = depth + 1 if tag.group() == CALL_OPEN else max(depth - 1, 0)
-    text = body.strip()
-    if depth:
-        return False
+        if tag.group() == CALL_CLOSE:
+            depth = max(depth - 1, 0)
+        elif _writes_a_call(body, tag.start(), tag.end()):
+            depth += 1
+    return not depth and _reads_closed(body.strip())
+
+
+def _reads_closed(text: str) -> bool:
+    """Whether the call text ``text`` is closed: no parameter value or JSON string left open."""
     if text.startswith("{"):
         try:
             json.loads(text)
@@ -231,6 +250,27 @@ def call_ends(body: str) -> bool:
             return not err.msg.startswith("Unterminated string")
         return True
     return "<parameter=" not in text or text.endswith(("</function>", "</parameter>"))
+
+
+def _first_valid_end(body: str) -> int | None:
+    """Where in ``body`` (a call never closed by the end of the turn) the first ``</tool_call>``
+    is after which the call reads as a whole call that converts without error; None when none."""
+    for close in re.finditer(re.escape(CALL_CLOSE), body):
+        prefix = body[: close.start()]
+        if not _reads_closed(prefix.strip()):
+            continue
+        name, arguments, error = parse_call_body(prefix)
+        if error is None and name is not None and convert_arguments(name, arguments)[1] is None:
+            return close.start()
+    return None
+
+
+def _writes_a_call(body: str, start: int, end: int) -> bool:
+    """Whether the ``<tool_call>`` at ``body[start:end]`` starts a call written inside the body: it
+    begins a line and a function or a JSON object follows. Anywhere else (``"<tool_call>"`` in
+    code, a mention in prose) it is text and leaves the end of the call alone."""
+    line = body.rfind("\n", 0, start)
+    return line >= 0 and not body[line + 1 : start].strip() and _CALL_START.match(body, end) is not None
 
 
 def _earliest(text: str, tags: tuple[str, ...]) -> tuple[int, str]:

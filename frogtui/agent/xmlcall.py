@@ -1,16 +1,24 @@
 """The parameters of one Qwen3.5 XML tool call, read by the tool's schema.
 
-A value ends at ``</parameter>`` only when what follows is another parameter of that tool (one not
-set yet) or ``</function>``, so a Write whose content holds ``</parameter>`` lines keeps them; an
-opening ``<parameter=NAME>`` of a known, not-yet-set parameter inside a value that was never closed
-closes it (the model forgot ``</parameter>``). When the text can be read as more than one call, or
-as none, it is an error the model sees: a call is never guessed.
+For Leaf's own parameters a value ends at ``</parameter>`` only when what follows is another
+parameter of that tool (one not set yet) or ``</function>``, so a Write whose content holds
+``</parameter>`` lines keeps them; an opening ``<parameter=NAME>`` of a known, not-yet-set parameter
+inside a value that was never closed closes it (the model forgot ``</parameter>``). When the text can
+be read as more than one call, or as none, it is an error the model sees: a call is never guessed.
+
+A name the schema does not know is read the way vLLM, llama.cpp and SGLang read every name: a
+``</parameter>`` followed by ``<parameter=NAME>`` of an unknown NAME always ends the value before it
+(the model meant a parameter, and the call's error will name it), and the value of an unknown
+name that was never closed ends at the next ``<parameter=...>`` or at ``</function>`` (for a tool
+that is not Leaf's every name is unknown). Values of unknown names are trimmed (they are only ever
+shown, in the error).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from dataclasses import dataclass
 
 OPEN = re.compile(r"<parameter=([^>\n]*)>")
 CLOSE = "</parameter>"
@@ -23,13 +31,16 @@ class CallError(ValueError):
     """Why the parameters cannot be read as exactly one call (the message is the observation)."""
 
 
-def read_parameters(name: str, inner: str, known: Collection[str], required: Collection[str]) -> dict[str, str]:
+def read_parameters(
+    name: str, inner: str, known: Collection[str], required: Collection[str], *, tool_known: bool = True
+) -> dict[str, str]:
     """The parameters of the call to ``name`` whose body (after ``<function=NAME>``) is ``inner``.
 
     Args:
-        known: The tool's parameter names (only these end a value).
+        known: The tool's parameter names.
         required: The names a complete call has: when several readings exist and exactly one of
             them is complete, it is the call.
+        tool_known: False for a tool that is not Leaf's: every name is then read the servers' way.
 
     Raises:
         CallError: No reading, or more than one.
@@ -39,7 +50,8 @@ def read_parameters(name: str, inner: str, known: Collection[str], required: Col
     if end >= 0 and not body[end + len(END) :].strip():
         body = body[:end]
     budget = [MAX_READINGS]
-    readings = [r for r in _readings(body, _skip(body, 0), frozenset(), frozenset(known), budget) if _plausible(r, known)]
+    names = _Names(frozenset(known), tool_known)
+    readings = [r for r in _readings(body, _skip(body, 0), frozenset(), names, budget) if _plausible(r, known)]
     if budget[0] <= 0:
         raise CallError(f"ValueError: the parameters of {name} cannot be read unambiguously (too many ways to read them)")
     if not readings:
@@ -63,7 +75,22 @@ def _skip(text: str, n: int) -> int:
     return n
 
 
-def _readings(text: str, pos: int, used: frozenset[str], known: frozenset[str], budget: list[int]) -> list[dict[str, str]]:
+@dataclass(frozen=True)
+class _Names:
+    """The parameter names of the tool being read."""
+
+    known: frozenset[str]
+    tool_known: bool
+
+    def opens_new(self, name: str, key: str, used: frozenset[str]) -> bool:
+        """Whether ``<parameter=name>`` after the value of ``key`` can start the next parameter."""
+        return (name in self.known or self.unknown(key)) and name != key and name not in used
+
+    def unknown(self, name: str) -> bool:
+        return not self.tool_known or name not in self.known
+
+
+def _readings(text: str, pos: int, used: frozenset[str], names: _Names, budget: list[int]) -> list[dict[str, str]]:
     """Every reading of ``text[pos:]`` as parameters (stops early past two: that is ambiguous)."""
     budget[0] -= 1
     if budget[0] <= 0:
@@ -78,11 +105,14 @@ def _readings(text: str, pos: int, used: frozenset[str], known: frozenset[str], 
         return []
     start = opener.end()
     out: list[dict[str, str]] = []
-    for value_end, next_pos in _value_ends(text, start, key, used, known):
+    for value_end, next_pos in _value_ends(text, start, key, used, names):
         value = text[start:value_end]
-        value = value[1:] if value.startswith("\n") else value
-        value = value[:-1] if value.endswith("\n") else value
-        for rest in _readings(text, next_pos, used | {key}, known, budget):
+        if names.unknown(key):
+            value = value.strip()
+        else:
+            value = value[1:] if value.startswith("\n") else value
+            value = value[:-1] if value.endswith("\n") else value
+        for rest in _readings(text, next_pos, used | {key}, names, budget):
             out.append({key: value, **rest})
             if budget[0] <= 0:
                 return out
@@ -103,7 +133,7 @@ def _plausible(reading: dict[str, str], known: Collection[str]) -> bool:
     return True
 
 
-def _value_ends(text: str, start: int, key: str, used: frozenset[str], known: frozenset[str]) -> list[tuple[int, int]]:
+def _value_ends(text: str, start: int, key: str, used: frozenset[str], names: _Names) -> list[tuple[int, int]]:
     """Where the value of ``key`` (from ``start``) may end: (end of the value, where the next
     parameter starts or the end of the text)."""
     ends: list[tuple[int, int]] = []
@@ -111,28 +141,28 @@ def _value_ends(text: str, start: int, key: str, used: frozenset[str], known: fr
     closed = False
     while True:
         close = text.find(CLOSE, n)
-        opener = _next_known_opener(text, n, key, used, known)
-        if opener is not None and not closed and (close < 0 or opener < close):
+        opener = None if closed else _next_opener(text, n, key, used, names)
+        if opener is not None and (close < 0 or opener < close):
             return [(opener, opener)]  # an unclosed value meets the next parameter: it ends there
         if close < 0:
+            if not closed and names.unknown(key):
+                return [(len(text), len(text))]  # the servers' reading: an unclosed value runs to </function>
             return ends
         after = _skip(text, close + len(CLOSE))
+        follower = OPEN.match(text, after)
         if after >= len(text):
             ends.append((close, after))
-        else:
-            follower = OPEN.match(text, after)
-            if follower is not None and _opens_new(follower.group(1).strip(), key, used, known):
-                ends.append((close, after))
+        elif follower is not None and names.unknown(follower.group(1).strip()):
+            ends.append((close, after))
+            return ends  # an unknown name after </parameter> is a parameter the model meant: the value ends here
+        elif follower is not None and names.opens_new(follower.group(1).strip(), key, used):
+            ends.append((close, after))
         closed = True
         n = close + len(CLOSE)
 
 
-def _next_known_opener(text: str, n: int, key: str, used: frozenset[str], known: frozenset[str]) -> int | None:
+def _next_opener(text: str, n: int, key: str, used: frozenset[str], names: _Names) -> int | None:
     for match in OPEN.finditer(text, n):
-        if _opens_new(match.group(1).strip(), key, used, known):
+        if names.opens_new(match.group(1).strip(), key, used):
             return match.start()
     return None
-
-
-def _opens_new(name: str, key: str, used: frozenset[str], known: frozenset[str]) -> bool:
-    return name in known and name != key and name not in used

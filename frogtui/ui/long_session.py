@@ -124,14 +124,14 @@ class LongSession(App[int]):
             if prompt.value.strip():  # what was being typed goes back in the queue rather than being lost
                 self.queue.add(prompt.value.strip(), self.query_one(StatusBar).step)
             prompt.value = item.text
+            prompt.cursor_position = len(prompt.value)  # typing goes on at the end of the message
             prompt.focus()
         await self.query_one(QueuePanel).show(self.queue)
 
     async def on_queue_panel_remove_requested(self, message: QueuePanel.RemoveRequested) -> None:
         self.queue.take(message.index)
         await self.query_one(QueuePanel).show(self.queue)
-        if not self.queue.items:
-            self.query_one(PromptInput).focus()
+        self.query_one(PromptInput).focus()  # what is typed next is text, not the list's commands
 
     @work(thread=True, exclusive=True, group="handoff")
     def draft_handoff(self, ended: str) -> None:

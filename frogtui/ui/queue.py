@@ -67,7 +67,11 @@ def preview(item: Queued, limit: int = PREVIEW_CHARS) -> str:
 class QueuePanel(ListView):
     """The queued messages above the prompt (hidden when there are none). Enter or ``e`` moves the
     selected one back into the prompt to edit (Enter there queues it again); Delete or ``x``
-    removes it. The app owns the ``MessageQueue`` and calls ``show`` after every change."""
+    removes it. Focus selects a row (the first, or the one selected before), so a key acts at
+    once. One action per visit: after it the app gives focus back to the prompt, and until the list
+    is focused again its ``e`` and ``x`` are not commands, so letters typed right after (even those
+    a fast typist's terminal delivers before the focus has moved) are text for the prompt. The app
+    owns the ``MessageQueue`` and calls ``show`` after every change."""
 
     BINDINGS = [
         Binding("e", "edit", "Edit queued"),
@@ -94,23 +98,40 @@ class QueuePanel(ListView):
             super().__init__()
             self.index = index
 
+    _acted = False
+    """An action ran since the list was last focused: its keys are text until the next visit."""
+
     def on_mount(self) -> None:
         self.display = False
 
     async def show(self, queue: MessageQueue) -> None:
-        """Show the queue's messages (hidden when empty)."""
+        """Show the queue's messages (hidden when empty), the selected row kept where it can be."""
+        selected = self.index
         await self.clear()
         if queue.items:
             await self.extend(ListItem(Label(Text(preview(item)))) for item in queue.items)
+            if selected is not None or self.has_focus:
+                self.index = min(selected or 0, len(queue.items) - 1)
         self.border_title = f"queued ({len(queue)}) · sent when the run ends · shift+tab here: e edit · x remove"
         self.display = bool(queue.items)
 
+    def on_focus(self) -> None:
+        self._acted = False
+        if self.index is None and self.children:
+            self.index = 0
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``e`` and ``x`` are commands once per visit (after that, the app types them into the prompt)."""
+        return not (self._acted and action in ("edit", "remove"))
+
     def action_edit(self) -> None:
-        if self.index is not None:
+        if self.index is not None and not self._acted:
+            self._acted = True
             self.post_message(self.EditRequested(self.index))
 
     def action_remove(self) -> None:
-        if self.index is not None:
+        if self.index is not None and not self._acted:
+            self._acted = True
             self.post_message(self.RemoveRequested(self.index))
 
     def on_list_view_selected(self, event: ListView.Selected) -> None:

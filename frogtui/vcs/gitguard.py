@@ -3,6 +3,7 @@
 Every git command frogtui runs goes through a ``PinnedRepo``: its git dir and work tree are fixed
 when the repository is opened (``GIT_DIR``/``GIT_WORK_TREE``, so no discovery upward finds a
 parent repository when ``.git`` vanishes), hooks, fsmonitor, external diff and textconv are off,
+the settings that reshape the diffs frogtui reads are git's defaults (``DIFF_FORMAT``),
 and before each command the git dir is checked to be the one opened (same folder, same
 ``commondir``/``gitdir`` pointers): a vanished or redirected ``.git`` stops with one line
 (``RepositoryChanged``). Clean/smudge filters stay on: their commands come only from git config
@@ -29,6 +30,33 @@ HARDENING = (
     ("core.hooksPath", "/dev/null"),
 )
 """Configuration forced on every git command frogtui runs for itself."""
+
+DIFF_FORMAT = (
+    ("diff.suppressBlankEmpty", "false"),
+    ("diff.noprefix", "false"),
+    ("diff.mnemonicPrefix", "false"),
+    ("diff.srcPrefix", "a/"),
+    ("diff.dstPrefix", "b/"),
+    ("diff.relative", "false"),
+    ("diff.context", "3"),
+    ("diff.interHunkContext", "0"),
+    ("diff.algorithm", "myers"),
+    ("diff.indentHeuristic", "true"),
+    ("diff.orderFile", "/dev/null"),
+    ("diff.submodule", "short"),
+    ("color.ui", "never"),
+    ("color.diff", "never"),
+    ("apply.whitespace", "nowarn"),
+    ("apply.ignoreWhitespace", "no"),
+)
+"""The person's settings that change the shape of a diff frogtui reads (hunks to split and commit,
+the trajectory's ``output_patch``) or how ``git apply`` takes its patches, pinned to git's defaults
+for frogtui's own commands: ``diff.suppressBlankEmpty`` writes a blank context line without its
+space (unidiff then cannot read the hunk, and it no longer splits), ``diff.noprefix`` and the
+prefix settings change the ``diff --git a/P b/P`` line, ``color.*`` adds escapes, ``diff.context``
+and ``diff.interHunkContext`` reshape hunks, a missing ``diff.orderFile`` makes ``git diff`` fail,
+``apply.whitespace = fix`` would rewrite what the person accepted. The person's own commit
+(``person_git``) keeps all of their settings."""
 
 GIT_CONTROL_FILES = (".gitattributes", ".gitmodules", ".husky/", ".pre-commit-config.yaml", ".githooks/", ".lefthook.yml", "lefthook.yml")
 """Files in the working tree that decide what git or the person's hook tools run at their next
@@ -127,7 +155,7 @@ class PinnedRepo(git.Repo):
         self.git.identity = identity  # type: ignore[attr-defined]
         self.git.update_environment(
             GIT_DIR=identity.git_dir, GIT_WORK_TREE=work_tree, GIT_CEILING_DIRECTORIES=str(Path(work_tree).parent),
-            GIT_NO_REPLACE_OBJECTS="1", **hardening_env(),
+            GIT_NO_REPLACE_OBJECTS="1", **hardening_env(HARDENING + DIFF_FORMAT),
         )
         return self
 

@@ -356,3 +356,27 @@ def test_the_handoff_margin_ends_a_conversation_early_only_when_set(py_repo: Pat
     assert [s.step for s in early.trajectory.steps] == [1]
     late, _ = make_agent(py_repo, tmp_path, turns, limits=limits)
     assert late.run("read it").exit_reason == "agent"
+
+
+def test_identical_runs_whose_timing_differs_are_the_same_result(py_repo: Path, tmp_path: Path) -> None:
+    timed = xml_call("Bash", command="python -c \"import time; print(f'4 passed in {time.perf_counter_ns() % 997 / 100:.2f}s')\"")
+    agent, _ = make_agent(py_repo, tmp_path, [turn("", timed)] * 4 + [turn("", answer="done")], limits=Limits(repeat_threshold=4))
+    person = ScriptedPerson()
+    agent.approver = person
+    agent.run("test")
+    outputs = {m["content"] for m in agent.messages if m["role"] == "tool"}
+    assert len(outputs) > 1  # the timing line did differ
+    assert person.requests[3].repeat == "this exact call ran 3 times already in a row, with the same result"
+
+
+def test_a_failure_is_counted_from_the_outcome_not_from_the_text(py_repo: Path, tmp_path: Path) -> None:
+    failing, fixed = xml_call("Bash", command="false"), {"command": "exit 3"}
+    other = xml_call("Read", file_path="calc.py")
+    turns = [turn("", failing), turn("", other), turn("", failing), turn("", other), turn("", failing), turn("", answer="done")]
+    agent, _ = make_agent(py_repo, tmp_path, turns)
+    person = ScriptedPerson(Approval("allow", by="person", arguments=fixed))  # the first run is edited: its text starts with a note
+    agent.approver = person
+    agent.run("fail")
+    assert agent.messages[3]["content"].startswith("Note: the user edited this call")
+    bash = [r for r in person.requests if r.call.name == "Bash"]
+    assert bash[2].repeat == "this exact call already failed twice in this conversation"

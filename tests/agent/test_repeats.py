@@ -1,10 +1,11 @@
 """Repeated-call detection: the third identical call in a row, or the third try of a failing call."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from frogtui.agent.repeats import RepeatTracker, call_key
+from frogtui.agent.repeats import RepeatTracker, call_key, outcome_key
 
 
 def test_third_identical_call_in_a_row_is_a_repeat_and_says_whether_results_matched() -> None:
@@ -54,3 +55,42 @@ def test_a_repeat_is_reported_exactly_when_the_history_says_so(history: list[tup
             assert repeat.failing and repeat.times == failures
         tracker.record("Bash", {"command": command}, f"out {ok}", ok=ok)
     assert call_key("Bash", {"a": 1, "b": 2}) == call_key("Bash", {"b": 2, "a": 1})
+
+
+# issue 24 item 7: outcomes, not raw text --------------------------------------------------------
+def pytest_run(seconds: str, *, passed: int = 4, exit_code: int = 0) -> str:
+    return f"Exit code: {exit_code}\nSTDOUT:\n{'.' * passed}{' ' * 20}[100%]\n{passed} passed in {seconds}s\n\nSTDERR:\n"
+
+
+def test_four_identical_passing_runs_whose_timing_differs_are_the_same_result() -> None:
+    tracker = RepeatTracker(threshold=4)
+    args = {"command": "pytest -q"}
+    for seconds in ("0.03", "0.05", "1.27"):
+        tracker.record("Bash", args, pytest_run(seconds), ok=True, exit_code=0)
+    repeat = tracker.check("Bash", args)
+    assert repeat is not None and repeat.describe() == "this exact call ran 3 times already in a row, with the same result"
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Finished in 12ms at 2026-12-02T07:03:07Z", "Finished in 340 ms at 2026-12-02 08:15:59.123+01:00"),
+        ("<Foo object at 0x7f3a2c1b9e50>", "<Foo object at 0x55d0c0ffee10>"),
+        ("took 1m2.5s, pid 4242, build 3f9a2c1d7e", "took 0m59.1s, pid 77, build 0a9b8c7d6e"),
+        ("Wed Dec  2 07:03:07 UTC 2026", "Wed Dec  2 07:04:11 UTC 2026"),
+        ("real\t0m0.004s\nuser\t0m0.001s", "real\t0m0.012s\nuser\t0m0.002s"),
+    ],
+)
+def test_numbers_durations_timestamps_and_addresses_do_not_make_a_different_result(first: str, second: str) -> None:
+    assert outcome_key(first, ok=True, exit_code=0) == outcome_key(second, ok=True, exit_code=0)
+
+
+def test_a_different_exit_code_or_different_words_are_a_different_result() -> None:
+    assert outcome_key(pytest_run("0.1"), ok=True, exit_code=0) != outcome_key(pytest_run("0.1", exit_code=1), ok=False, exit_code=1)
+    assert outcome_key("1 passed", ok=True, exit_code=0) != outcome_key("1 failed", ok=True, exit_code=0)
+    assert outcome_key("a.py\n1. x", ok=True) != outcome_key("a.py\n1. y", ok=True)
+    tracker = RepeatTracker()
+    tracker.record("Bash", {"command": "make"}, "Exit code: 0\nSTDOUT:\nbuilt\n", ok=True, exit_code=0)
+    tracker.record("Bash", {"command": "make"}, "Exit code: 2\nSTDOUT:\nbuilt\n", ok=False, exit_code=2)
+    repeat = tracker.check("Bash", {"command": "make"})
+    assert repeat is not None and not repeat.same_result

@@ -169,8 +169,8 @@ def test_a_missing_close_tag_ends_the_value_at_the_next_parameter() -> None:
 
 def test_parameter_tags_inside_a_value_stay_in_the_value() -> None:
     calls = parse_text(turn("", TAGS_IN_CONTENT, PATH_TAG_IN_CONTENT)).calls
-    kept = {"file_path": "notes.md", "content": "see\n</parameter>\n<parameter=mode>\n0755"}
-    assert (calls[0].error, calls[0].arguments) == (None, kept)
+    read_apart = {"file_path": "notes.md", "content": "see", "mode": "0755"}  # a name the schema does not know: the servers' reading
+    assert (calls[0].error, calls[0].arguments) == ("TypeError: Write() got an unexpected keyword argument 'mode'", read_apart)
     kept = {"file_path": "a.txt", "content": "x\n</parameter>\n<parameter=file_path>\n/etc/x"}
     assert (calls[1].error, calls[1].arguments) == (None, kept)
 
