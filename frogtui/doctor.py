@@ -9,7 +9,7 @@ Exit 0 when a run can start (model on disk or a server spec), 1 otherwise.
 from __future__ import annotations
 
 import importlib.metadata
-import shutil
+import os
 import subprocess
 import sys
 import tempfile
@@ -19,6 +19,7 @@ from typing import TextIO
 from frogtui.cli import Parser
 from frogtui.config import LlamaSettings, config_dir, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
+from frogtui.programs import at_start, which
 
 
 def _llama_line() -> str:
@@ -79,8 +80,8 @@ def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
             sandbox = make_sandbox(workspace, PolicyEngine.load(workspace, rules_file).rules.sandbox)
         except FrogtuiError as err:
             return [f"sandbox: unknown ({err})"]
-    bwrap = shutil.which("bwrap")
-    found = bwrap if bwrap else "not found (Bash commands run without a sandbox; install bubblewrap)"
+    bwrap = which("bwrap", workspace.root)
+    found = bwrap if bwrap else "not found on PATH outside a repository (Bash commands run without a sandbox; install bubblewrap)"
     lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}"]
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
@@ -88,11 +89,14 @@ def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
 
 
 def _git_identity() -> str:
-    if shutil.which("git") is None:
-        return "git: not found"
+    programs = at_start()
+    executable = programs.which("git")
+    if executable is None:
+        return "git: not found on PATH outside a repository (frogtui never runs a git from a repository or a relative PATH entry)"
     values = []
     for key in ("user.name", "user.email"):
-        result = subprocess.run(["git", "config", "--get", key], capture_output=True, text=True, check=False)
+        env = {**os.environ, "PATH": programs.path}
+        result = subprocess.run([executable, "config", "--get", key], capture_output=True, text=True, check=False, env=env)
         values.append(result.stdout.strip())
     name, email = values
     if not name or not email:
