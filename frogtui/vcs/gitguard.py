@@ -29,6 +29,7 @@ import git
 
 from frogtui.errors import FrogtuiError
 from frogtui.programs import at_start
+from frogtui.vcs.control import control_files_changed  # noqa: F401  (its home was here)
 
 HARDENING = (
     ("core.fsmonitor", "false"),
@@ -36,11 +37,6 @@ HARDENING = (
     ("core.hooksPath", "/dev/null"),
 )
 """Configuration forced on every git command frogtui runs for itself."""
-
-GIT_CONTROL_FILES = (".gitattributes", ".gitmodules", ".husky/", ".pre-commit-config.yaml", ".githooks/", ".lefthook.yml", "lefthook.yml")
-"""Files in the working tree that decide what git or the person's hook tools run at their next
-commit: a session's change to one of them is flagged in review."""
-
 
 def hardening_env(pairs: tuple[tuple[str, str], ...] = HARDENING) -> dict[str, str]:
     """``GIT_CONFIG_*`` variables forcing ``pairs`` (as ``git -c`` would)."""
@@ -189,13 +185,3 @@ def open_pinned(root: str | os.PathLike[str]) -> PinnedRepo | None:
     except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
         return None
     return repo.pin()
-
-
-def control_files_changed(paths: list[str], hooks_path: str | None = None) -> list[str]:
-    """The paths among ``paths`` that change what git or hook tools run at the next commit (an
-    in-tree ``core.hooksPath`` counts too)."""
-    prefixes = [p for p in GIT_CONTROL_FILES if p.endswith("/")]
-    if hooks_path and not os.path.isabs(hooks_path):
-        prefixes.append(hooks_path.strip("/") + "/")
-    names = [p for p in GIT_CONTROL_FILES if not p.endswith("/")]
-    return [p for p in paths if os.path.basename(p) in names or any(p.startswith(prefix) for prefix in prefixes)]
