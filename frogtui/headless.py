@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,10 +28,12 @@ class TraceSink:
     """Writes a compact trace of the run, one line per event that matters, and at the end a
     one-line summary (``RunTally``): steps, calls, allowed, denied by whom, files changed."""
 
-    def __init__(self, stream: TextIO, session: Session | None = None) -> None:
+    def __init__(self, stream: TextIO, session: Session | None = None, ignored: Callable[[], list[str]] | None = None) -> None:
         self.stream = stream
         self.session = session
         self.tally = RunTally()
+        self.ignored = ignored
+        """Gives the ignored paths the run changed (``SessionCore.ignored_changed``), for the summary."""
 
     def _line(self, text: str) -> None:
         print(text, file=self.stream, flush=True)
@@ -53,7 +56,7 @@ class TraceSink:
             self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}{repeat}")
         elif isinstance(event, ev.RunEnded):
             self._line(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
-            self._line(f"frogtui: {self.tally.line()}")
+            self._line(f"frogtui: {self.tally.line(self.ignored() if self.ignored is not None else None)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -139,7 +142,7 @@ def build_agent(core: SessionCore, stderr: TextIO) -> Agent:
             warn(line)
     if core.checkpoints is not None:  # a nested repository the run creates: one line at the next checkpoint
         core.checkpoints.warn = warn
-    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), TraceSink(stderr, session))
+    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), TraceSink(stderr, session, core.ignored_changed))
 
 
 def run_task(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,10 +59,13 @@ class ReviewSession:
     Args:
         state: what was recorded at the session's start (``repository.discover``).
         trailer: the line added to every commit message (``Config.commit_trailer``).
+        ignored: gives the ignored paths the session changed (``Checkpoints.ignored_changed``).
     """
 
-    def __init__(self, state: RepoState, *, trailer: str = DEFAULT_TRAILER) -> None:
+    def __init__(self, state: RepoState, *, trailer: str = DEFAULT_TRAILER, ignored: Callable[[], list[str]] | None = None) -> None:
         self.state = state
+        self._ignored = ignored
+        """Gives the ignored paths the session changed (``Checkpoints.ignored_changed``)."""
         self.repo = state.repo
         self.trailer = trailer
         self.choices = ReviewChoices(state)
@@ -131,6 +135,11 @@ class ReviewSession:
             if isinstance(data, dict):
                 texts["package.json's hook settings"] = json.dumps({k: data[k] for k in PACKAGE_JSON_KEYS if k in data})
         return texts
+
+    def ignored_changed(self) -> list[str]:
+        """The ignored paths (``.venv/``, ``node_modules/``, ``.env``…) the session created,
+        changed or deleted: in no diff here, and undo cannot restore them ([] when not known)."""
+        return self._ignored() if self._ignored is not None else []
 
     def nested_created(self) -> list[str]:
         """The nested git repositories (not submodules) the session created, as of the last
