@@ -65,25 +65,36 @@ def ignored_files(repo: git.Repo) -> IgnoredFiles:
 def _walk(root: str, top: str, files: dict[str, tuple[int, int, int, int]]) -> bool:
     """Add ``top`` (a file or a folder, relative to ``root``) and what it holds; False when
     ``MAX_FILES`` was reached."""
-    pending = [top]
+    try:
+        info = os.lstat(os.path.join(root, top))
+    except OSError:  # gone meanwhile
+        return True
+    if not stat.S_ISDIR(info.st_mode):
+        files[top] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+        return len(files) < MAX_FILES
+    pending = [(os.path.join(root, top), top)]
     while pending:
-        relative = pending.pop()
+        folder, relative = pending.pop()
         try:
-            info = os.lstat(os.path.join(root, relative))
-        except OSError:  # gone meanwhile
-            continue
-        if not stat.S_ISDIR(info.st_mode):
-            files[relative] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
-            if len(files) >= MAX_FILES:
-                return False
-            continue
-        try:
-            names = os.listdir(os.path.join(root, relative))
+            with os.scandir(folder) as entries:
+                empty = True
+                for entry in entries:
+                    empty = False
+                    name = f"{relative}/{entry.name}"
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append((entry.path, name))
+                        continue
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    files[name] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+                    if len(files) >= MAX_FILES:
+                        return False
         except OSError:
             continue
-        if not names:
-            files[relative + "/"] = (0, 0, info.st_ino, info.st_mode)  # an empty folder counts too
-        pending.extend(f"{relative}/{name}" for name in names if not (relative == "" and name == ".git"))
+        if empty:
+            files[relative + "/"] = (0, 0, 0, 0)  # an empty folder counts too
     return True
 
 
