@@ -9,7 +9,8 @@ write there: a ``.venv/bin/git`` would then run, unsandboxed, at the next checkp
 * empty and relative entries (they name the current folder, whatever it is when a program runs);
 * entries inside a git working tree (a folder with a ``.git`` above it: an in-repo ``.venv/bin``
   or ``node_modules/.bin`` of this repository or of any other, since ``--repo`` may name one
-  only after git is imported), inside the folder frogtui started in (unless that is ``/``), or
+  only after git is imported), in a virtualenv (``pyvenv.cfg`` beside it) or under a
+  ``node_modules`` folder anywhere, inside the folder frogtui started in (unless that is ``/``), or
   inside a folder a caller names (``for_trees``: the workspace, which may not be a repository);
   symbolic links followed.
 
@@ -44,8 +45,8 @@ def _enclosing_work_tree(folder: str) -> str | None:
 
 def clean_entries(path_value: str, trees: Iterable[str]) -> tuple[str, ...]:
     """The entries of ``path_value`` (a ``PATH``) that are absolute and, with symbolic links
-    followed, outside every folder of ``trees`` and outside any git working tree; each once, in
-    order."""
+    followed, outside every folder of ``trees``, any git working tree, any virtualenv and any
+    ``node_modules``; each once, in order."""
     real_trees = [os.path.realpath(t) for t in trees]
     kept: list[str] = []
     for entry in path_value.split(os.pathsep):
@@ -55,6 +56,8 @@ def clean_entries(path_value: str, trees: Iterable[str]) -> tuple[str, ...]:
         real = os.path.realpath(entry)
         if entry in kept or _inside(real, real_trees) or _inside(entry, real_trees) or _enclosing_work_tree(real) is not None:
             continue
+        if "node_modules" in real.split("/") or os.path.isfile(os.path.join(os.path.dirname(real), "pyvenv.cfg")):
+            continue  # a project's tools, wherever the project is (--repo may name it only after git is imported)
         kept.append(entry)
     return tuple(kept)
 

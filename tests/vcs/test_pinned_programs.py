@@ -146,3 +146,21 @@ def test_bwrap_is_never_taken_from_the_workspace(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists(), f"the workspace's bwrap ran: {marker.read_text()}"
+
+
+def test_git_init_of_a_folder_named_later_never_runs_its_git(tmp_path: Path) -> None:
+    """A folder that is not a repository yet, with its virtualenv active, named as the workspace
+    (``--repo``) from elsewhere: neither gitpython's import nor ``git init`` (the app's "Initialise
+    git repository") runs the ``git`` its ``.venv/bin`` holds."""
+    folder = tmp_path / "project"
+    (folder / ".venv" / "bin").mkdir(parents=True)
+    (folder / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    marker = tmp_path / "ran-outside.txt"
+    (folder / ".venv" / "bin" / "git").write_text(fake_git(marker))
+    (folder / ".venv" / "bin" / "git").chmod(0o755)
+    script = (f"from frogtui.vcs.repository import discover, init_repo\ninit_repo({str(folder)!r})\n"
+              f"print(discover({str(folder)!r}, 's') is not None)\n")
+    env = {**os.environ, "PATH": f"{folder / '.venv' / 'bin'}:{SYSTEM_PATH}"}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert proc.stdout == "True\n", proc.stderr
+    assert not marker.exists(), f"the folder's git ran: {marker.read_text()}"
