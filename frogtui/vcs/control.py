@@ -98,12 +98,13 @@ def hook_callees(paths: Iterable[str], hooks: Mapping[str, str]) -> dict[str, st
     hook's name and text): named in it as a path (``./scripts/check.sh``, ``scripts/check.sh``,
     ``"$ROOT/scripts/check.sh"``), a make file when it runs ``make``, ``package.json`` when it runs
     a package manager."""
-    texts = list(hooks.items())
+    texts = [(hook, text, set(re.findall(r"[\w.+-]+", text))) for hook, text in hooks.items()]
     found: dict[str, str] = {}
     for path in paths:
         name = path.rsplit("/", 1)[-1]
-        for hook, text in texts:
-            words = set(re.findall(r"[\w.+-]+", text))
+        for hook, text, words in texts:
+            if path not in text and "make" not in words and path != "package.json":
+                continue
             if (
                 re.search(r"(?:^|[\s\"'=:/(`;&|])(?:\./)?" + re.escape(path) + r"(?:$|[\s\"';)`&|<>])", text, re.MULTILINE)
                 or (path in MAKE_FILES or name.endswith(".mk")) and "make" in words
