@@ -51,6 +51,25 @@ def test_run_commit_never_runs_a_script_the_model_edited_outside_the_sandbox(py_
     assert "scripts/check.sh" in proc.stderr, proc.stderr  # named: it runs at the person's next commit
 
 
+def test_run_commit_never_runs_test_code_a_hook_would_run(py_repo: Path, tmp_path: Path) -> None:
+    """What no list of control files can catch: the pre-commit hook runs the test suite, the model
+    writes a ``conftest.py``. The commit is made, with no hook run, and stderr says so."""
+    hook = py_repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\ncd {py_repo} && {sys.executable} -m pytest -q -p no:cacheprovider\n")
+    hook.chmod(0o755)
+    marker = tmp_path / "HOOK_RAN"
+    replay = write_replay(tmp_path / "r.jsonl", [
+        turn("", xml_call("Write", file_path="conftest.py", content=f"open({str(marker)!r}, 'a').write('ran')\n")),
+        turn("", answer="done"),
+    ])
+    argv = [sys.executable, "-m", "frogtui", "run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all"]
+    proc = subprocess.run([*argv, "--commit"], cwd=py_repo, capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert proc.returncode == 0, proc.stderr
+    assert not marker.exists(), f"the hook ran the model's conftest.py outside the sandbox:\n{proc.stderr}"
+    assert "conftest.py" in git(py_repo, "show", "--name-only", "--format=", "HEAD")
+    assert "Your git hooks were not run (pre-commit)" in proc.stderr, proc.stderr
+
+
 def test_run_commit_runs_no_hook_and_says_so(py_repo: Path, tmp_path: Path) -> None:
     """The commit is made (the run changed no file a hook calls), and none of the hooks ran (not
     ``prepare-commit-msg`` or ``post-commit`` either, which ``--no-verify`` would run)."""
