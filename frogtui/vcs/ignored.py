@@ -23,7 +23,7 @@ from frogtui.vcs.hunks import decode
 from frogtui.vcs.repository import run_git
 
 MAX_FILES = 200_000
-"""Ignored files fingerprinted at most (a large ``node_modules`` has about 100,000)."""
+"""Ignored files and folders looked at, at most (a large ``node_modules`` has about 100,000)."""
 SHOWN = 8
 """Paths named in one line at most (``describe``)."""
 GROUP = 3
@@ -35,15 +35,16 @@ class IgnoredFiles:
     """The ignored files of a working tree at one moment.
 
     Attributes:
-        files: each ignored file (relative, ``/``-separated; a folder that is a link counts as a
-            file) with its fingerprint.
-        cut: the top ignored folder where the walk stopped (``MAX_FILES``), '' when complete.
+        files: each ignored file (relative, ``/``-separated; a link counts as a file, an empty
+            folder as ``name/``) with its fingerprint.
+        tops: the ignored files and folders git named (the folders walked).
+        unchecked: the tops not looked at in full: the one where ``MAX_FILES`` was reached and
+            every one after it.
     """
 
     files: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
-    cut: str = ""
     tops: tuple[str, ...] = ()
-    """The ignored files and folders git named (the folders walked)."""
+    unchecked: tuple[str, ...] = ()
 
 
 def ignored_files(repo: git.Repo) -> IgnoredFiles:
@@ -56,52 +57,50 @@ def ignored_files(repo: git.Repo) -> IgnoredFiles:
     out = run_git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z")
     files: dict[str, tuple[int, int, int, int]] = {}
     tops = tuple(decode(raw).rstrip("/") for raw in out.split(b"\0") if raw)
-    for top in tops:
-        if not _walk(root, top, files):
-            return IgnoredFiles(files, top, tops)
-    return IgnoredFiles(files, "", tops)
+    budget = [MAX_FILES]
+    for n, top in enumerate(tops):
+        if not _walk(root, top, files, budget):
+            return IgnoredFiles(files, tops, tops[n:])
+    return IgnoredFiles(files, tops)
 
 
-def _walk(root: str, top: str, files: dict[str, tuple[int, int, int, int]]) -> bool:
-    """Add ``top`` (a file or a folder, relative to ``root``) and what it holds; False when
-    ``MAX_FILES`` was reached."""
-    try:
-        info = os.lstat(os.path.join(root, top))
-    except OSError:  # gone meanwhile
-        return True
-    if not stat.S_ISDIR(info.st_mode):
-        files[top] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
-        return len(files) < MAX_FILES
-    pending = [(os.path.join(root, top), top)]
+def _walk(root: str, top: str, files: dict[str, tuple[int, int, int, int]], budget: list[int]) -> bool:
+    """Add ``top`` (a file or a folder, relative to ``root``) and what it holds; False when the
+    budget (entries, folders included) ran out."""
+    pending = [top]
     while pending:
-        folder, relative = pending.pop()
+        relative = pending.pop()
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        path = os.path.join(root, relative)
         try:
-            with os.scandir(folder) as entries:
-                empty = True
-                for entry in entries:
-                    empty = False
-                    name = f"{relative}/{entry.name}"
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append((entry.path, name))
-                        continue
-                    try:
-                        info = entry.stat(follow_symlinks=False)
-                    except OSError:
-                        continue
-                    files[name] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
-                    if len(files) >= MAX_FILES:
-                        return False
+            info = os.lstat(path)
+        except OSError:  # gone meanwhile
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            files[relative] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+            continue
+        try:
+            names = os.listdir(path)
         except OSError:
             continue
-        if empty:
-            files[relative + "/"] = (0, 0, 0, 0)  # an empty folder counts too
+        if not names:
+            files[relative + "/"] = (0, 0, info.st_ino, info.st_mode)  # an empty folder counts too
+        pending.extend(f"{relative}/{name}" for name in names)
     return True
 
 
 def changed(before: IgnoredFiles, after: IgnoredFiles) -> list[str]:
-    """The ignored paths created, changed or deleted from ``before`` to ``after``, sorted."""
+    """The ignored paths created, changed or deleted from ``before`` to ``after``, sorted (none
+    under a top that either did not look at in full)."""
+    unchecked = before.unchecked + after.unchecked
     names = set(before.files) | set(after.files)
-    return sorted(p for p in names if before.files.get(p) != after.files.get(p))
+    return sorted(p for p in names if before.files.get(p) != after.files.get(p) and not _under(p, unchecked))
+
+
+def _under(path: str, tops: tuple[str, ...]) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in tops)
 
 
 def grouped(paths: list[str], tops: tuple[str, ...] = ()) -> list[str]:
@@ -121,14 +120,13 @@ def report(before: IgnoredFiles, after: IgnoredFiles) -> list[str]:
     """What changed from ``before`` to ``after``, ``grouped``; the folder where a walk stopped
     is named too."""
     found = grouped(changed(before, after), before.tops + after.tops)
-    for cut in dict.fromkeys(c for c in (before.cut, after.cut) if c):
-        found.append(f"{cut}/ (more than {MAX_FILES} ignored files: not checked in full)")
+    unchecked = list(dict.fromkeys(before.unchecked + after.unchecked))
+    if unchecked:
+        found.append(f"not checked (more than {MAX_FILES} ignored files and folders): {', '.join(unchecked[:SHOWN])}"
+                     + (f" and {len(unchecked) - SHOWN} more" if len(unchecked) > SHOWN else ""))
     return found
 
 
-def describe(paths: list[str], cut: str = "") -> str:
+def describe(paths: list[str]) -> str:
     """``paths`` in one short line: the first ``SHOWN``, then how many more."""
-    shown = ", ".join(paths[:SHOWN]) + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
-    if cut:
-        shown += f"{'; ' if shown else ''}{cut}/ holds more than {MAX_FILES} ignored files: not all were checked"
-    return shown
+    return ", ".join(paths[:SHOWN]) + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")

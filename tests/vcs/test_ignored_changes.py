@@ -76,6 +76,24 @@ def test_nothing_is_named_when_no_ignored_file_changed(py_repo: Path) -> None:
 def test_many_changes_under_one_ignored_folder_are_named_once() -> None:
     paths = ["a.txt", *(f"__pycache__/m{n}.pyc" for n in range(5)), ".venv/bin/git"]
     assert grouped(paths, ("__pycache__", ".venv", "a.txt")) == [".venv/bin/git", "__pycache__/ (5 files)", "a.txt"]
-    before = IgnoredFiles({"x/1": (1, 1, 1, 1)}, "", ("x",))
-    after = IgnoredFiles({"x/1": (2, 1, 1, 1)}, "node_modules", ("x", "node_modules"))
-    assert report(before, after) == ["x/1", f"node_modules/ (more than {MAX_FILES} ignored files: not checked in full)"]
+    before = IgnoredFiles({"x/1": (1, 1, 1, 1), "y/1": (1, 1, 1, 1)}, ("x", "y", "z"))
+    after = IgnoredFiles({"x/1": (2, 1, 1, 1), "y/1": (2, 1, 1, 1)}, ("x", "y", "z"), ("y", "z"))
+    assert report(before, after) == ["x/1", f"not checked (more than {MAX_FILES} ignored files and folders): y, z"]
+
+
+def test_a_walk_that_runs_out_names_what_it_did_not_check(py_repo: Path, monkeypatch) -> None:
+    """A command that fills an ignored folder cannot hide a change in the ones walked after it."""
+    import frogtui.vcs.ignored as ignored
+
+    (py_repo / ".gitignore").write_text("junk/\nzz/\n")
+    (py_repo / "junk").mkdir()
+    (py_repo / "zz").mkdir()
+    (py_repo / "zz" / "git").write_text("x")
+    state = discover(py_repo, "cut")
+    points = Checkpoints(state)
+    points.before_action(1, BASH)
+    for n in range(30):
+        (py_repo / "junk" / f"f{n}").write_text("x")
+    (py_repo / "zz" / "git").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(ignored, "MAX_FILES", 20)
+    assert points.ignored_changed() == ["not checked (more than 20 ignored files and folders): junk, zz"]
