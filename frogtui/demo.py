@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from frogtui.cli import Parser
+from frogtui.programs import which
 
 FILES = {
     "stats.py": (
@@ -86,8 +87,9 @@ def make_demo(folder: Path) -> Path:
     for name, text in FILES.items():
         (repo / name).write_text(text, encoding="utf-8")
     identity = ["-c", "user.name=frogtui demo", "-c", "user.email=demo@frogtui.invalid"]
+    executable = which("git", repo) or "git"
     for args in (["init", "-q"], ["add", "."], [*identity, "commit", "-q", "-m", "stats: mean and median"]):
-        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+        subprocess.run([executable, *args], cwd=repo, check=True, capture_output=True)
     replay = folder / "demo-session.jsonl"
     replay.write_text("".join(json.dumps({"content": t}) + "\n" for t in TURNS), encoding="utf-8")
     return replay

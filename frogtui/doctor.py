@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
 
 if TYPE_CHECKING:
     from frogtui.approval import Sandbox
+from frogtui.programs import at_start, which
 
 
 def _llama_line() -> str:
@@ -156,8 +156,8 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
             rules = load_rules(folder, rules_file)
         except FrogtuiError:
             rules, unread = RuleSet(), " (the default settings: the rules file does not load, see its line)"
-    bwrap = shutil.which("bwrap")
-    found = bwrap if bwrap else "not found (Bash commands run without a sandbox; install bubblewrap)"
+    bwrap = which("bwrap", folder)
+    found = bwrap if bwrap else "not found on PATH outside a repository (Bash commands run without a sandbox; install bubblewrap)"
     with tempfile.TemporaryDirectory(prefix="frogtui-doctor-") as tmp:
         try:
             sandbox = make_sandbox(Workspace(folder, tmp_dir=tmp), rules.sandbox)
@@ -210,11 +210,14 @@ def _sandbox_home_lines(sandbox: Sandbox) -> list[str]:
 
 
 def _git_identity() -> str:
-    if shutil.which("git") is None:
-        return "git: not found"
+    programs = at_start()
+    executable = programs.which("git")
+    if executable is None:
+        return "git: not found on PATH outside a repository (frogtui never runs a git from a repository or a relative PATH entry)"
     values = []
     for key in ("user.name", "user.email"):
-        result = subprocess.run(["git", "config", "--get", key], capture_output=True, text=True, check=False)
+        env = {**os.environ, "PATH": programs.path}
+        result = subprocess.run([executable, "config", "--get", key], capture_output=True, text=True, check=False, env=env)
         values.append(result.stdout.strip())
     name, email = values
     if not name or not email:

@@ -6,6 +6,7 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,10 +30,12 @@ class TraceSink:
     """Writes a compact trace of the run, one line per event that matters, and at the end a
     one-line summary (``RunTally``): steps, calls, allowed, denied by whom, files changed."""
 
-    def __init__(self, stream: TextIO, session: Session | None = None) -> None:
+    def __init__(self, stream: TextIO, session: Session | None = None, ignored: Callable[[], list[str]] | None = None) -> None:
         self.stream = stream
         self.session = session
         self.tally = RunTally()
+        self.ignored = ignored
+        """Gives the ignored paths the run changed (``SessionCore.ignored_changed``), for the summary."""
         self.progress = ProgressLine(self.write)
         """The line printed while the model works (``run_progress``); it prints only once started."""
         self._lock = threading.Lock()
@@ -71,7 +74,7 @@ class TraceSink:
             self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}{repeat}")
         elif isinstance(event, ev.RunEnded):
             self._line(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
-            self._line(f"frogtui: {self.tally.line()}")
+            self._line(f"frogtui: {self.tally.line(self.ignored() if self.ignored is not None else None)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,7 +181,9 @@ def build_agent(core: SessionCore, stderr: TextIO, sink: TraceSink | None = None
         print(f"frogtui: {core.instructions.line}", file=stderr, flush=True)
     if core.checkpoints is not None:  # a nested repository the run creates: one line at the next checkpoint
         core.checkpoints.warn = warn
-    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), sink or TraceSink(stderr, session))
+    sink = sink or TraceSink(stderr, session)
+    sink.ignored = core.ignored_changed
+    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), sink)
 
 
 def run_task(

@@ -48,13 +48,16 @@ def run_command(name: str, session: AcpSession) -> str:
 
 def review_summary(session: AcpSession) -> str:
     from frogtui.vcs.hunks import section_path, split_sections
+    from frogtui.vcs.ignored import describe
 
     core = session.core
     if core.repo_state is None:
         return "Review needs a git repository: this folder is not in one."
     patch = core.patch()
+    ignored = core.ignored_changed()
+    note = f"Changed under ignored paths (in no diff, and undo cannot restore them): {describe(ignored)}." if ignored else ""
     if not patch.strip():
-        return "No changes since this session started."
+        return "\n\n".join(line for line in ("No changes since this session started.", note) if line)
     lines = []
     for section in split_sections(patch):
         body = section.splitlines()
@@ -63,7 +66,7 @@ def review_summary(session: AcpSession) -> str:
         lines.append(f"- `{section_path(body[0] + chr(10))}` +{added} −{removed}")
     head = f"Changes since this session started ({len(lines)} file{'s' if len(lines) != 1 else ''}):"
     tail = "Review and commit them hunk by hunk in the app: `frogtui --resume`, then ctrl+r."
-    return "\n".join([head, *lines, "", fenced(cap_text(patch, REVIEW_BYTES, "diff"), "diff"), "", tail])
+    return "\n".join([head, *lines, "", fenced(cap_text(patch, REVIEW_BYTES, "diff"), "diff"), "", *([note, ""] if note else []), tail])
 
 
 def undo_last(session: AcpSession) -> str:

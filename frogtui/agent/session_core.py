@@ -299,7 +299,20 @@ class SessionCore:
         """Review and commit of the session's changes, None outside git."""
         if self.repo_state is None:
             return None
-        return ReviewSession(self.repo_state, trailer=self.config.commit_trailer)
+        ignored = self.checkpoints.ignored_changed if self.checkpoints is not None else None
+        return ReviewSession(self.repo_state, trailer=self.config.commit_trailer, ignored=ignored)
+
+    def ignored_changed(self) -> list[str]:
+        """The ignored paths (``.venv/``, ``node_modules/``, ``.env``…) the session changed, which
+        the patch, the review and undo do not hold (blocking; [] outside git or when git cannot
+        say)."""
+        if self.checkpoints is None:
+            return []
+        try:
+            return self.checkpoints.ignored_changed()
+        except FrogtuiError as err:  # git failed or the repository vanished: the run's error says why
+            self.session.log(f"ignored files not compared: {err}")
+            return []
 
     def next_undo(self) -> Checkpoint | None:
         """The checkpoint the next undo goes back to, None when there is none (or no git)."""

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from frogtui.agent import events as ev
+from frogtui.vcs.ignored import describe
 
 _DIFF_FILE = re.compile(r"^diff --git ", re.MULTILINE)
 DENIERS = ("rule", "floor", "mode", "person")
@@ -59,14 +60,18 @@ class RunTally:
         the paths Write and Edit changed (outside a git repository)."""
         return len(_DIFF_FILE.findall(self.patch)) if self.patch else len(self.written)
 
-    def line(self) -> str:
-        """E.g. ``agent · 4 steps · 5 calls: 1 allowed, 4 denied (3 by rule, 1 by floor) · 0 files changed``."""
+    def line(self, ignored: list[str] | None = None) -> str:
+        """E.g. ``agent · 4 steps · 5 calls: 1 allowed, 4 denied (3 by rule, 1 by floor) · 0 files changed``;
+        with ``ignored`` (the ignored paths the run changed), ``· 1 ignored path changed (.venv/bin/git)`` after it."""
         denied = sum(self.denied.values())
         who = ", ".join(f"{self.denied[by]} by {by}" for by in (*DENIERS, *sorted(set(self.denied) - set(DENIERS))) if self.denied[by])
         calls = f"{_count(self.calls, 'call')}: {self.allowed} allowed, {denied} denied{f' ({who})' if who else ''}"
         if self.invalid:
             calls += f", {self.invalid} invalid"
-        return f"{self.exit_reason or 'ended'} · {_count(self.steps, 'step')} · {calls} · {_count(self.files_changed, 'file')} changed"
+        line = f"{self.exit_reason or 'ended'} · {_count(self.steps, 'step')} · {calls} · {_count(self.files_changed, 'file')} changed"
+        if ignored:
+            line += f" · {_count(len(ignored), 'ignored path')} changed, in no patch or review, not restored by undo ({describe(ignored)})"
+        return line
 
 
 def _count(n: int, noun: str) -> str:

@@ -9,7 +9,6 @@ cannot in some containers) and otherwise falls back to no sandbox with a clear w
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from frogtui.approval import sandbox_mounts as mounts
 from frogtui.approval.rules import SandboxSettings
 from frogtui.approval.sandbox_gitconfig import sanitized_copy
 from frogtui.config import state_dir
+from frogtui.programs import which
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.project_env import project_environ
@@ -215,9 +215,10 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
     """
     if settings.bash == "none":
         return Sandbox(None, "none", True, 'Bash runs without a sandbox: [sandbox] bash = "none" in the rules')
-    path = bwrap or shutil.which("bwrap")
+    path = bwrap or which("bwrap", workspace.root)  # never one the sandbox could have written (frogtui.programs)
     if path is None:
-        missing = "Bash runs without a sandbox: bubblewrap (bwrap) is not installed; install it to confine Bash to the repository"
+        missing = ("Bash runs without a sandbox: bubblewrap (bwrap) is not installed (on PATH outside a repository); "
+                   "install it to confine Bash to the repository")
         return Sandbox(None, "none", True, missing)
     network, refused = settings.network, None
     if network:

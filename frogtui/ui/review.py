@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Static, TextArea, Tree
 
 from frogtui.ui.footer import FittingFooter
-from frogtui.ui.review_widgets import CONTROL_NOTE, NESTED_NOTE, ORIGIN_NOTES, ConfirmDiscard, HunkDiff, HunkTree, mark
+from frogtui.ui.review_widgets import CONTROL_NOTE, IGNORED_NOTE, NESTED_NOTE, ORIGIN_NOTES, ConfirmDiscard, HunkDiff, HunkTree, mark
 from frogtui.vcs.commit import CommitFailed
 from frogtui.vcs.hunks import FileChange, HunkSelection, ReviewHunk
 from frogtui.vcs.message import draft_commit_message, summary_message
@@ -89,12 +89,15 @@ class ReviewScreen(Screen[None]):
         nested = self.review.nested_created()
         for name in nested:
             tree.root.add_leaf(Text(f"{name}/ {NESTED_NOTE}", "bold reverse"))
+        ignored = self.review.ignored_changed()
+        for name in ignored:
+            tree.root.add_leaf(Text(f"{name} {IGNORED_NOTE}", "bold reverse"))
         for change in self.selection.files:
             node = tree.root.add(self._file_label(change), data=change, expand=True)
             for hunk in change.review_hunks:
                 node.add_leaf(self._hunk_label(hunk), data=hunk)
         if self.selection.files:
-            tree.cursor_line = min(line, len(nested) + sum(1 + len(f.review_hunks) for f in self.selection.files) - 1)
+            tree.cursor_line = min(line, len(nested) + len(ignored) + sum(1 + len(f.review_hunks) for f in self.selection.files) - 1)
         self._show(tree.cursor_node)
         self._status()
 

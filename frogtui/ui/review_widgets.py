@@ -27,6 +27,8 @@ CONTROL_NOTE = "⚠ runs at your next commit: check it"
 NESTED_NOTE = ("⚠ nested git repository the session created, left out of review: "
                "its own config (core.fsmonitor, hooks) runs at your git commands in it")
 """Flags, on top of the changes, a nested repository the session created (``vcs.nested``)."""
+IGNORED_NOTE = "⚠ ignored by git, changed during the session: not in this review, and undo cannot restore it"
+"""Flags, on top of the changes, an ignored path the session changed (``vcs.ignored``: ``.venv/bin/git``, ``.env``)."""
 ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
 
 

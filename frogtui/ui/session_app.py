@@ -24,10 +24,12 @@ from textual.worker import Worker, WorkerFailed, WorkerState
 
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
+from frogtui.programs import at_start
 from frogtui.ui import session_view
 from frogtui.ui.approver import UiApprover
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.footer import FittingFooter
+from frogtui.ui.links import open_link
 from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
     BATCH_S,
@@ -83,6 +85,13 @@ class SessionApp(LongSession):
 
     TITLE = "frogtui"
     CSS_PATH = "app.tcss"
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """A clicked link of the answer: ``ui.links.open_link`` (http and https only, the pinned
+        opener), never ``webbrowser``'s search of ``PATH``."""
+        problem = open_link(url, at_start().for_trees(self.config.repo))
+        if problem is not None:
+            self.notify(problem, severity="warning")
 
     def __init__(
         self, config: Config, *, resume: Session | None = None, themes: ThemeCatalog | None = None,

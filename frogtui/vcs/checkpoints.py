@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import ToolCall
 from frogtui.vcs.hunks import decode, encode
+from frogtui.vcs.ignored import IgnoredFiles, ignored_files, report
+from frogtui.vcs.ignored import describe as describe_ignored
 from frogtui.vcs.nested import created, describe
 from frogtui.vcs.repository import GitFailed, RepoState, head_commit, run_git, temporary_index, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot, snapshot_tree
@@ -58,6 +60,9 @@ class RewindResult:
     """Text for the model: what the rewind did."""
     kept: list[str] = field(default_factory=list)
     """Folders created since the checkpoint that were left in place (nested git repositories)."""
+    not_restored: list[str] = field(default_factory=list)
+    """Ignored paths (``.venv/``, ``.env``…) changed during the session, which no checkpoint holds
+    (``Checkpoints.ignored_changed``)."""
 
     @property
     def summary(self) -> str:
@@ -72,6 +77,8 @@ class RewindResult:
             )
         if self.kept:
             parts.append(f"Left in place (a nested repository): {', '.join(self.kept)}.")
+        if self.not_restored:
+            parts.append(f"Not restored (ignored by git, so in no checkpoint): {describe_ignored(self.not_restored)}.")
         return " ".join(parts)
 
 
@@ -94,12 +101,16 @@ class Checkpoints:
         """(ref, tree) of checkpoints recorded but not yet written to git (``flush``)."""
         self._lock = threading.Lock()
         """Guards ``_waiting`` (the app's exit flushes while a run that would not stop may go on)."""
+        self.ignored_before: IgnoredFiles | None = None
+        """The ignored files before the first file-changing action (``vcs.ignored``), None before it."""
 
     def before_action(self, step: int, call: ToolCall) -> None:
         """Snapshot the working tree before ``call`` (Write, Edit or Bash) runs in ``step``."""
         action = 1 + sum(1 for c in self.taken if c.step == step)
         name = str(step) if action == 1 else f"{step}.{action}"
         ref = f"{self.state.ref_prefix}/{name}"
+        if self.ignored_before is None:
+            self.ignored_before = ignored_files(self.repo)
         taken = snapshot(self.repo, watched=self.watched)
         seen = self.taken[-1].nested if self.taken else self.state.start_nested
         new = created(taken.nested, seen)
@@ -113,6 +124,18 @@ class Checkpoints:
         self.taken.append(Checkpoint(step, action, call.name, ref, taken.tree, taken.nested))
         if new and self.warn is not None:
             self.warn(describe(new))
+
+    def ignored_changed(self) -> list[str]:
+        """The ignored paths (``.venv/``, ``node_modules/``, ``.env``…) created, changed or deleted
+        since the first file-changing action, a folder with many such files named once; none
+        before it. Neither the review nor rewind holds them.
+
+        Raises:
+            GitFailed: git could not list the ignored files.
+        """
+        if self.ignored_before is None:
+            return []
+        return report(self.ignored_before, ignored_files(self.repo))
 
     def restore(self, tools: dict[int, list[str]]) -> None:
         """After a resume: the checkpoints the session took before, from its record in the session
@@ -209,7 +232,7 @@ class Checkpoints:
             with temporary_index(self.repo, checkpoint.tree) as env:
                 stdin = b"".join(encode(name) + b"\0" for name in restored)
                 run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
-        result = RewindResult(step, sorted(restored), sorted(removed), saved_ref, kept=sorted(kept))
+        result = RewindResult(step, sorted(restored), sorted(removed), saved_ref, kept=sorted(kept), not_restored=self.ignored_changed())
         return RewindResult(**{**result.__dict__, "message": rewind_message(result, checkpoint)})
 
     def committed_paths(self, checkpoint: Checkpoint) -> list[str]:
@@ -285,6 +308,8 @@ def rewind_message(result: RewindResult, checkpoint: Checkpoint) -> str:
         parts.append(f"Removed (created after the checkpoint): {', '.join(result.removed)}.")
     if result.kept:
         parts.append(f"Left in place (nested git repositories): {', '.join(result.kept)}.")
+    if result.not_restored:
+        parts.append(f"Not restored (ignored by git, changed during the session): {describe_ignored(result.not_restored)}.")
     if not result.restored and not result.removed:
         parts.append("No file had changed since then.")
     parts.append("Read files again before editing them.")

@@ -8,6 +8,7 @@ Afterwards the person's index is brought up to date only for the committed paths
 """
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,8 +100,15 @@ def identity_problem(repo: git.Repo) -> str | None:
     return None
 
 
-def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "") -> CommitResult:
-    """Commit exactly ``patch`` on top of HEAD, with the person's identity and hooks.
+COMMIT_HOOKS = ("pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "pre-auto-gc", "post-rewrite")
+"""The hooks a ``git commit`` may run."""
+
+
+def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "", hooks: bool = True) -> CommitResult:
+    """Commit exactly ``patch`` on top of HEAD, with the person's identity and hooks (``hooks``
+    False: none at all, as frogtui's own hardened git: a commit nobody reviewed, ``frogtui run
+    --commit``, never runs the repository's code outside the sandbox; a note names the hooks
+    that did not run).
 
     Raises:
         NoIdentity: no identity configured (the message says how to set it).
@@ -131,8 +139,10 @@ def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "
         commit_env = {"GIT_INDEX_FILE": env["GIT_INDEX_FILE"]}
         with tempfile.NamedTemporaryFile("wb", prefix="frogtui-msg-", delete=False) as handle:
             handle.write(encode(with_trailer(message, trailer)))
+        skipped = [] if hooks else configured_hooks(repo, COMMIT_HOOKS)
+        verify = () if hooks else ("--no-verify",)  # and no hooks path (vcs.gitguard): post-commit does not run either
         try:
-            run_git(repo, "commit", "--quiet", "--no-edit", "-F", handle.name, env=commit_env, as_person=True)  # their hooks run
+            run_git(repo, "commit", "--quiet", "--no-edit", *verify, "-F", handle.name, env=commit_env, as_person=hooks)
         except GitFailed as err:
             if any(marker in err.output for marker in _IDENTITY_MARKERS):
                 raise NoIdentity(IDENTITY_HELP, err.output) from None
@@ -147,8 +157,36 @@ def commit_patch(repo: git.Repo, patch: bytes, message: str, *, trailer: str = "
     paths = changed_paths(repo, parent, sha)
     notes = sync_index(repo, parent, sha, paths, patch)
     notes.extend(hook_changes(repo, built, sha))
+    if skipped:
+        notes.append(
+            f"Your git hooks were not run ({', '.join(skipped)}): nobody reviewed this commit, and a hook runs the repository's code "
+            "(which the model could change) outside the sandbox. Run your checks yourself (`git hook run pre-commit`), or undo "
+            "the commit (`git reset HEAD~1`) and commit it yourself."
+        )
     subject = run_git(repo, "log", "-1", "--format=%s", sha).decode().strip()
     return CommitResult(sha, subject, paths, notes)
+
+
+def configured_hooks(repo: git.Repo, names: tuple[str, ...]) -> list[str]:
+    """The hooks among ``names`` that the person's ``git commit`` would run (executable files in
+    ``core.hooksPath``, else the git dir's ``hooks``)."""
+    folder = hooks_folder(repo)
+    return [name for name in names if (folder / name).is_file() and os.access(folder / name, os.X_OK)]
+
+
+def person_hooks_path(repo: git.Repo) -> str | None:
+    """``core.hooksPath`` as the person's git reads it (frogtui's own forces ``/dev/null``)."""
+    try:
+        return run_git(repo, "config", "--path", "--get", "core.hooksPath", as_person=True).decode().strip() or None
+    except GitFailed:
+        return None
+
+
+def hooks_folder(repo: git.Repo) -> Path:
+    """Where the person's hooks are: ``core.hooksPath`` (relative to the working tree), else the
+    git dir's ``hooks``."""
+    hooks_path = person_hooks_path(repo)
+    return Path(repo.working_tree_dir or ".") / hooks_path if hooks_path else Path(repo.common_dir) / "hooks"
 
 
 def operation_in_progress(repo: git.Repo) -> str | None:

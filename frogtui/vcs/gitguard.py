@@ -10,8 +10,14 @@ and before each command the git dir is checked to be the one opened (same folder
 (``.git/config`` is read-only in the sandbox, ``~/.gitconfig`` is outside it), and turning them
 off would make every LFS file look changed.
 
-The person's own commit from the review screen runs through ``person_git``: a plain ``git`` in the
-work tree, after the same check, so their hooks and settings apply as with ``git commit``.
+git itself is the one of frogtui's clean ``PATH`` (``frogtui.programs``: never a program inside this
+working tree or any other, nor from a relative ``PATH`` entry), run by its absolute path with that
+clean ``PATH`` in its environment (what git runs in turn, a filter or a credential helper, is found
+there too).
+
+The person's own commit from the review screen runs through ``person_git``: the same git binary in
+the work tree, with the person's environment and settings and after the same check, so their
+hooks apply as with ``git commit``.
 """
 from __future__ import annotations
 
@@ -23,6 +29,8 @@ from typing import Any
 import git
 
 from frogtui.errors import FrogtuiError
+from frogtui.programs import at_start
+from frogtui.vcs.control import control_files_changed  # noqa: F401  (its home was here)
 
 HARDENING = (
     ("core.fsmonitor", "false"),
@@ -57,11 +65,6 @@ prefix settings change the ``diff --git a/P b/P`` line, ``color.*`` adds escapes
 and ``diff.interHunkContext`` reshape hunks, a missing ``diff.orderFile`` makes ``git diff`` fail,
 ``apply.whitespace = fix`` would rewrite what the person accepted. The person's own commit
 (``person_git``) keeps all of their settings."""
-
-GIT_CONTROL_FILES = (".gitattributes", ".gitmodules", ".husky/", ".pre-commit-config.yaml", ".githooks/", ".lefthook.yml", "lefthook.yml")
-"""Files in the working tree that decide what git or the person's hook tools run at their next
-commit: a session's change to one of them is flagged in review."""
-
 
 def hardening_env(pairs: tuple[tuple[str, str], ...] = HARDENING) -> dict[str, str]:
     """``GIT_CONFIG_*`` variables forcing ``pairs`` (as ``git -c`` would)."""
@@ -130,14 +133,38 @@ def _pointer(path: str) -> str | None:
         return None
 
 
+class GitNotFound(FrogtuiError):
+    """No git outside the repository on the ``PATH`` frogtui started with."""
+
+
+def pinned_git(*trees: str | os.PathLike[str]) -> tuple[str, str]:
+    """(git's absolute path, the clean ``PATH``) for commands about ``trees`` (``frogtui.programs``).
+
+    Raises:
+        GitNotFound: the only git on ``PATH`` is inside a repository, or there is none.
+    """
+    programs = at_start().for_trees(*trees)
+    executable = programs.which("git")
+    if executable is None:
+        raise GitNotFound("git was not found on PATH outside a repository (frogtui never runs a git from a repository "
+                          "or a relative PATH entry): install git, or put its folder on PATH")
+    return executable, programs.path
+
+
 class GuardedGit(git.Git):
-    """gitpython's command runner, checking the git dir before each command."""
+    """gitpython's command runner: git by its pinned absolute path (``executable``), the git dir
+    checked before each command."""
 
     identity: GitDirIdentity | None = None
+    executable: str | None = None
+    """git's absolute path (``pinned_git``): replaces the ``git`` a command names."""
 
     def execute(self, command: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         if self.identity is not None:
             self.identity.check()
+        named = isinstance(command, (list, tuple)) and command and command[0] in ("git", self.GIT_PYTHON_GIT_EXECUTABLE)
+        if self.executable is not None and named:
+            command = [self.executable, *command[1:]]
         return super().execute(command, *args, **kwargs)
 
 
@@ -152,26 +179,31 @@ class PinnedRepo(git.Repo):
             return self
         work_tree = os.path.realpath(self.working_tree_dir)
         identity = GitDirIdentity.read(work_tree, self.git_dir)
+        executable, path = pinned_git(work_tree)
         self.git.identity = identity  # type: ignore[attr-defined]
+        self.git.executable = executable  # type: ignore[attr-defined]
         self.git.update_environment(
             GIT_DIR=identity.git_dir, GIT_WORK_TREE=work_tree, GIT_CEILING_DIRECTORIES=str(Path(work_tree).parent),
-            GIT_NO_REPLACE_OBJECTS="1", **hardening_env(HARDENING + DIFF_FORMAT),
+            GIT_NO_REPLACE_OBJECTS="1", PATH=path, **hardening_env(HARDENING + DIFF_FORMAT),
         )
         return self
 
 
 def person_git(repo: git.Repo) -> git.Git:
-    """A plain ``git`` in ``repo``'s work tree, as the person would run it (their hooks, their
-    settings, no pinned environment for the hooks' own git calls to inherit), for their commit;
-    the git dir is checked first.
+    """``git`` in ``repo``'s work tree as the person would run it (their hooks, their settings and
+    environment, no pinned environment for the hooks' own git calls to inherit), for their commit;
+    the git binary is the pinned one (``pinned_git``), and the git dir is checked first.
 
     Raises:
         RepositoryChanged: the git folder is not the one the session started with.
+        GitNotFound: no git outside a repository.
     """
     identity = getattr(repo.git, "identity", None)
     if identity is not None:
         identity.check()
-    return git.Git(repo.working_tree_dir)
+    runner = GuardedGit(repo.working_tree_dir)
+    runner.executable = getattr(repo.git, "executable", None) or pinned_git(repo.working_tree_dir or ".")[0]
+    return runner
 
 
 def open_pinned(root: str | os.PathLike[str]) -> PinnedRepo | None:
@@ -181,13 +213,3 @@ def open_pinned(root: str | os.PathLike[str]) -> PinnedRepo | None:
     except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
         return None
     return repo.pin()
-
-
-def control_files_changed(paths: list[str], hooks_path: str | None = None) -> list[str]:
-    """The paths among ``paths`` that change what git or hook tools run at the next commit (an
-    in-tree ``core.hooksPath`` counts too)."""
-    prefixes = [p for p in GIT_CONTROL_FILES if p.endswith("/")]
-    if hooks_path and not os.path.isabs(hooks_path):
-        prefixes.append(hooks_path.strip("/") + "/")
-    names = [p for p in GIT_CONTROL_FILES if not p.endswith("/")]
-    return [p for p in paths if os.path.basename(p) in names or any(p.startswith(prefix) for prefix in prefixes)]

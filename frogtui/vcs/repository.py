@@ -17,7 +17,7 @@ from pathlib import Path
 import git
 
 from frogtui.errors import FrogtuiError
-from frogtui.vcs.gitguard import person_git
+from frogtui.vcs.gitguard import GuardedGit, person_git, pinned_git
 from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot, snapshot_tree
 from frogtui.vcs.verify import check_ref, record_path, record_update
 
@@ -217,10 +217,15 @@ def init_repo(path: str | os.PathLike[str]) -> git.Repo:
     Raises:
         GitFailed: git could not create the repository.
     """
+    executable, clean_path = pinned_git(path)  # never a git the folder holds (frogtui.programs)
+    runner = GuardedGit(os.fspath(path))
+    runner.executable = executable
+    runner.update_environment(PATH=clean_path)
     try:
-        return git.Repo.init(path)
+        runner.execute(["git", "init", "-q", os.fspath(path)])
     except git.exc.GitCommandError as err:
         raise GitFailed("init", err.status if isinstance(err.status, int) else 1, str(err.stderr or err)) from None
+    return git.Repo(path)
 
 
 def resume(path: str | os.PathLike[str], session: str | None = None) -> RepoState | None:

@@ -8,14 +8,27 @@ person chose instead is remembered (``choices.py``) until they change it.
 """
 from __future__ import annotations
 
+import fnmatch
+import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.choices import ReviewChoices
-from frogtui.vcs.commit import CommitFailed, CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
-from frogtui.vcs.gitguard import control_files_changed
+from frogtui.vcs.commit import (
+    CommitFailed,
+    CommitResult,
+    UndoResult,
+    commit_patch,
+    hooks_folder,
+    person_hooks_path,
+    undo_last_commit,
+    undo_problem,
+)
+from frogtui.vcs.control import CONTROL_PATTERNS, PACKAGE_JSON_KEYS, control_files_changed, hook_callees, package_json_control_keys
 from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, Origin, decode, parse_diff
 from frogtui.vcs.nested import created, folders
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of, unused_ref
@@ -46,10 +59,13 @@ class ReviewSession:
     Args:
         state: what was recorded at the session's start (``repository.discover``).
         trailer: the line added to every commit message (``Config.commit_trailer``).
+        ignored: gives the ignored paths the session changed (``Checkpoints.ignored_changed``).
     """
 
-    def __init__(self, state: RepoState, *, trailer: str = DEFAULT_TRAILER) -> None:
+    def __init__(self, state: RepoState, *, trailer: str = DEFAULT_TRAILER, ignored: Callable[[], list[str]] | None = None) -> None:
         self.state = state
+        self._ignored = ignored
+        """Gives the ignored paths the session changed (``Checkpoints.ignored_changed``)."""
         self.repo = state.repo
         self.trailer = trailer
         self.choices = ReviewChoices(state)
@@ -57,17 +73,73 @@ class ReviewSession:
         self.nested: tuple[str, ...] = ()
         """Nested git repositories (not submodules) seen by the last ``load``, left out of review."""
 
-    def git_control_paths(self, paths: list[str]) -> set[str]:
+    def git_control_paths(self, paths: list[str], since: str | None = None) -> set[str]:
         """The paths among ``paths`` that decide what git or hook tools run at the person's next
-        commit (``.gitattributes``, ``.husky/``, ``.pre-commit-config.yaml``, the hooks path…)."""
-        try:
-            hooks_path = run_git(self.repo, "config", "--get", "core.hooksPath").decode().strip() or None
-        except GitFailed:
-            hooks_path = None
+        commit (``vcs.control``). See ``control_changes``."""
+        return set(self.control_changes(paths, since))
+
+    def control_changes(self, paths: list[str], since: str | None = None) -> dict[str, str]:
+        """The paths among ``paths`` that decide what runs at the person's next commit, each with
+        why ('' for a control file by name; the ``package.json`` keys; the hook that calls it):
+        control files (``.gitattributes``, ``.husky/``, lefthook, the in-tree hooks path…),
+        ``package.json`` when a hook key changed since tree ``since`` (default: HEAD's), and the
+        files the configured hooks call (``./scripts/check.sh``, the ``Makefile``…)."""
+        hooks_path = person_hooks_path(self.repo)
+        hooks_dir = hooks_folder(self.repo)
         if hooks_path and os.path.isabs(hooks_path):  # an absolute one inside the working tree counts too
             relative = os.path.relpath(os.path.realpath(hooks_path), self.state.root)
             hooks_path = None if relative.startswith("..") else relative
-        return set(control_files_changed(paths, hooks_path))
+        found = {path: "" for path in control_files_changed(paths, hooks_path)}
+        if "package.json" in paths and "package.json" not in found:
+            keys = package_json_control_keys(self._blob(since or tree_of(self.repo, head_commit(self.repo)), "package.json"),
+                                             _read(self.state.root / "package.json"))
+            if keys:
+                found["package.json"] = ", ".join(keys)
+        rest = [p for p in paths if p not in found]
+        if rest:
+            for path, hook in hook_callees(rest, self._hook_texts(hooks_dir)).items():
+                found[path] = f"called by {hook}"
+        return found
+
+    def _blob(self, tree: str, path: str) -> bytes | None:
+        try:
+            return run_git(self.repo, "cat-file", "blob", f"{tree}:{path}")
+        except GitFailed:
+            return None
+
+    def _hook_texts(self, hooks_dir: Path) -> dict[str, str]:
+        """The text of every configured hook: the hooks folder's hooks, the hook tools'
+        configuration at the top of the working tree, ``package.json``'s hook keys."""
+        texts: dict[str, str] = {}
+        for folder, label in ((hooks_dir, "the {} hook"), (self.state.root / ".husky", "the husky {} hook")):
+            try:
+                entries = sorted(folder.iterdir()) if folder.is_dir() else []
+            except OSError:
+                entries = []
+            for entry in entries:
+                if entry.is_file() and not entry.name.endswith(".sample"):
+                    texts[label.format(entry.name)] = _text(_read(entry))
+        try:
+            top = sorted(self.state.root.iterdir())
+        except OSError:
+            top = []
+        for entry in top:
+            if entry.is_file() and any(fnmatch.fnmatchcase(entry.name, p) for p in CONTROL_PATTERNS if not p.startswith(".git")):
+                texts[entry.name] = _text(_read(entry))
+        package = _read(self.state.root / "package.json")
+        if package is not None:
+            try:
+                data = json.loads(package.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                data = None
+            if isinstance(data, dict):
+                texts["package.json's hook settings"] = json.dumps({k: data[k] for k in PACKAGE_JSON_KEYS if k in data})
+        return texts
+
+    def ignored_changed(self) -> list[str]:
+        """The ignored paths (``.venv/``, ``node_modules/``, ``.env``…) the session created,
+        changed or deleted: in no diff here, and undo cannot restore them ([] when not known)."""
+        return self._ignored() if self._ignored is not None else []
 
     def nested_created(self) -> list[str]:
         """The nested git repositories (not submodules) the session created, as of the last
@@ -140,6 +212,22 @@ class ReviewSession:
         return undo_last_commit(self.repo)
 
 
+HOOK_READ_LIMIT = 256 * 1024
+"""How much of a hook or a hook tool's configuration is read to find what it calls."""
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(HOOK_READ_LIMIT)
+    except OSError:  # absent, a folder, unreadable
+        return None
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", "replace")
+
+
 def _classify(change: FileChange, earlier: bool, session: bool, blocks: list[ChangeGroup]) -> None:
     for group in change.groups:
         origin: Origin
@@ -188,12 +276,13 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
                            "runs at your git commands there; not committing automatically: check it, remove it, then commit yourself")
     if not selection.accepted_count:
         return None
-    control = review.git_control_paths(selection.paths(lambda g: g.origin == "session"))
-    if control:  # with no person to review them, a commit must not run hooks the model wrote
-        raise CommitFailed(f"the run changed {', '.join(sorted(control))}, which decide(s) what runs at a commit; not committing "
+    control = review.control_changes(selection.paths(lambda g: g.origin == "session"), since=state.start_tree)
+    if control:  # nobody reviewed them, and they run at the person's next commit
+        named = ", ".join(f"{path} ({why})" if why else path for path, why in sorted(control.items()))
+        raise CommitFailed(f"the run changed {named}, which decide(s) what runs at a commit; not committing "
                            "automatically: review it (frogtui --resume, ctrl+r) or commit yourself")
     message = draft_commit_message(model, review.staged_diff(selection))
-    return review.commit(selection, message)
+    return commit_patch(review.repo, selection.to_patch(), message, trailer=review.trailer, hooks=False)
 
 
 __all__ = ["ConfirmationNeeded", "DiscardResult", "GitFailed", "ReviewSession", "commit_run", "commit_session_changes"]

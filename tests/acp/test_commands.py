@@ -53,6 +53,25 @@ async def test_review_undo_rules(py_repo: Path, tmp_path: Path) -> None:
     )
 
 
+async def test_review_names_what_changed_under_ignored_paths(py_repo: Path, tmp_path: Path) -> None:
+    """Issue 23: a command's change under an ignored path is in no diff; /review names it."""
+    (py_repo / ".gitignore").write_text(".venv/\n")
+    replay = write_replay(tmp_path / "replay.jsonl", [
+        turn("Plant.", xml_call("Bash", command="mkdir -p .venv/bin && echo x > .venv/bin/git")),
+        turn("Done.", answer="Done."),
+    ])
+    client = ScriptedClient()
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
+        sid = (await conn.new_session(cwd=str(py_repo))).session_id
+        await conn.set_session_mode(session_id=sid, mode_id="all")
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("go")]), 60)
+        before = len(client.of("agent_message_chunk"))
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[text_block("/review")]), 60)
+        review = "".join(u.content.text for u in client.of("agent_message_chunk")[before:])
+    assert (py_repo / ".venv" / "bin" / "git").exists()
+    assert "Changed under ignored paths (in no diff, and undo cannot restore them): .venv/bin/git." in review, review
+
+
 async def test_a_model_that_does_not_load_ends_the_turn_with_a_message(py_repo: Path, tmp_path: Path) -> None:
     client = ScriptedClient()
     async with acp_agent(client, "--model", str(tmp_path / "missing.gguf"), cwd=py_repo, stderr=tmp_path / "stderr") as conn:

@@ -312,3 +312,26 @@ async def test_a_nested_repository_the_session_created_is_flagged(py_repo: Path)
         await settle(pilot)
     assert files[0].startswith("nest/") and "nested git repository" in files[0] and "core.fsmonitor" in files[0], files
     assert files[1:] == ["[x] calc.py"], files
+
+
+async def test_an_ignored_path_the_session_changed_is_flagged(py_repo: Path) -> None:
+    """Issue 23: a command's change under an ignored path (``.venv/bin/git``) is in no diff: it is
+    named on top of the review, and undo cannot restore it."""
+    from frogtui.protocol import ToolCall
+    from frogtui.vcs.checkpoints import Checkpoints
+
+    (py_repo / ".gitignore").write_text(".venv/\n")
+    git(py_repo, "add", ".gitignore")
+    git(py_repo, "commit", "-q", "-m", "ignore")
+    state = discover(py_repo, "ignored")
+    points = Checkpoints(state)
+    points.before_action(1, ToolCall(id="c1", name="Bash", arguments={"command": "…"}))
+    (py_repo / ".venv" / "bin").mkdir(parents=True)
+    (py_repo / ".venv" / "bin" / "git").write_text("#!/bin/sh\n")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    screen = ReviewScreen(ReviewSession(state, ignored=points.ignored_changed))
+    async with Host(screen).run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
+    assert files[0].startswith(".venv/bin/git ") and "ignored by git" in files[0] and "undo cannot restore" in files[0], files
+    assert files[1:] == ["[x] calc.py"], files

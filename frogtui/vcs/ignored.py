@@ -1,0 +1,132 @@
+"""What changed under the repository's ignored paths (``.venv/``, ``node_modules/``, ``.env``).
+
+Checkpoints, the review and the patch see only what git tracks or would add, so a command that
+writes ``.venv/bin/git`` or deletes ``.env`` changes nothing they show, and rewind cannot put it
+back. To say so, the ignored files are fingerprinted (path, size, modification time, inode, mode;
+no content read) before the session's first file-changing action (``Checkpoints``) and compared
+with the tree at the run's end, in the review and at a rewind.
+
+``git ls-files --others --ignored --exclude-standard --directory`` names the ignored files and
+folders (git does not look inside an ignored folder); the folders are walked here, links not
+followed. The walk stops after ``MAX_FILES`` files: then the fingerprint says it is incomplete and
+the report says which folder was not looked at in full.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+
+import git
+
+from frogtui.vcs.hunks import decode
+from frogtui.vcs.repository import run_git
+
+MAX_FILES = 200_000
+"""Ignored files and folders looked at, at most (a large ``node_modules`` has about 100,000)."""
+SHOWN = 8
+"""Paths named in one line at most (``describe``)."""
+GROUP = 3
+"""More changed files than this under one ignored folder are named as the folder (``grouped``)."""
+
+
+@dataclass(frozen=True)
+class IgnoredFiles:
+    """The ignored files of a working tree at one moment.
+
+    Attributes:
+        files: each ignored file (relative, ``/``-separated; a link counts as a file, an empty
+            folder as ``name/``) with its fingerprint.
+        tops: the ignored files and folders git named (the folders walked).
+        unchecked: the tops not looked at in full: the one where ``MAX_FILES`` was reached and
+            every one after it.
+    """
+
+    files: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    tops: tuple[str, ...] = ()
+    unchecked: tuple[str, ...] = ()
+
+
+def ignored_files(repo: git.Repo) -> IgnoredFiles:
+    """Fingerprint every ignored file in ``repo``'s working tree (``.git`` left out).
+
+    Raises:
+        GitFailed: git could not list them.
+    """
+    root = repo.working_tree_dir or "."
+    out = run_git(repo, "ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z")
+    files: dict[str, tuple[int, int, int, int]] = {}
+    tops = tuple(decode(raw).rstrip("/") for raw in out.split(b"\0") if raw)
+    budget = [MAX_FILES]
+    for n, top in enumerate(tops):
+        if not _walk(root, top, files, budget):
+            return IgnoredFiles(files, tops, tops[n:])
+    return IgnoredFiles(files, tops)
+
+
+def _walk(root: str, top: str, files: dict[str, tuple[int, int, int, int]], budget: list[int]) -> bool:
+    """Add ``top`` (a file or a folder, relative to ``root``) and what it holds; False when the
+    budget (entries, folders included) ran out."""
+    pending = [top]
+    while pending:
+        relative = pending.pop()
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        path = os.path.join(root, relative)
+        try:
+            info = os.lstat(path)
+        except OSError:  # gone meanwhile
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            files[relative] = (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+            continue
+        try:
+            names = os.listdir(path)
+        except OSError:
+            continue
+        if not names:
+            files[relative + "/"] = (0, 0, info.st_ino, info.st_mode)  # an empty folder counts too
+        pending.extend(f"{relative}/{name}" for name in names)
+    return True
+
+
+def changed(before: IgnoredFiles, after: IgnoredFiles) -> list[str]:
+    """The ignored paths created, changed or deleted from ``before`` to ``after``, sorted (none
+    under a top that either did not look at in full)."""
+    unchecked = before.unchecked + after.unchecked
+    names = set(before.files) | set(after.files)
+    return sorted(p for p in names if before.files.get(p) != after.files.get(p) and not _under(p, unchecked))
+
+
+def _under(path: str, tops: tuple[str, ...]) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in tops)
+
+
+def grouped(paths: list[str], tops: tuple[str, ...] = ()) -> list[str]:
+    """``paths``, those under one ignored folder of ``tops`` with more than ``GROUP`` of them
+    changed given as that folder once (``__pycache__/ (12 files)``)."""
+    under: dict[str, list[str]] = {}
+    for path in paths:
+        top = next((t for t in tops if path.startswith(t + "/")), path)
+        under.setdefault(top, []).append(path)
+    result = []
+    for top, inside in under.items():
+        result.extend(inside if len(inside) <= GROUP else [f"{top}/ ({len(inside)} files)"])
+    return sorted(result)
+
+
+def report(before: IgnoredFiles, after: IgnoredFiles) -> list[str]:
+    """What changed from ``before`` to ``after``, ``grouped``; the folder where a walk stopped
+    is named too."""
+    found = grouped(changed(before, after), before.tops + after.tops)
+    unchecked = list(dict.fromkeys(before.unchecked + after.unchecked))
+    if unchecked:
+        found.append(f"not checked (more than {MAX_FILES} ignored files and folders): {', '.join(unchecked[:SHOWN])}"
+                     + (f" and {len(unchecked) - SHOWN} more" if len(unchecked) > SHOWN else ""))
+    return found
+
+
+def describe(paths: list[str]) -> str:
+    """``paths`` in one short line: the first ``SHOWN``, then how many more."""
+    return ", ".join(paths[:SHOWN]) + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
