@@ -121,26 +121,28 @@ def _decide_shell(action: Action, rules: RuleSet) -> Decision:
         hidden = _hidden_floor(action, rules)
         if hidden is not None:
             return hidden
-        return Decision("ask", "Bash: unparseable", f"{shell.error}; a person has to read it")
+        return _denied_by_default(Decision("ask", "Bash: unparseable", f"{shell.error}; a person has to read it"), rules)
     if shell.download_to_shell:
         return download_floor(shell.download_to_shell)
     decided = decide_commands(action, rules)
     decisions = [decision for _command, decision in decided]
     if not decisions:
-        return Decision("ask", "Bash: nothing to run", "the command runs nothing the analyser could find")
+        return _denied_by_default(Decision("ask", "Bash: nothing to run", "the command runs nothing the analyser could find"), rules)
     read_only = all(proven_read_only(action, command) for command, _ in decided)
     worst = strictest(decisions)
     assert worst is not None
     if worst.kind != "allow" or len(decisions) == 1:
-        return replace(worst, read_only=read_only)
+        return replace(_denied_by_default(worst, rules), read_only=read_only)
     named = list(dict.fromkeys(d.rule for d in decisions))
     rule = "; ".join(named[:MAX_RULES_NAMED]) + ("; …" if len(named) > MAX_RULES_NAMED else "")
     return Decision("allow", rule, f"each of its {len(decisions)} commands is allowed ({rule})", read_only=read_only)
 
 
 def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
-    """For a command that cannot be parsed: the floor's denial of a piece it could hide, if any."""
+    """For a command that cannot be parsed: the floor's (or a deny rule's) denial of a piece it
+    could hide, if any; a catch-all deny rule (``*``) denies it whole."""
     assert action.shell is not None
+    denied: Decision | None = None
     for piece in action.shell.hidden:
         if piece.download_to_shell:
             return download_floor(piece.download_to_shell)
@@ -148,7 +150,20 @@ def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
             decision = _decide_command(action, command, rules)
             if decision.floor:
                 return replace(decision, reason=f"the command cannot be parsed, and a piece of it is below the floor: {decision.reason}")
-    return None
+            if decision.kind == "deny" and denied is None:
+                denied = replace(decision, reason=f"the command cannot be parsed, and a piece of it is denied: {decision.reason}")
+    catch_all = [r for r in rules.rules if r.tool == "Bash" and r.decision == "deny" and r.match.strip() == "*"]
+    if denied is None and catch_all:
+        return _from_rules(catch_all, "a command that cannot be parsed")
+    return denied
+
+
+def _denied_by_default(decision: Decision, rules: RuleSet) -> Decision:
+    """Under ``[tools] Bash = "deny"`` what would be asked about is denied: only what a rule
+    allows runs (no mode, ``--approve all`` included, runs the rest)."""
+    if decision.kind != "ask" or rules.tools.get("Bash") != "deny":
+        return decision
+    return Decision("deny", "Bash: deny (default)", f"{decision.reason}; [tools] Bash = \"deny\" denies every command no rule allows")
 
 
 def decide_commands(action: Action, rules: RuleSet) -> list[tuple[SimpleCommand, Decision]]:
@@ -194,15 +209,23 @@ def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> D
         return Decision("allow", "Bash: redirection only", "only redirects or sets variables inside the repository")
     words = tuple(w.text for w in command.words)
     dynamic = tuple(w.dynamic for w in command.words)
-    matched = [r for r in rules.rules if r.tool == "Bash" and not command.opaque and command_matches(r.match, words, dynamic)]
+    matched = [r for r in rules.rules if r.tool == "Bash" and r.decision != "allow" and _matches_any_stage(r, command)]
+    matched += [r for r in rules.rules if r.tool == "Bash" and r.decision == "allow" and not command.opaque and command_matches(r.match, words, dynamic)]
     if matched:
         return _from_rules(matched, display(" ".join(words)))
-    if rules.read_only and proven_read_only(action, command):
+    if rules.read_only and rules.tools.get("Bash") != "deny" and proven_read_only(action, command):
         return Decision("allow", READ_ONLY_RULE, f"{display(' '.join(words))} only reads files and prints (the read-only default)")
     kind = rules.tools.get("Bash", "ask")
     return Decision(
         kind, f"Bash: {kind} (default)", f"{display(words[0])} is {_word(kind)} by default (no rule matches {display(' '.join(words))!r})"
     )
+
+
+def _matches_any_stage(rule: Rule, command: SimpleCommand) -> bool:
+    """Whether a deny or ask rule matches the command as written or after any wrapper it runs
+    through (deny ``sudo *`` matches ``sudo -n true``), opaque words included: deny is deny."""
+    stages = command.stages or (command.words,)
+    return any(command_matches(rule.match, tuple(w.text for w in s), tuple(w.dynamic for w in s)) for s in stages if s)
 
 
 def _risky(command: SimpleCommand) -> list[str]:
