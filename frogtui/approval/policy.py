@@ -210,7 +210,8 @@ def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> D
     words = tuple(w.text for w in command.words)
     dynamic = tuple(w.dynamic for w in command.words)
     matched = [r for r in rules.rules if r.tool == "Bash" and r.decision != "allow" and _matches_any_stage(r, command)]
-    matched += [r for r in rules.rules if r.tool == "Bash" and r.decision == "allow" and not command.opaque and command_matches(r.match, words, dynamic)]
+    if not command.opaque:
+        matched += [r for r in rules.rules if r.tool == "Bash" and r.decision == "allow" and command_matches(r.match, words, dynamic)]
     if matched:
         return _from_rules(matched, display(" ".join(words)))
     if rules.read_only and rules.tools.get("Bash") != "deny" and proven_read_only(action, command):

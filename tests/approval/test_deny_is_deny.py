@@ -43,7 +43,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("rules", "command", "rule"), CASES, ids=[c[1] for c in CASES])
-def test_policy_check_denies_naming_the_rule(py_repo: Path, capsys: pytest.CaptureFixture[str], rules: str, command: str, rule: str) -> None:
+def test_policy_check_denies_naming_the_rule(
+    py_repo: Path, capsys: pytest.CaptureFixture[str], rules: str, command: str, rule: str
+) -> None:
     user_rules(rules)
     fields = check(capsys, py_repo, command)
     assert fields[:2] == ["deny", rule], fields
