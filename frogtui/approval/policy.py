@@ -131,6 +131,8 @@ def _decide_shell(action: Action, rules: RuleSet) -> Decision:
     read_only = all(proven_read_only(action, command) for command, _ in decided)
     worst = strictest(decisions)
     assert worst is not None
+    if action.stopped and worst.kind != "deny":
+        return _denied_by_default(Decision("ask", "Bash: analysis stopped", f"{action.stopped}; a person has to decide"), rules)
     if worst.kind != "allow" or len(decisions) == 1:
         return replace(_denied_by_default(worst, rules), read_only=read_only)
     named = list(dict.fromkeys(d.rule for d in decisions))
