@@ -71,19 +71,26 @@ def _model_line(spec: str) -> tuple[str, bool]:
 def _sandbox_lines(repo: Path, rules_file: Path | None) -> list[str]:
     """What the sandbox confines for Bash in ``repo`` under the rules in force, and what is missing."""
     from frogtui.approval import PolicyEngine, make_sandbox
+    from frogtui.approval.backstop import backstopped
     from frogtui.tools.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="frogtui-doctor-") as tmp:
         try:
             workspace = Workspace(repo if repo.is_dir() else Path.cwd(), tmp_dir=tmp)
-            sandbox = make_sandbox(workspace, PolicyEngine.load(workspace, rules_file).rules.sandbox)
+            rules = PolicyEngine.load(workspace, rules_file).rules
+            sandbox = make_sandbox(workspace, rules.sandbox)
         except FrogtuiError as err:
             return [f"sandbox: unknown ({err})"]
+    _, no_backstop = backstopped(rules, sandbox)
     bwrap = shutil.which("bwrap")
     found = bwrap if bwrap else "not found (Bash commands run without a sandbox; install bubblewrap)"
     lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}"]
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
+    if no_backstop:
+        lines.append(f"sandbox: WARNING {no_backstop}")
+    elif rules.read_only:
+        lines.append("read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network")
     return lines
 
 

@@ -27,6 +27,7 @@ from frogtui.agent.handoff import draft_handoff
 from frogtui.agent.loop import Agent, RunResult
 from frogtui.agent.trajectory import Trajectory, replay_lines
 from frogtui.approval import PolicyEngine, make_sandbox
+from frogtui.approval.backstop import backstopped
 from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
@@ -122,12 +123,13 @@ class SessionCore:
         workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
         engine = PolicyEngine.load(workspace, self.config.rules_file)
         sandbox = make_sandbox(workspace, engine.rules.sandbox)
+        engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
         self.workspace, self.engine, self.sandbox = workspace, engine, sandbox
         self._use_repo(state)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
-        return [line for line in (sandbox.warning, nested, *engine.rules.notes) if line]
+        return [line for line in (sandbox.warning, no_backstop, nested, *engine.rules.notes) if line]
 
     @property
     def sandboxed(self) -> bool:

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from frogtui.approval import sandbox_mounts as mounts
@@ -49,6 +49,9 @@ class BwrapWrapper:
     expose: tuple[str, ...] = ()
     env_names: tuple[str, ...] = ()
     seccomp: str | None = None
+    read_only: bool = False
+    """The read-only mode (``read_only_wrapper``): every mount read-only, the repository included,
+    an empty private temp folder, no network."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
@@ -70,7 +73,14 @@ class BwrapWrapper:
         home = environ.get("HOME") or os.path.expanduser("~")
         options += mounts.mask_options(mounts.secret_paths(home, self.hide, self.expose), writable)
         options += mounts.state_options(state_dir(), writable)
-        return [*options, "--chdir", str(self.root)]
+        options = [*options, "--chdir", str(self.root)]
+        return read_only_options(options, self.tmp_dir) if self.read_only else options
+
+    def read_only_wrapper(self) -> BwrapWrapper:
+        """The same sandbox in its read-only mode, for a command run without a checkpoint because
+        the policy proved it only reads (``Approval.read_only``): if the analysis was wrong, the
+        command still cannot write the repository or reach the network."""
+        return replace(self, read_only=True)
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``."""
@@ -81,6 +91,7 @@ class BwrapWrapper:
         home = os.path.expanduser("~")
         masked = mounts.secret_paths(home, self.hide, self.expose)
         return [
+            *(["everything read-only (the repository too), an empty private temp folder"] if self.read_only else []),
             CONFINES_PRIVILEGES[self.privileges],
             "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
@@ -88,8 +99,20 @@ class BwrapWrapper:
             "/run and sockets hidden",
             "other sessions hidden",
             "allowlisted environment",
-            f"network {'on' if self.network else 'off'}",
+            f"network {'on' if self.network and not self.read_only else 'off'}",
         ]
+
+
+def read_only_options(options: list[str], tmp_dir: Path) -> list[str]:
+    """bwrap's options (up to ``--`` and the trailing ``--chdir``) made read-only: every ``--bind``
+    a ``--ro-bind`` (the repository, a submodule, the session's temp folder), the network
+    unshared, and an empty tmpfs over the session's temp folder (``TMPDIR``), private to the
+    command and gone after it."""
+    made = ["--ro-bind" if option == "--bind" else option for option in options]
+    if "--unshare-net" not in made:
+        made.insert(1, "--unshare-net")
+    chdir = len(made) - 2 if made[-2:-1] == ["--chdir"] else len(made)
+    return [*made[:chdir], "--tmpfs", str(tmp_dir), *made[chdir:]]
 
 
 CONFINES_PRIVILEGES = {

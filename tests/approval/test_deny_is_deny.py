@@ -4,10 +4,12 @@ approval mode, ``--approve all`` included; the reason names the rule."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from frogtui.approval.sandbox import probe_bwrap
 from frogtui.cli import main
 from frogtui.config import config_dir
 from tests.support import turn, write_replay, xml_call
@@ -58,6 +60,7 @@ def test_an_untrusted_projects_deny_is_deny_too(py_repo: Path, capsys: pytest.Ca
         assert check(capsys, py_repo, command)[0] == "deny", command
 
 
+@pytest.mark.skipif(shutil.which("bwrap") is None or probe_bwrap(shutil.which("bwrap") or "") is not None, reason="no sandbox")
 def test_a_deny_rule_leaves_other_commands_alone(py_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     user_rules(deny("sudo *"))
     assert check(capsys, py_repo, "ls -la")[:2] == ["allow", "read-only"]
