@@ -25,8 +25,8 @@ from frogtui.approval.rules import (
     path_matches,
     stricter_default,
 )
-from frogtui.approval.shell_effects import Target
-from frogtui.approval.shell_model import SimpleCommand
+from frogtui.approval.shell_effects import Target, program_name
+from frogtui.approval.shell_model import ROOT_CWD, SimpleCommand
 from frogtui.approval.shell_words import display, embedded_paths
 
 RISKY_VARIABLES = (
@@ -181,8 +181,14 @@ def proven_read_only(action: Action, command: SimpleCommand) -> bool:
         command.read_only
         and not _risky(command)
         and not command.via_other_user
+        and not any(label.split(" ")[0] in CODE_EVALUATORS for label in command.via)
+        and not (program_name(command.program) == "git" and command.cwd != ROOT_CWD)
         and all(action.fact(t.word, command.cwd).special for t in command.writes)
     )
+
+
+CODE_EVALUATORS = frozenset({"eval", "trap", "source", "."})
+"""Builtins that evaluate code: what runs through them is never read-only by default."""
 
 
 def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> Decision:

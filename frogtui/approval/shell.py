@@ -397,6 +397,8 @@ def _braces(raw: str, word: Word) -> list[Word]:
     """The words bash's brace expansion makes of ``word`` (written ``raw``): ``{rm,-rf,/}`` -> ``rm -rf /``."""
     if "{" not in raw or "}" not in raw or word.dynamic:
         return [word]
+    if len(raw) > 1 and raw[0] == raw[-1] == "'" and raw.count("'") == 2:
+        return [word]  # one single-quoted string: no expansion at all (``awk '{print $1, $2}'``)
     if any(ch in raw for ch in "'\"\\$`"):
         return [Word(word.text, dynamic=True)] if BRACE.search(raw) else [word]
     try:

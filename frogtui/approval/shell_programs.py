@@ -233,7 +233,11 @@ PROGRAMS: dict[str, Program] = {
     ),
     "jq": Program(reads="after-first", pattern_options=_opts("-f --from-file"), reads_options=_opts("-f --from-file --slurpfile --rawfile"),
                   value_options=_opts("--arg --argjson --slurpfile --rawfile --indent -L --from-file -f")),
-    **dict.fromkeys(("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray", "unset"), _ASSIGNS),
+    **dict.fromkeys(("export", "readonly", "read", "unset"), _ASSIGNS),
+    **dict.fromkeys(("declare", "typeset", "local"), replace(_ASSIGNS, opaque={
+        "-i": "an integer variable's value is evaluated as arithmetic, which runs the commands a value holds (a[$(cmd)])"})),
+    **dict.fromkeys(("mapfile", "readarray"), replace(_ASSIGNS, value_options=_opts("-C -c -d -n -O -s -u"), opaque={
+        "-C": "the callback (-C) is code that runs for each line read"})),
     "zip": Program(read_only=False, reads="after-first", recursive=_opts("-r -R --recurse-paths"), runs=_opts("-TT --unzip-command"),
                    deletes=_opts("-m --move"), value_options=_opts("-TT --unzip-command -O --output-file -b -t -tt -x -i -n -P")),
     **dict.fromkeys(("cp", "scp", "rsync"), Program(read_only=False, recursive=_opts("-r -R -a --recursive --archive"),
@@ -319,8 +323,11 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
         if word.text.startswith("@"):
             reads.append(Target(Word(word.text[1:], word.dynamic), f"{name} @FILE (options read from a file)"))
             opaque = opaque or f"{name} {word.text}: takes more options from a file"
-    if name in ("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray"):
-        assigns += [w.text.split("=", 1)[0] for w in args if not w.text.startswith("-")]
+    if name in ("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray", "unset"):
+        assigns += [w.text.split("=", 1)[0] for w in _operands(args, program.value_options)] if name != "unset" else []
+        names = [w.text for w in args if name == "unset" and not w.text.startswith("-")]
+        if any("[" in n for n in names):
+            opaque = opaque or f"{name}: a variable name with a subscript is evaluated as arithmetic, which may run a command"
     names = assigns + [w.text for w in option_values(args, "-v") if name in ("test", "[")]
     if any("[" in n for n in names):  # ``a[$(cmd)]``: bash evaluates a subscript as arithmetic, which runs $(...)
         opaque = opaque or f"{name}: a variable name with a subscript is evaluated as arithmetic, which may run a command"
