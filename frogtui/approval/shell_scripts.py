@@ -146,10 +146,13 @@ _AWK_ACTS = re.compile(r"\bsystem\s*\(|\|\|?|\bgetline\b|\bprintf?\b[^;{}\n]*>|@
 _AWK_WRITES = re.compile(r"\bprintf?\b.*?(?<![<>=!])>(?!=)|>\s*[\"A-Za-z_($]", re.S)
 """A ``>`` after ``print``/``printf`` anywhere later in the program, or before a file name: a regex
 literal holding ``{`` or ``"`` (``/{/ > "Makefile"``) cannot hide it."""
-_AWK_RAW = re.compile(r"@|\bsystem\b|\bgetline\b|\bclose\b|(?<!\|)\|(?!\|)|(?<![<>=!])>(?!=)|\bARG[VC]\b|\bENVIRON\b|\bPROCINFO\b")
+_AWK_RAW = re.compile(r"@|\bsystem\b|\bgetline\b|\bclose\b|(?<!\|)\|(?!\|)|\bARG[VC]\b|\bENVIRON\b|\bPROCINFO\b")
+_AWK_GREATER = re.compile(r"(?<![<>=!])>(?!=)")
 """For the read-only default, in the raw program text: an indirect call (``@f()``), a command, a
-pipe, a ``>`` that may be a redirection, ``ARGV``: it does not try to tell strings and regex
-literals apart, so it fails closed."""
+pipe, ``ARGV``, and a ``>`` anywhere in a program with an action (``{``): it does not try to tell
+strings and regex literals apart, so it fails closed. A program that is only a pattern
+(``NR>1``, ``$3 > 100``) prints what matches and cannot redirect."""
+_AWK_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
 _AWK_FILES = ("-f", "--file", "-l", "--load", "-i", "--include", "-E", "--exec")
 _AWK_WRITE_OPTIONS = ("-o", "-p", "-d", "--pretty-print", "--profile", "--dump-variables", "-D", "--debug")
 """gawk options that write a file (``awkprof.out``, ``awkvars.out`` by default) or start its debugger."""
@@ -171,11 +174,17 @@ def _awk(name: str, args: list[Word]) -> Effects:
     if any(p.dynamic for p in programs) or may_be_option(args, frozenset({"-F", "-v", "-e", "--source"})) is not None:
         return Effects(reads=reads, opaque=f"the {name} program is only known when it runs")
     stripped = [_AWK_STRING.sub('""', p.text).replace("||", " ") for p in programs]
-    if any(_AWK_ACTS.search(p) for p in stripped) or any(_AWK_WRITES.search(p.text) or "@" in p.text for p in programs):
+    confusable = [p.text for p in programs if "/" in p.text and '"' in p.text]  # a quote in a regex literal fools the stripping
+    if (
+        any(_AWK_ACTS.search(p) for p in stripped)
+        or any(_AWK_WRITES.search(p.text) or "@" in p.text for p in programs)
+        or any(_AWK_PIPE.search(text) for text in confusable)
+    ):
         return Effects(reads=reads, opaque=f"the {name} program runs commands or writes files (system, |, getline, >, @f())")
     if any(re.search(r"\bARG[VC]\b", p.text) for p in programs):
         return Effects(reads=reads, opaque=f"the {name} program changes ARGV/ARGC: the files it reads are only known when it runs")
-    return Effects(reads=reads, read_only=not any(_AWK_RAW.search(p.text) for p in programs))
+    quiet = all(not _AWK_RAW.search(p.text) and ("{" not in p.text or not _AWK_GREATER.search(p.text)) for p in programs)
+    return Effects(reads=reads, read_only=quiet)
 
 
 # find ----------------------------------------------------------------------------------------
