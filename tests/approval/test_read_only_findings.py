@@ -29,6 +29,9 @@ FINDINGS: list[tuple[str, str]] = [
     ("(( x = 1 ))", "an arithmetic command"),
     ("[[ -v a ]]", "a conditional that may evaluate arithmetic"),
     ("let x=1", "let is arithmetic"),
+    ("echo ${arr[x]}", "an array subscript is arithmetic"),
+    ("echo ${v:x}", "a substring offset is arithmetic"),
+    ("echo ${#arr[x]}", "the length of an element: a subscript"),
     # awk
     ("awk -W exec FILE", "awk -W exec runs a file"),
     ("awk -W exec - <<< 'BEGIN{system(\"touch m\")}'", "awk -W exec - runs its input"),
