@@ -80,9 +80,11 @@ def _decide_path(tool: str, fact: PathFact, rules: RuleSet, home: str) -> Decisi
 
 def _from_rules(matched: list[Rule], subject: str) -> Decision:
     order = {"allow": 0, "ask": 1, "deny": 2}
-    rule = max(matched, key=lambda r: order[r.decision])
+    rule = max(matched, key=lambda r: (order[r.decision], not r.read_only))  # among allows, one that does not confine wins
     source = f" in {rule.source}" if rule.source else ""
-    return Decision(rule.decision, rule.text, f"{subject} is {_word(rule.decision)} by rule {rule.text!r}{source}")
+    confined = " (read-only: it runs with nothing writable and no network)" if rule.read_only else ""
+    reason = f"{subject} is {_word(rule.decision)} by rule {rule.text!r}{source}{confined}"
+    return Decision(rule.decision, rule.text, reason, read_only=rule.read_only)
 
 
 def _word(kind: Kind) -> str:
@@ -128,7 +130,7 @@ def _decide_shell(action: Action, rules: RuleSet) -> Decision:
     decisions = [decision for _command, decision in decided]
     if not decisions:
         return _denied_by_default(Decision("ask", "Bash: nothing to run", "the command runs nothing the analyser could find"), rules)
-    read_only = all(proven_read_only(action, command) for command, _ in decided)
+    read_only = all(decision.read_only or proven_read_only(action, command) for command, decision in decided)
     worst = strictest(decisions)
     assert worst is not None
     if action.stopped and worst.kind != "deny":

@@ -142,3 +142,30 @@ def test_a_runner_without_a_read_only_sandbox_refuses_a_read_only_run(py_repo: P
     assert not runner.confines_read_only
     outcome = runner.run(ToolCall("t", "Bash", {"command": "touch x"}), read_only=True)
     assert not outcome.ok and not (py_repo / "x").exists()
+
+
+@needs_bwrap
+def test_a_rule_the_person_marked_read_only_runs_read_only(py_repo: Path, tmp_path: Path) -> None:
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text('[[rules]]\ntool = "Bash"\nmatch = "touch *"\ndecision = "allow"\nread_only = true\n')
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", xml_call("Bash", command="touch made.txt")), turn("", answer="done")])
+    trajectory = tmp_path / "t.json"
+    assert main(["run", "go", "--repo", str(py_repo), "--model", f"replay:{replay}", "--trajectory", str(trajectory)]) == 0
+    data = json.loads(trajectory.read_text())
+    (approval,) = [a for step in data["steps"] for a in step["approvals"]]
+    assert (approval["decision"], approval["rule"]) == ("allow", "Bash: touch *") and "read-only" in approval["reason"]
+    assert "Read-only file system" in next(m["content"] for m in data["messages"] if m["role"] == "tool")
+    assert not (py_repo / "made.txt").exists()
+
+
+@pytest.mark.parametrize("rule", [
+    '[[rules]]\ntool = "Bash"\nmatch = "x *"\ndecision = "ask"\nread_only = true\n',
+    '[[rules]]\ntool = "Read"\nmatch = "x"\ndecision = "allow"\nread_only = true\n',
+    '[[rules]]\ntool = "Bash"\nmatch = "x *"\ndecision = "allow"\nread_only = "yes"\n',
+])
+def test_read_only_is_only_for_a_bash_allow_rule(rule: str) -> None:
+    from frogtui.approval import parse_rules
+    from frogtui.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="read_only"):
+        parse_rules(rule, "rules.toml")
