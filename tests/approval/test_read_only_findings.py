@@ -173,6 +173,8 @@ MORE_EVERYDAY = [
     "find . -type f -name '*.py' -not -path './.git/*'",
     "stat -c %s calc.py",
     "du -sh docs",
+    "[ -d docs ] && echo dir",
+    "test -f calc.py && echo yes",
 ]
 
 
