@@ -12,6 +12,7 @@ from frogtui.approval.shell_effects import (
     git_command_key,
     git_subcommand,
 )
+from frogtui.approval.shell_known import git_unknown_option
 from frogtui.approval.shell_programs import Effects, has_flag, option_values, special
 from frogtui.approval.shell_words import Word
 
@@ -223,7 +224,7 @@ def _file_reads(sub: str, rest: list[Word]) -> tuple[Target, ...]:
 
 def _only_reads(sub: str, rest: list[Word]) -> bool:
     if sub in READ_ONLY:
-        return not any(
+        return git_unknown_option(sub, rest) is None and not any(
             w.text == o or abbreviates(w.text, o) or (o == "-O" and w.text.startswith("-O"))
             for w in rest
             for o in NOT_READ_ONLY_OPTIONS

@@ -11,6 +11,7 @@ allowing what it has not been told about. Pure.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -226,3 +227,113 @@ def unknown_option(name: str, args: Sequence[Word]) -> str | None:
 def _split_value(args: Sequence[Word], n: int) -> bool:
     """Whether the value after ``args[n]`` is only known when it runs (unquoted, it splits)."""
     return n + 1 < len(args) and args[n + 1].dynamic
+
+
+# git -----------------------------------------------------------------------------------------
+_GIT_DIFF = (
+    "p u s patch no-patch stat numstat shortstat dirstat summary name-only name-status raw patch-with-stat patch-with-raw "
+    "full-index binary abbrev no-abbrev color no-color color-moved color-words word-diff word-diff-regex minimal patience "
+    "histogram anchored diff-algorithm ignore-all-space ignore-space-change ignore-space-at-eol ignore-blank-lines "
+    "ignore-cr-at-eol ignore-submodules indent-heuristic no-indent-heuristic find-renames find-copies find-copies-harder "
+    "no-renames rename-empty irreversible-delete text a R relative no-relative unified inter-hunk-context function-context "
+    "W w b M C D B l diff-filter src-prefix dst-prefix no-prefix default-prefix line-prefix ita-invisible-in-index "
+    "exit-code quiet check cached staged merge-base compact-summary stat-width stat-name-width stat-count stat-graph-width "
+    "submodule ws-error-highlight color-moved-ws no-color-moved output-indicator-new output-indicator-old "
+    "output-indicator-context z U"
+)
+_GIT_LOG = (
+    "oneline graph all decorate no-decorate decorate-refs decorate-refs-exclude n max-count skip since after until before "
+    "author committer grep all-match invert-grep i regexp-ignore-case E extended-regexp F fixed-strings P perl-regexp "
+    "merges no-merges min-parents max-parents first-parent not branches tags remotes glob exclude reflog "
+    "walk-reflogs g left-right cherry-pick cherry-mark cherry ancestry-path simplify-by-decoration full-history dense sparse "
+    "simplify-merges topo-order date-order author-date-order reverse follow pretty format abbrev-commit no-abbrev-commit "
+    "encoding expand-tabs no-expand-tabs notes no-notes show-notes relative-date date parents children left-only right-only "
+    "boundary source log-size mailmap use-mailmap no-mailmap full-diff S G pickaxe-all pickaxe-regex m c cc dd t r root "
+    "no-walk do-walk show-pulls remerge-diff diff-merges combined-all-paths no-merges mailmap L count"
+)
+_GIT_SUB = {
+    "status": "s short b branch porcelain long v verbose u untracked-files ignored z column no-column ahead-behind "
+              "no-ahead-behind renames no-renames find-renames show-stash",
+    "diff": _GIT_DIFF,
+    "diff-tree": _GIT_DIFF + " r t root stdin m c cc",
+    "diff-files": _GIT_DIFF,
+    "diff-index": _GIT_DIFF,
+    "log": _GIT_DIFF + " " + _GIT_LOG,
+    "whatchanged": _GIT_DIFF + " " + _GIT_LOG,
+    "show": _GIT_DIFF + " " + _GIT_LOG,
+    "shortlog": "s n e summary numbered email c committer w group format " + _GIT_LOG,
+    "rev-list": _GIT_LOG + " count objects objects-edge all header timestamp",
+    "rev-parse": "abbrev-ref short verify q quiet show-toplevel show-prefix show-cdup git-dir git-common-dir absolute-git-dir "
+                 "is-inside-work-tree is-inside-git-dir is-bare-repository is-shallow-repository symbolic symbolic-full-name "
+                 "all branches tags remotes show-superproject-working-tree local-env-vars default revs-only no-revs flags "
+                 "no-flags sq not git-path show-object-format shared-index-path since after until before path-format",
+    "ls-files": "c cached d deleted m modified o others i ignored s stage u unmerged k killed z t v f exclude-standard "
+                "directory no-empty-directory error-unmatch full-name recurse-submodules abbrev debug eol deduplicate format "
+                "sparse x exclude",
+    "ls-tree": "d r t l long z name-only name-status object-only full-name full-tree abbrev format",
+    "blame": "b root show-stats l t s f show-name n show-number e show-email w c p porcelain line-porcelain incremental "
+             "M C L since reverse first-parent date progress no-progress abbrev color-lines color-by-age score-debug",
+    "annotate": "b root show-stats l t s f show-name n show-number e show-email w c p porcelain line-porcelain incremental "
+                "M C L since reverse first-parent date abbrev",
+    "grep": "cached untracked no-index no-exclude-standard exclude-standard recurse-submodules a text textconv no-textconv "
+            "i ignore-case I max-depth r recursive no-recursive w word-regexp v invert-match h H full-name E extended-regexp "
+            "G basic-regexp P perl-regexp F fixed-strings n line-number column l files-with-matches name-only L "
+            "files-without-match null z o only-matching c count color no-color break heading p show-function "
+            "C context A after-context B before-context W function-context m max-count threads e and or not all-match q quiet",
+    "describe": "all tags contains abbrev candidates exact-match debug long match exclude always first-parent dirty broken",
+    "cat-file": "t s e p batch-check batch batch-all-objects buffer unordered follow-symlinks allow-unknown-type",
+    "count-objects": "v verbose H human-readable",
+    "name-rev": "tags refs exclude all name-only no-undefined always annotate-stdin",
+    "merge-base": "a all octopus independent is-ancestor fork-point",
+    "show-ref": "head heads tags branches d dereference s hash abbrev verify q quiet exists",
+    "for-each-ref": "count sort format color shell perl python tcl points-at merged no-merged contains no-contains "
+                    "ignore-case omit-empty exclude include-root-refs",
+    "var": "l",
+    "version": "build-options",
+    "show-branch": "r remotes a all current topo-order date-order sparse more list merge-base independent no-name sha1-name "
+                   "topics g reflog color no-color",
+    "check-ignore": "q quiet v verbose n non-matching no-index z",
+    "check-attr": "a all cached z source",
+}
+_GIT_VALUES = frozenset(
+    {f"--{w}" for w in "max-count skip since after until before author committer grep format date encoding decorate-refs "
+     "decorate-refs-exclude diff-filter src-prefix dst-prefix line-prefix unified inter-hunk-context diff-algorithm "
+     "word-diff-regex stat-width stat-name-width stat-count stat-graph-width max-depth threads context after-context "
+     "before-context sort points-at match exclude candidates group ws-error-highlight color-moved-ws diff-merges "
+     "path-format output-indicator-new output-indicator-old output-indicator-context".split()} | {f"-{c}" for c in "nUeABCLSGgm"}
+)
+"""git options that need a value (``-n 5``, ``--format X``); one whose value is optional takes it only
+after ``=`` (``--abbrev=7``), and ``--opt=value`` is one word anyway."""
+
+
+def git_unknown_option(sub: str, rest: Sequence[Word]) -> str | None:
+    """Why ``git SUB REST`` is not something the read-only default knows: an option not in its
+    list for the subcommand (``git blame --contents F``, ``git log --show-signature`` runs gpg),
+    None when every option is known."""
+    names = _GIT_SUB.get(sub)
+    if names is None:
+        return f"the read-only default does not know git {sub}"
+    known = {f"--{w}" if len(w) > 1 else f"-{w}" for w in names.split()} | {f"--no-{w}" for w in names.split() if len(w) > 1}
+    n = 0
+    while n < len(rest):
+        text = rest[n].text
+        if text == "--":
+            return None
+        if not text.startswith("-") or text == "-" or re.fullmatch(r"-\d+", text):
+            n += 1
+            continue
+        option = text.split("=", 1)[0]
+        if option.startswith("--"):
+            if option not in known:
+                return f"git {sub}: the read-only default does not know {option}"
+            n += 2 if option in _GIT_VALUES and "=" not in text else 1
+            continue
+        for at, letter in enumerate(text[1:], start=1):
+            if f"-{letter}" not in known:
+                return f"git {sub}: the read-only default does not know -{letter}"
+            if f"-{letter}" in _GIT_VALUES:
+                n += 1 if at < len(text) - 1 else 2
+                break
+        else:
+            n += 1
+    return None

@@ -67,6 +67,8 @@ FINDINGS: list[tuple[str, str]] = [
     ("git -C nested status", "the nested repository's core.fsmonitor runs"),
     ("cd nested && git status", "the nested repository's core.fsmonitor runs"),
     ("git -c core.fsmonitor=x status", "a setting that runs a program"),
+    ("git log --show-signature", "an option git's table does not know (it runs gpg)"),
+    ("git diff -Oorder.txt", "an option git's table does not know (it reads a file)"),
     # decompressors, writes
     ("file -z calc.py", "file -z runs decompressors"),
     ("uniq a b", "uniq overwrites its second operand"),
@@ -174,6 +176,15 @@ MORE_EVERYDAY = [
     "stat -c %s calc.py",
     "du -sh docs",
     "[ -d docs ] && echo dir",
+    "git log -p -5",
+    "git log --since='2 weeks ago' --oneline",
+    "git show HEAD:calc.py",
+    "git rev-parse --abbrev-ref HEAD",
+    "git status -sb",
+    "git log -L 1,2:calc.py",
+    "git log --pretty=format:'%h %an' -3",
+    "git blame -L 1,2 calc.py",
+    "git ls-tree -r HEAD --name-only",
     "test -f calc.py && echo yes",
 ]
 
