@@ -27,7 +27,7 @@ from frogtui.approval.rules import (
 )
 from frogtui.approval.shell_effects import Target, program_name
 from frogtui.approval.shell_model import ROOT_CWD, SimpleCommand
-from frogtui.approval.shell_words import display, embedded_paths
+from frogtui.approval.shell_words import Word, display, embedded_paths
 
 RISKY_VARIABLES = (
     "PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*",
@@ -220,6 +220,11 @@ def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> D
     words = tuple(w.text for w in command.words)
     dynamic = tuple(w.dynamic for w in command.words)
     matched = [r for r in rules.rules if r.tool == "Bash" and r.decision != "allow" and _matches_any_stage(r, command)]
+    denies = [r for r in rules.rules if r.tool == "Bash" and r.decision == "deny"]
+    if command.unknown_program and denies and not matched:
+        named = ", ".join(repr(r.text) for r in denies[:MAX_RULES_NAMED])
+        return Decision("deny", denies[0].text, f"{display(' '.join(words))}: which program runs is only known when it runs, "
+                        f"and it may be one a deny rule denies ({named}); deny is deny")
     if not command.opaque:
         matched += [r for r in rules.rules if r.tool == "Bash" and r.decision == "allow" and command_matches(r.match, words, dynamic)]
     if matched:
@@ -236,7 +241,8 @@ def _matches_any_stage(rule: Rule, command: SimpleCommand) -> bool:
     """Whether a deny or ask rule matches the command as written or after any wrapper it runs
     through (deny ``sudo *`` matches ``sudo -n true``), opaque words included: deny is deny."""
     stages = command.stages or (command.words,)
-    return any(command_matches(rule.match, tuple(w.text for w in s), tuple(w.dynamic for w in s)) for s in stages if s)
+    named = [(Word(program_name(s[0].text), s[0].dynamic), *s[1:]) for s in stages if s and "/" in s[0].text]  # /bin/rm is rm
+    return any(command_matches(rule.match, tuple(w.text for w in s), tuple(w.dynamic for w in s)) for s in (*stages, *named) if s)
 
 
 def _risky(command: SimpleCommand) -> list[str]:

@@ -235,6 +235,7 @@ class _Walk:
         """Record one simple command, looking through its wrappers; the scope after it."""
         via, cwd = scope.via, scope.cwd
         appends = False
+        unknown = False
         stages = [*scope.stages, words]
         while words and opaque is None:
             step = unwrap(words)
@@ -244,6 +245,7 @@ class _Walk:
                 # ``timeout $(printf '9 sh -c x') ls``: an unquoted expansion splits into several
                 # words, so the program the wrapper runs is only known when it runs
                 opaque = f"{words[0].text}: a word before the program it runs is only known when it runs (it may be the program)"
+                unknown = True
                 break
             if step.outer:
                 self.simple(SimpleCommand(step.outer, via, (), (), assigns, cwd, None, text), scope)
@@ -274,7 +276,8 @@ class _Walk:
             for key, value in git_subcommand(words[1:])[1]:
                 if git_command_key(key) and value:
                     self.nested(value.removeprefix("!"), f"git -c {key}", scope)
-        self.simple(SimpleCommand(words, via, writes, reads, assigns, cwd, opaque, text, stages=tuple(stages)), scope)
+        unknown = unknown or bool(words) and words[0].dynamic
+        self.simple(SimpleCommand(words, via, writes, reads, assigns, cwd, opaque, text, stages=tuple(stages), unknown_program=unknown), scope)
         if words and words[0].text in ("cd", "pushd", "popd"):
             return replace(scope, cwd=changed_dir(words, scope.cwd))
         return scope

@@ -45,6 +45,8 @@ class SimpleCommand:
         read_only: Its every effect is reading files and printing (``shell_programs``).
         stages: The words as written and after each wrapper was looked through (``sudo -n true``,
             ``true``): deny and ask rules match any of them (deny ``sudo *`` denies ``sudo -n true``).
+        unknown_program: Which program runs is only known when it runs (``$CMD``, ``eval "$X"``,
+            ``timeout $(...) ls``): it may be one a deny rule denies.
     """
 
     words: tuple[Word, ...]
@@ -59,6 +61,7 @@ class SimpleCommand:
     floor: str | None = None
     read_only: bool = False
     stages: tuple[tuple[Word, ...], ...] = ()
+    unknown_program: bool = False
 
     @property
     def program(self) -> str:

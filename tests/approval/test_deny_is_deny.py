@@ -38,6 +38,10 @@ CASES = [
     (deny("bash *"), "bash -c 'ls'", "Bash: bash *"),  # the wrapper as written, not only what it runs
     (deny("ls *"), "ls -la", "Bash: ls *"),  # the read-only default
     (deny("cat *"), "case x in x) cat calc.py;; esac", "Bash: cat *"),  # unparseable, a piece of it denied
+    (deny("rm *"), "/bin/rm calc.py", "Bash: rm *"),  # a path to the program
+    (deny("rm *"), "$(echo rm) calc.py", "Bash: rm *"),  # the program only known when it runs may be rm
+    (deny("rm *"), 'eval "$X"', "Bash: rm *"),
+    (deny("rm *"), "timeout $(printf '9 rm') calc.py", "Bash: rm *"),
     ('[tools]\nBash = "deny"\n', "ls -la", "Bash: deny (default)"),  # was allowed by the read-only default
     ('[tools]\nBash = "deny"\n', "echo ${x@P}", "Bash: deny (default)"),
     ('[tools]\nBash = "deny"\n', "case x in x) ls;; esac", "Bash: deny (default)"),
@@ -65,6 +69,8 @@ def test_a_deny_rule_leaves_other_commands_alone(py_repo: Path, capsys: pytest.C
     user_rules(deny("sudo *"))
     assert check(capsys, py_repo, "ls -la")[:2] == ["allow", "read-only"]
     assert check(capsys, py_repo, "echo sudo")[0] == "allow"
+    user_rules("")
+    assert check(capsys, py_repo, "$(echo rm) calc.py")[0] == "ask"  # no deny rule: an unknown program is asked about
 
 
 def test_deny_holds_under_approve_all(py_repo: Path, tmp_path: Path) -> None:
