@@ -145,6 +145,7 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
     """What the sandbox confines for Bash in ``repo`` under the rules in force (``rules``, else read
     from disk; the default settings, said so, when the rules cannot be read), and what is missing."""
     from frogtui.approval import make_sandbox
+    from frogtui.approval.backstop import backstopped
     from frogtui.approval.loading import load_rules
     from frogtui.approval.rules import RuleSet
     from frogtui.tools.workspace import Workspace
@@ -164,8 +165,13 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
         except FrogtuiError as err:
             return [f"bubblewrap: {found}", f"sandbox: unknown ({err})"]
     lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}{unread}", *_sandbox_home_lines(sandbox)]
+    _, no_backstop = backstopped(rules, sandbox)
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
+    if no_backstop:
+        lines.append(f"sandbox: WARNING {no_backstop}")
+    elif rules.read_only:
+        lines.append("read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network")
     return lines
 
 

@@ -28,7 +28,8 @@ def test_doctor_lists_what_the_sandbox_confines(py_repo: Path) -> None:
     for piece in ("user namespace, no capabilities", ".git read-only", "secret store(s) hidden", "/run and sockets hidden",
                   "allowlisted environment", "network off", "home folder hidden"):
         assert piece in lines[1], piece
-    assert lines[2].startswith("sandbox home: hidden: ~") and len(lines) == 3, lines
+    assert lines[2].startswith("sandbox home: hidden: ~"), lines
+    assert lines[3:] == ["read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network"]
 
 
 def test_doctor_warns_when_the_sandbox_is_off(py_repo: Path) -> None:
@@ -37,6 +38,7 @@ def test_doctor_warns_when_the_sandbox_is_off(py_repo: Path) -> None:
     lines = doctor._sandbox_lines(py_repo, None)
     assert lines[1] == "sandbox: Bash runs without a sandbox"
     assert lines[2] == 'sandbox: WARNING Bash runs without a sandbox: [sandbox] bash = "none" in the rules'
+    assert lines[3].startswith('sandbox: WARNING the read-only default is off: Bash has no sandbox ([sandbox] bash = "none" in the rules)')
 
 
 def test_doctor_marks_the_failing_line_and_takes_model(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

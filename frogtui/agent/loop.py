@@ -322,7 +322,8 @@ class Agent:
                     continue  # a new change needs a new preview and approval
             if self.cancel.is_set():
                 return self._not_run(step, call, "Interrupted by the user before it ran")
-            proven_read_only = approval.read_only and approval.arguments is None
+            # proven read-only: no checkpoint, and the read-only sandbox is the backstop if the proof is wrong
+            proven_read_only = approval.read_only and approval.arguments is None and call.name == "Bash" and self.runner.confines_read_only
             if call.name in MUTATING_TOOLS and self.before_action is not None and not proven_read_only:
                 try:
                     self.before_action(step, call)
@@ -331,7 +332,9 @@ class Agent:
                     raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
             self.sink.emit(ev.ToolStarted(step=step, call=call))
             started = self.clock()
-            outcome = self.runner.run(call, preview=preview, cancel=self.cancel, on_output=self._output_to_sink(step, call))
+            outcome = self.runner.run(
+                call, preview=preview, cancel=self.cancel, on_output=self._output_to_sink(step, call), read_only=proven_read_only
+            )
             duration = self.clock() - started
             if outcome.stale:
                 continue  # the file changed after the diff was shown: show it again

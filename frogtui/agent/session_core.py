@@ -29,6 +29,7 @@ from frogtui.agent.loop import Agent, RunResult
 from frogtui.agent.project_instructions import ProjectInstructions, read_instructions, without_instructions
 from frogtui.agent.trajectory import Trajectory, replay_lines
 from frogtui.approval import PolicyEngine, make_sandbox
+from frogtui.approval.backstop import backstopped
 from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
@@ -132,6 +133,7 @@ class SessionCore:
         workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
         engine = PolicyEngine.load(workspace, self.config.rules_file)
         sandbox = make_sandbox(workspace, engine.rules.sandbox)
+        engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
         self.python_line = describe_python(os.environ, workspace.root)
         self.session.log(self.python_line)
@@ -142,7 +144,7 @@ class SessionCore:
             self.session.log(self.instructions.line)
         self._use_repo(state)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
-        return [line for line in (sandbox.warning, nested, *engine.rules.notes) if line]
+        return [line for line in (sandbox.warning, no_backstop, nested, *engine.rules.notes) if line]
 
     @property
     def sandboxed(self) -> bool:

@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from frogtui.approval.backstop import backstopped
 from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.loading import (
     PROJECT_FILE,
@@ -20,6 +21,7 @@ from frogtui.approval.loading import (
     trust_project,
     untrust_project,
 )
+from frogtui.approval.sandbox import make_sandbox
 from frogtui.cli import Parser
 from frogtui.config import repo_folder
 from frogtui.errors import ConfigError
@@ -76,10 +78,11 @@ def main(argv: list[str]) -> int:
         print(f"frogtui: {err}", file=sys.stderr)
         return 2
     workspace = Workspace(repo, tmp_dir=repo)  # no session temp folder for a check
+    rules, no_backstop = backstopped(rules, make_sandbox(workspace, rules.sandbox))  # as a run would decide
     engine = PolicyEngine(workspace, rules)
     decision = engine.evaluate(call_for(args))
     floor = " (floor: no rule or mode lifts it)" if decision.floor else ""
     print(f"{decision.kind}\t{decision.rule}\t{decision.reason}{floor}")
-    for note in rules.notes:
+    for note in (*rules.notes, *([no_backstop] if no_backstop else [])):
         print(f"note: {note}", file=sys.stderr)
     return 0

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+from frogtui.approval.budget import Budget
 from frogtui.approval.facts_links import glob_matches, links_under, through_links
 from frogtui.approval.secrets import PROCESS_SECRETS, SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
 from frogtui.approval.shell import analyze
@@ -75,6 +76,8 @@ class Action:
         shell: For Bash: the parsed command.
         paths: For Bash: facts for every word that may be a path, by ``path_key``.
         home: The home folder (for ``~/`` rules).
+        stopped: Why the analysis stopped before it looked at everything (its budget ran out);
+            what it did not look at is unknown, and the policy asks.
     """
 
     tool: str
@@ -82,6 +85,7 @@ class Action:
     shell: ShellAnalysis | None = None
     paths: Mapping[PathKey, PathFact] = field(default_factory=dict)
     home: str = ""
+    stopped: str | None = None
 
     def fact(self, word: Word, cwd: Word | None) -> PathFact:
         """The fact for ``word`` in folder ``cwd`` (unknown when it was not gathered)."""
@@ -127,11 +131,12 @@ def gather(call: ToolCall, places: Places) -> Action:
             return Action("Glob", target=PathFact(display(args["pattern"]), known=False, odd=odd), home=home)
         return Action("Glob", target=replace(glob_fact(args["pattern"], base, places), odd=odd), home=home)
     if call.name == "Bash" and isinstance(args.get("command"), str):
+        budget = Budget()
         analysis = analyze(args["command"])
-        paths = shell_facts(analysis, places)
+        paths = shell_facts(analysis, places, budget)
         for piece in analysis.hidden:
-            paths = {**shell_facts(piece, places), **paths}
-        return Action("Bash", shell=analysis, paths=paths, home=home)
+            paths = {**shell_facts(piece, places, budget), **paths}
+        return Action("Bash", shell=analysis, paths=paths, home=home, stopped=budget.stopped)
     return Action(call.name, home=home)
 
 
@@ -146,23 +151,24 @@ def path_oddity(path: str) -> str | None:
     return None
 
 
-def shell_facts(analysis: ShellAnalysis, places: Places) -> dict[PathKey, PathFact]:
+def shell_facts(analysis: ShellAnalysis, places: Places, budget: Budget | None = None) -> dict[PathKey, PathFact]:
     """Facts for every word of every command that could name a file. Symlinks the command itself
     creates (``ln -s ~ x && echo > x/.bashrc``) are followed for the commands after them."""
     facts: dict[PathKey, PathFact] = {}
     links: dict[str, str | None] = {}
+    budget = budget or Budget()
     for command in analysis.commands:
         words = [*command.words, *(t.word for t in (*command.reads, *command.writes, *command.places))]
         words += [path for w in command.words[1:] for path in embedded_paths(w)]
         for word in words:
             key = path_key(word, command.cwd)
             if key not in facts or links:
-                fact = resolve_word(word, command.cwd, places, links=links, dotglob=analysis.dotglob)
+                fact = resolve_word(word, command.cwd, places, links=links, dotglob=analysis.dotglob, budget=budget)
                 if key not in facts or _worse(fact, facts[key]):
                     facts[key] = fact
         for target in (t for t in command.reads if t.follows and facts[path_key(t.word, command.cwd)].inside):
             key = path_key(target.word, command.cwd)
-            found = links_under(facts[key].real)
+            found = links_under(facts[key].real, budget)
             facts[key] = through_links(facts[key], found, lambda p: resolve_text(p, places, kernel=True))
         for link, target in symlinks_made(command.words):
             _add_link(links, link, target, command.cwd, places)
@@ -201,7 +207,15 @@ def _through_links(path: str, links: dict[str, str | None]) -> str | None:
     return path
 
 
-def resolve_word(word: Word, cwd: Word | None, places: Places, *, links: dict[str, str | None] | None = None, dotglob: bool = False) -> PathFact:
+def resolve_word(
+    word: Word,
+    cwd: Word | None,
+    places: Places,
+    *,
+    links: dict[str, str | None] | None = None,
+    dotglob: bool = False,
+    budget: Budget | None = None,
+) -> PathFact:
     """Resolve a shell word as the shell in ``cwd`` would see it (after the symlinks in ``links``
     that the same command made; with ``dotglob``, ``*`` also matches names starting with a dot)."""
     shown = display(word.text)
@@ -225,7 +239,7 @@ def resolve_word(word: Word, cwd: Word | None, places: Places, *, links: dict[st
         text = through
     if word.has_glob:
         fact = _glob_prefix_fact(shown, text, places, dotglob=dotglob)
-        reached = glob_matches(text, dotglob=dotglob) if fact.inside else []
+        reached = glob_matches(text, dotglob=dotglob, budget=budget) if fact.inside else []
         return through_links(fact, reached, lambda p: resolve_text(p, places, kernel=True))
     fact = resolve_text(text, places, shown=shown, kernel=True)
     return PathFact(**{**fact.__dict__, "under": under, "protected": None if under and fact.protected == "the repository root" else fact.protected})

@@ -4,11 +4,14 @@ following links (``grep -R``, ``rg -L``). The file system is looked at here, for
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from frogtui.approval.budget import Budget
 
 if TYPE_CHECKING:
     from frogtui.approval.facts import PathFact
@@ -17,25 +20,67 @@ MAX_ENTRIES = 20_000
 """How many names a glob or a folder may have before what it reaches is called unknown."""
 
 
-def glob_matches(pattern: str, *, dotglob: bool = False) -> list[str] | None:
-    """What the absolute shell glob ``pattern`` matches now (None: more than ``MAX_ENTRIES``)."""
-    found: list[str] = []
-    for path in glob.iglob(pattern, include_hidden=dotglob):
+def glob_matches(pattern: str, *, dotglob: bool = False, budget: Budget | None = None) -> list[str] | None:
+    """What the absolute shell glob ``pattern`` matches now (None: more than ``MAX_ENTRIES``, or the
+    budget ran out). One component at a time, as the shell does, counting every name looked at."""
+    budget = budget or Budget()
+    found = ["/"]
+    parts = [p for p in pattern.split("/") if p]
+    for n, part in enumerate(parts):
+        last = n == len(parts) - 1
+        following: list[str] = []
+        for base in found:
+            if not glob.has_magic(part):
+                path = os.path.join(base, part)
+                if not budget.spend():
+                    return None
+                if os.path.lexists(path) if last else os.path.isdir(path):
+                    following.append(path)
+                continue
+            try:
+                with os.scandir(base) as entries:
+                    for entry in entries:
+                        if not budget.spend():
+                            return None
+                        if not _name_matches(entry.name, part, dotglob):
+                            continue
+                        if last or _is_dir(entry):
+                            following.append(os.path.join(base, entry.name))
+            except OSError:
+                continue
+        found = following
+        if not found:
+            return []
         if len(found) >= MAX_ENTRIES:
+            budget.stop(f"a glob reaches more than {MAX_ENTRIES:,} names and the analysis stopped")
             return None
-        found.append(path)
-    return found
+    return sorted(found)
 
 
-def links_under(folder: str) -> list[str] | None:
-    """The symlinks under ``folder`` (not inside ``.git``; None: more than ``MAX_ENTRIES`` names)."""
+def _name_matches(name: str, part: str, dotglob: bool) -> bool:
+    if name.startswith(".") and not (dotglob or part.startswith(".")):
+        return False
+    return fnmatch.fnmatchcase(name, part)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()  # follows symlinks, as the shell does
+    except OSError:
+        return False
+
+
+def links_under(folder: str, budget: Budget | None = None) -> list[str] | None:
+    """The symlinks under ``folder`` (not inside ``.git``; None: more than ``MAX_ENTRIES`` names,
+    or the budget ran out)."""
+    budget = budget or Budget()
     found: list[str] = []
     seen = 0
     for top, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if d != ".git"]
         for name in dirs + files:
             seen += 1
-            if seen > MAX_ENTRIES:
+            if seen > MAX_ENTRIES or not budget.spend():
                 return None
             if os.path.islink(os.path.join(top, name)):
                 found.append(os.path.join(top, name))

@@ -25,9 +25,9 @@ from frogtui.approval.rules import (
     path_matches,
     stricter_default,
 )
-from frogtui.approval.shell_effects import Target
-from frogtui.approval.shell_model import SimpleCommand
-from frogtui.approval.shell_words import display, embedded_paths
+from frogtui.approval.shell_effects import Target, program_name
+from frogtui.approval.shell_model import ROOT_CWD, SimpleCommand
+from frogtui.approval.shell_words import Word, display, embedded_paths
 
 RISKY_VARIABLES = (
     "PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*",
@@ -80,9 +80,11 @@ def _decide_path(tool: str, fact: PathFact, rules: RuleSet, home: str) -> Decisi
 
 def _from_rules(matched: list[Rule], subject: str) -> Decision:
     order = {"allow": 0, "ask": 1, "deny": 2}
-    rule = max(matched, key=lambda r: order[r.decision])
+    rule = max(matched, key=lambda r: (order[r.decision], not r.read_only))  # among allows, one that does not confine wins
     source = f" in {rule.source}" if rule.source else ""
-    return Decision(rule.decision, rule.text, f"{subject} is {_word(rule.decision)} by rule {rule.text!r}{source}")
+    confined = " (read-only: it runs with nothing writable and no network)" if rule.read_only else ""
+    reason = f"{subject} is {_word(rule.decision)} by rule {rule.text!r}{source}{confined}"
+    return Decision(rule.decision, rule.text, reason, read_only=rule.read_only)
 
 
 def _word(kind: Kind) -> str:
@@ -121,26 +123,30 @@ def _decide_shell(action: Action, rules: RuleSet) -> Decision:
         hidden = _hidden_floor(action, rules)
         if hidden is not None:
             return hidden
-        return Decision("ask", "Bash: unparseable", f"{shell.error}; a person has to read it")
+        return _denied_by_default(Decision("ask", "Bash: unparseable", f"{shell.error}; a person has to read it"), rules)
     if shell.download_to_shell:
         return download_floor(shell.download_to_shell)
     decided = decide_commands(action, rules)
     decisions = [decision for _command, decision in decided]
     if not decisions:
-        return Decision("ask", "Bash: nothing to run", "the command runs nothing the analyser could find")
-    read_only = all(proven_read_only(action, command) for command, _ in decided)
+        return _denied_by_default(Decision("ask", "Bash: nothing to run", "the command runs nothing the analyser could find"), rules)
+    read_only = all(decision.read_only or proven_read_only(action, command) for command, decision in decided)
     worst = strictest(decisions)
     assert worst is not None
+    if action.stopped and worst.kind != "deny":
+        return _denied_by_default(Decision("ask", "Bash: analysis stopped", f"{action.stopped}; a person has to decide"), rules)
     if worst.kind != "allow" or len(decisions) == 1:
-        return replace(worst, read_only=read_only)
+        return replace(_denied_by_default(worst, rules), read_only=read_only)
     named = list(dict.fromkeys(d.rule for d in decisions))
     rule = "; ".join(named[:MAX_RULES_NAMED]) + ("; …" if len(named) > MAX_RULES_NAMED else "")
     return Decision("allow", rule, f"each of its {len(decisions)} commands is allowed ({rule})", read_only=read_only)
 
 
 def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
-    """For a command that cannot be parsed: the floor's denial of a piece it could hide, if any."""
+    """For a command that cannot be parsed: the floor's (or a deny rule's) denial of a piece it
+    could hide, if any; a catch-all deny rule (``*``) denies it whole."""
     assert action.shell is not None
+    denied: Decision | None = None
     for piece in action.shell.hidden:
         if piece.download_to_shell:
             return download_floor(piece.download_to_shell)
@@ -148,7 +154,20 @@ def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
             decision = _decide_command(action, command, rules)
             if decision.floor:
                 return replace(decision, reason=f"the command cannot be parsed, and a piece of it is below the floor: {decision.reason}")
-    return None
+            if decision.kind == "deny" and denied is None:
+                denied = replace(decision, reason=f"the command cannot be parsed, and a piece of it is denied: {decision.reason}")
+    catch_all = [r for r in rules.rules if r.tool == "Bash" and r.decision == "deny" and r.match.strip() == "*"]
+    if denied is None and catch_all:
+        return _from_rules(catch_all, "a command that cannot be parsed")
+    return denied
+
+
+def _denied_by_default(decision: Decision, rules: RuleSet) -> Decision:
+    """Under ``[tools] Bash = "deny"`` what would be asked about is denied: only what a rule
+    allows runs (no mode, ``--approve all`` included, runs the rest)."""
+    if decision.kind != "ask" or rules.tools.get("Bash") != "deny":
+        return decision
+    return Decision("deny", "Bash: deny (default)", f"{decision.reason}; [tools] Bash = \"deny\" denies every command no rule allows")
 
 
 def decide_commands(action: Action, rules: RuleSet) -> list[tuple[SimpleCommand, Decision]]:
@@ -164,8 +183,14 @@ def proven_read_only(action: Action, command: SimpleCommand) -> bool:
         command.read_only
         and not _risky(command)
         and not command.via_other_user
+        and not any(label.split(" ")[0] in CODE_EVALUATORS for label in command.via)
+        and not (program_name(command.program) == "git" and command.cwd != ROOT_CWD)
         and all(action.fact(t.word, command.cwd).special for t in command.writes)
     )
+
+
+CODE_EVALUATORS = frozenset({"eval", "trap", "source", "."})
+"""Builtins that evaluate code: what runs through them is never read-only by default."""
 
 
 def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> Decision:
@@ -194,15 +219,30 @@ def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> D
         return Decision("allow", "Bash: redirection only", "only redirects or sets variables inside the repository")
     words = tuple(w.text for w in command.words)
     dynamic = tuple(w.dynamic for w in command.words)
-    matched = [r for r in rules.rules if r.tool == "Bash" and not command.opaque and command_matches(r.match, words, dynamic)]
+    matched = [r for r in rules.rules if r.tool == "Bash" and r.decision != "allow" and _matches_any_stage(r, command)]
+    denies = [r for r in rules.rules if r.tool == "Bash" and r.decision == "deny"]
+    if command.unknown_program and denies and not matched:
+        named = ", ".join(repr(r.text) for r in denies[:MAX_RULES_NAMED])
+        return Decision("deny", denies[0].text, f"{display(' '.join(words))}: which program runs is only known when it runs, "
+                        f"and it may be one a deny rule denies ({named}); deny is deny")
+    if not command.opaque:
+        matched += [r for r in rules.rules if r.tool == "Bash" and r.decision == "allow" and command_matches(r.match, words, dynamic)]
     if matched:
         return _from_rules(matched, display(" ".join(words)))
-    if rules.read_only and proven_read_only(action, command):
+    if rules.read_only and rules.tools.get("Bash") != "deny" and proven_read_only(action, command):
         return Decision("allow", READ_ONLY_RULE, f"{display(' '.join(words))} only reads files and prints (the read-only default)")
     kind = rules.tools.get("Bash", "ask")
     return Decision(
         kind, f"Bash: {kind} (default)", f"{display(words[0])} is {_word(kind)} by default (no rule matches {display(' '.join(words))!r})"
     )
+
+
+def _matches_any_stage(rule: Rule, command: SimpleCommand) -> bool:
+    """Whether a deny or ask rule matches the command as written or after any wrapper it runs
+    through (deny ``sudo *`` matches ``sudo -n true``), opaque words included: deny is deny."""
+    stages = command.stages or (command.words,)
+    named = [(Word(program_name(s[0].text), s[0].dynamic), *s[1:]) for s in stages if s and "/" in s[0].text]  # /bin/rm is rm
+    return any(command_matches(rule.match, tuple(w.text for w in s), tuple(w.dynamic for w in s)) for s in (*stages, *named) if s)
 
 
 def _risky(command: SimpleCommand) -> list[str]:

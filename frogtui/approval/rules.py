@@ -59,12 +59,15 @@ class Rule:
             gitignore-style path glob (``docs/**``, ``*.lock``, ``/usr/include/**``).
         decision: ``allow``, ``ask`` or ``deny``.
         source: Where the rule came from (a file path, ``session``, ``project``...).
+        read_only: A Bash allow rule the person marked read-only (``read_only = true``): what it
+            allows runs in the read-only sandbox (nothing written, no network) without a checkpoint.
     """
 
     tool: str
     match: str
     decision: Kind
     source: str = ""
+    read_only: bool = False
 
     @property
     def text(self) -> str:
@@ -193,9 +196,12 @@ def _rule(entry: Any, n: int, source: str) -> Rule:
     missing = {"tool", "match", "decision"} - set(entry)
     if missing:
         raise ConfigError(f"{source}: {where} lacks {', '.join(sorted(missing))}")
-    extra = set(entry) - {"tool", "match", "decision"}
+    extra = set(entry) - {"tool", "match", "decision", "read_only"}
     if extra:
         raise ConfigError(f"{source}: {where} has unknown key(s) {', '.join(sorted(extra))}")
+    read_only = entry.get("read_only", False)
+    if not isinstance(read_only, bool) or (read_only and (entry["tool"] != "Bash" or entry["decision"] != "allow")):
+        raise ConfigError(f"{source}: {where}: read_only = true is for a Bash rule that allows (it runs what it allows read-only)")
     tool = _tool_name(entry["tool"], source)
     match = entry["match"]
     if not isinstance(match, str) or not match.strip():
@@ -209,7 +215,8 @@ def _rule(entry: Any, n: int, source: str) -> Rule:
             raise ConfigError(f"{source}: {where}: match must name a program")
     elif match.startswith("!"):
         raise ConfigError(f"{source}: {where}: negated patterns (!) are not supported; add a rule with a stricter decision instead")
-    return Rule(tool=tool, match=match.strip(), decision=_kind(entry["decision"], source, f"{where} decision"), source=source)
+    kind = _kind(entry["decision"], source, f"{where} decision")
+    return Rule(tool=tool, match=match.strip(), decision=kind, source=source, read_only=read_only)
 
 
 # combining -----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from frogtui.approval import landlock, sandbox_home, seccomp
@@ -58,6 +58,9 @@ class BwrapWrapper:
     seccomp: str | None = None
     gitconfig: str | None = None
     landlock: bool = False
+    read_only: bool = False
+    """The read-only mode (``read_only_wrapper``): every mount read-only, the repository included,
+    an empty private temp folder, no network."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
@@ -84,7 +87,14 @@ class BwrapWrapper:
         options += mounts.mask_options([path for path in secrets if sandbox_home.visible(path, view)], writable)
         options += mounts.state_options(state_dir(), writable)
         options += sandbox_home.seal_options(view)
-        return [*options, "--chdir", str(self.root)]
+        options = [*options, "--chdir", str(self.root)]
+        return read_only_options(options, self.tmp_dir) if self.read_only else options
+
+    def read_only_wrapper(self) -> BwrapWrapper:
+        """The same sandbox in its read-only mode, for a command run without a checkpoint because
+        the policy proved it only reads (``Approval.read_only``): if the analysis was wrong, the
+        command still cannot write the repository or reach the network."""
+        return replace(self, read_only=True)
 
     def home_view(self, environ: Mapping[str, str]) -> sandbox_home.HomeView:
         """What the sandbox hides (the home folder, the folder holding the repository) and shows
@@ -117,6 +127,7 @@ class BwrapWrapper:
         masked = mounts.secret_paths(_home(os.environ), self.hide, self.expose)
         view = self.home_view(os.environ)
         return [
+            *(["everything read-only (the repository too), an empty private temp folder"] if self.read_only else []),
             CONFINES_PRIVILEGES[self.privileges],
             "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
@@ -125,7 +136,7 @@ class BwrapWrapper:
             "/run and sockets hidden",
             "other sessions hidden",
             "allowlisted environment",
-            _network_phrase(self.network, self.landlock),
+            _network_phrase(self.network and not self.read_only, self.landlock),
         ]
 
 
@@ -139,6 +150,18 @@ def _network_phrase(network: bool, scoped: bool) -> str:
 
 def _home(environ: Mapping[str, str]) -> str:
     return environ.get("HOME") or os.path.expanduser("~")
+
+
+def read_only_options(options: list[str], tmp_dir: Path) -> list[str]:
+    """bwrap's options (up to ``--`` and the trailing ``--chdir``) made read-only: every ``--bind``
+    a ``--ro-bind`` (the repository, a submodule, the session's temp folder), the network
+    unshared, and an empty tmpfs over the session's temp folder (``TMPDIR``), private to the
+    command and gone after it."""
+    made = ["--ro-bind" if option == "--bind" else option for option in options]
+    if "--unshare-net" not in made:
+        made.insert(1, "--unshare-net")
+    chdir = len(made) - 2 if made[-2:-1] == ["--chdir"] else len(made)
+    return [*made[:chdir], "--tmpfs", str(tmp_dir), *made[chdir:]]
 
 
 CONFINES_PRIVILEGES = {

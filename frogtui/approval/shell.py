@@ -235,9 +235,17 @@ class _Walk:
         """Record one simple command, looking through its wrappers; the scope after it."""
         via, cwd = scope.via, scope.cwd
         appends = False
+        unknown = False
+        stages = [*scope.stages, words]
         while words and opaque is None:
             step = unwrap(words)
             if step is None:
+                break
+            if any(w.dynamic for w in words[1 : len(words) - len(step.inner)]):
+                # ``timeout $(printf '9 sh -c x') ls``: an unquoted expansion splits into several
+                # words, so the program the wrapper runs is only known when it runs
+                opaque = f"{words[0].text}: a word before the program it runs is only known when it runs (it may be the program)"
+                unknown = True
                 break
             if step.outer:
                 self.simple(SimpleCommand(step.outer, via, (), (), assigns, cwd, None, text), scope)
@@ -250,12 +258,13 @@ class _Walk:
                 writes = (*writes, *step.writes)
                 if writes or reads or assigns:
                     self.found.record(SimpleCommand((), via, writes, reads, assigns, cwd, None, text))
-                self.nested(step.script.text, step.label, replace(scope, via=via))
+                self.nested(step.script.text, step.label, replace(scope, via=via, stages=tuple(stages)))
                 return scope
             via, assigns, writes = (*via, step.label), (*assigns, *step.assigns), (*writes, *step.writes)
             appends = appends or step.appends_input
             cwd = None if step.cwd_unknown else cwd
             words = step.inner
+            stages.append(words)
         if appends:
             words = (*words, INPUT_WORD)
         if words and not opaque:
@@ -267,7 +276,8 @@ class _Walk:
             for key, value in git_subcommand(words[1:])[1]:
                 if git_command_key(key) and value:
                     self.nested(value.removeprefix("!"), f"git -c {key}", scope)
-        self.simple(SimpleCommand(words, via, writes, reads, assigns, cwd, opaque, text), scope)
+        unknown = unknown or bool(words) and words[0].dynamic
+        self.simple(SimpleCommand(words, via, writes, reads, assigns, cwd, opaque, text, stages=tuple(stages), unknown_program=unknown), scope)
         if words and words[0].text in ("cd", "pushd", "popd"):
             return replace(scope, cwd=changed_dir(words, scope.cwd))
         return scope
@@ -390,6 +400,8 @@ def _braces(raw: str, word: Word) -> list[Word]:
     """The words bash's brace expansion makes of ``word`` (written ``raw``): ``{rm,-rf,/}`` -> ``rm -rf /``."""
     if "{" not in raw or "}" not in raw or word.dynamic:
         return [word]
+    if len(raw) > 1 and raw[0] == raw[-1] == "'" and raw.count("'") == 2:
+        return [word]  # one single-quoted string: no expansion at all (``awk '{print $1, $2}'``)
     if any(ch in raw for ch in "'\"\\$`"):
         return [Word(word.text, dynamic=True)] if BRACE.search(raw) else [word]
     try:

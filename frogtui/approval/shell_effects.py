@@ -115,7 +115,10 @@ def write_targets(words: Sequence[Word]) -> list[Target]:
         targets += [Target(w, name) for w in _operands(args)[1:]]
     elif name == "dd":
         targets += [Target(Word(w.text[3:], w.dynamic), "dd") for w in args if w.text.startswith("of=")]
-    elif name in ("sed", "perl") and any(w.text.startswith(("-i", "--in-place")) or (w.text.startswith("-") and "i" in w.text[1:] and not w.text.startswith("--")) for w in args):
+    elif name in ("sed", "perl") and any(
+        w.text.startswith(("-i", "-I", "--in-place")) or (w.text.startswith("-") and "i" in w.text[1:] and not w.text.startswith("--"))
+        for w in args
+    ):  # ``-I`` is BSD sed's in-place
         operands = _operands(args, frozenset({"-e", "-f"}))
         has_script_option = any(w.text in ("-e", "-f") for w in args)
         targets += [Target(w, f"{name} -i") for w in (operands if has_script_option else operands[1:])]

@@ -12,6 +12,7 @@ from frogtui.approval.shell_effects import (
     git_command_key,
     git_subcommand,
 )
+from frogtui.approval.shell_known import git_unknown_option
 from frogtui.approval.shell_programs import Effects, has_flag, option_values, special
 from frogtui.approval.shell_words import Word
 
@@ -184,14 +185,46 @@ def git_effects(name: str, args: list[Word]) -> Effects:
         words = [w for w in words if w.text not in ("--recursive", "-q", "--quiet")]
         opaque = "git submodule foreach runs a command only known when it runs" if any(w.dynamic for w in words) else None
         runs += [(" ".join(w.text for w in words), "git submodule foreach")] if words and not opaque else []
+    hidden = next((w for w in args if w.dynamic), None)
+    if hidden is not None and (sub in RUNS or start >= len(args) or args.index(hidden) < start):
+        opaque = opaque or f"git: {hidden.text} is only known when it runs and may be an option that runs a program"
+    exec_path = next((w.text for w in args[:start] if w.text.startswith("--exec-path")), "")
+    if exec_path and exec_path != "--exec-path":  # ``--exec-path`` alone prints the folder
+        opaque = opaque or "git --exec-path=DIR runs its programs from DIR"
+    reads = _no_index_reads(sub, rest) + _file_reads(sub, rest)
     writes = _creates(sub, rest)
-    read_only = not (runs or opaque or writes or runs_config) and _only_reads(sub, rest)
-    return Effects(writes, _no_index_reads(sub, rest), places, tuple(runs), opaque, read_only=read_only)
+    read_only = (
+        not (runs or opaque or writes or runs_config or hidden or reads)
+        and _only_reads(sub, rest)
+        and all(w.text in QUIET_GLOBALS for w in args[:start])
+    )
+    return Effects(writes, reads, places, tuple(runs), opaque, read_only=read_only)
+
+
+QUIET_GLOBALS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
+                           "--icase-pathspecs", "--no-replace-objects", "--version", "--help"})
+"""git's options before the subcommand that the read-only default knows (not ``-C``, ``--git-dir``,
+``--work-tree``, ``--exec-path``, ``-c``: another repository's config, or programs, would run)."""
+FILE_READS = {
+    "blame": ("--contents", "--ignore-revs-file", "-S"),
+    "annotate": ("--contents", "--ignore-revs-file", "-S"),
+    "config": ("-f", "--file"),
+    "grep": ("-f",),
+    "ls-files": ("-X", "--exclude-from"),
+    "check-ignore": ("--stdin",),
+}
+"""Options whose value is a file a reading subcommand reads (any file: decided like a Read)."""
+
+
+def _file_reads(sub: str, rest: list[Word]) -> tuple[Target, ...]:
+    found = [Target(v, f"git {sub} {o}") for o in FILE_READS.get(sub, ()) if o != "--stdin" for v in option_values(rest, o)]
+    found += [Target(v, f"git {sub} --pathspec-from-file") for v in option_values(rest, "--pathspec-from-file") if v.text != "-"]
+    return tuple(found)
 
 
 def _only_reads(sub: str, rest: list[Word]) -> bool:
     if sub in READ_ONLY:
-        return not any(
+        return git_unknown_option(sub, rest) is None and not any(
             w.text == o or abbreviates(w.text, o) or (o == "-O" and w.text.startswith("-O"))
             for w in rest
             for o in NOT_READ_ONLY_OPTIONS

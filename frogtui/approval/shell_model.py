@@ -43,6 +43,10 @@ class SimpleCommand:
         places: Folders it is pointed at that must stay inside the repository (``git -C``).
         floor: Why the floor denies it whatever the rules say (``crontab FILE``).
         read_only: Its every effect is reading files and printing (``shell_programs``).
+        stages: The words as written and after each wrapper was looked through (``sudo -n true``,
+            ``true``): deny and ask rules match any of them (deny ``sudo *`` denies ``sudo -n true``).
+        unknown_program: Which program runs is only known when it runs (``$CMD``, ``eval "$X"``,
+            ``timeout $(...) ls``): it may be one a deny rule denies.
     """
 
     words: tuple[Word, ...]
@@ -56,6 +60,8 @@ class SimpleCommand:
     places: tuple[Target, ...] = ()
     floor: str | None = None
     read_only: bool = False
+    stages: tuple[tuple[Word, ...], ...] = ()
+    unknown_program: bool = False
 
     @property
     def program(self) -> str:
@@ -99,12 +105,16 @@ class Scope:
         via: The wrappers the commands here run through, outermost first.
         depth: How many shells deep (``bash -c`` inside ``bash -c``...).
         cwd: The working folder (see ``SimpleCommand.cwd``).
+        stages: See below.
     """
 
     source: str
     via: tuple[str, ...] = ()
     depth: int = 0
     cwd: Word | None = ROOT_CWD
+    stages: tuple[tuple[Word, ...], ...] = ()
+    """The words of the commands that run the commands here (``bash -c '...'``, ``sudo bash -c``),
+    for deny and ask rules (``SimpleCommand.stages``)."""
 
     def text(self, node: Any) -> str:
         start, end = node.pos

@@ -19,6 +19,7 @@ from frogtui.approval.shell_effects import (
     program_name,
     write_targets,
 )
+from frogtui.approval.shell_known import unknown_option
 from frogtui.approval.shell_words import Word
 
 ALWAYS = "*"
@@ -63,6 +64,8 @@ class Program:
     network: bool = False
     writes_second: bool = False
     follows: frozenset[str] = frozenset()
+    response_files: bool = False
+    """An operand ``@FILE`` gives more options from FILE (binutils' ``strings``)."""
 
 
 @dataclass(frozen=True)
@@ -149,13 +152,16 @@ PROGRAMS: dict[str, Program] = {
     ),
     "printf": replace(_LISTS, assigns=_opts("-v")),
     "tree": replace(_LISTS, value_options=_opts("-L -P -I -o -H -T --filelimit --charset"), writes=_opts("-o"),
-                    opaque={"-R": "with -H it writes 00Tree.html in every folder"}),
+                    opaque={"-R": "with -H it writes 00Tree.html in every folder",
+                            "--fromfile": "tree --fromfile lists the lines of the files it names (any file)"}),
     "date": replace(_LISTS, value_options=_opts("-d -f -r -I --date --file --reference"), reads_options=_opts("-f --file -r --reference"),
                     opaque={"-s": "it sets the system clock", "--set": "it sets the system clock"}),
     "iconv": replace(_PRINTS, value_options=_opts("-f -t -o --from-code --to-code --output"), writes=_opts("-o --output")),
     "file": replace(_PRINTS, value_options=_opts("-m -f -F -e -P --magic-file --files-from --separator --exclude --parameter"),
                     reads_options=_opts("-m -f --magic-file --files-from"),
-                    opaque={"-C": "it compiles a magic file, writing NAME.mgc", "--compile": "it compiles a magic file, writing NAME.mgc"}),
+                    opaque={"-C": "it compiles a magic file, writing NAME.mgc", "--compile": "it compiles a magic file, writing NAME.mgc",
+                            **dict.fromkeys(("-z", "-Z", "--uncompress", "--uncompress-noreport"),
+                                            "file -z runs decompression programs found on PATH")}),
     **dict.fromkeys(
         (
             "cat",
@@ -187,6 +193,11 @@ PROGRAMS: dict[str, Program] = {
         ),
         _PRINTS,
     ),
+    "hexdump": replace(_PRINTS, value_options=_opts("-e -f -n -s --format-file"), reads_options=_opts("-f --format-file")),
+    "strings": replace(_PRINTS, value_options=_opts("-n -t -e -T -s --bytes --radix --encoding --target --output-separator"),
+                       response_files=True),
+    **dict.fromkeys(("md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum"), replace(
+        _PRINTS, opaque=dict.fromkeys(("-c", "--check"), "it reads the files a checksum list names (any file)"))),
     **dict.fromkeys(("grep", "egrep", "fgrep"), _SEARCH),
     "rg": replace(
         _SEARCH,
@@ -222,7 +233,11 @@ PROGRAMS: dict[str, Program] = {
     ),
     "jq": Program(reads="after-first", pattern_options=_opts("-f --from-file"), reads_options=_opts("-f --from-file --slurpfile --rawfile"),
                   value_options=_opts("--arg --argjson --slurpfile --rawfile --indent -L --from-file -f")),
-    **dict.fromkeys(("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray", "unset"), _ASSIGNS),
+    **dict.fromkeys(("export", "readonly", "read", "unset"), _ASSIGNS),
+    **dict.fromkeys(("declare", "typeset", "local"), replace(_ASSIGNS, opaque={
+        "-i": "an integer variable's value is evaluated as arithmetic, which runs the commands a value holds (a[$(cmd)])"})),
+    **dict.fromkeys(("mapfile", "readarray"), replace(_ASSIGNS, value_options=_opts("-C -c -d -n -O -s -u"), opaque={
+        "-C": "the callback (-C) is code that runs for each line read"})),
     "zip": Program(read_only=False, reads="after-first", recursive=_opts("-r -R --recurse-paths"), runs=_opts("-TT --unzip-command"),
                    deletes=_opts("-m --move"), value_options=_opts("-TT --unzip-command -O --output-file -b -t -tt -x -i -n -P")),
     **dict.fromkeys(("cp", "scp", "rsync"), Program(read_only=False, recursive=_opts("-r -R -a --recursive --archive"),
@@ -262,12 +277,20 @@ def program_effects(words: Sequence[Word]) -> Effects:
     special = _SPECIAL.get("python" if name.startswith("python") and name[6:].replace(".", "").isdigit() else name)
     if special is not None:
         found = special(name, list(words[1:]))
-        return replace(found, writes=(*own, *found.writes))
+        return _known_only(name, words, replace(found, writes=(*own, *found.writes)))
     program = PROGRAMS.get(name)
     if program is None:
         return Effects(own)
     found = table_effects(name, program, list(words[1:]))
-    return replace(found, writes=(*own, *found.writes), read_only=found.read_only and not own)
+    return _known_only(name, words, replace(found, writes=(*own, *found.writes), read_only=found.read_only and not own))
+
+
+def _known_only(name: str, words: Sequence[Word], found: Effects) -> Effects:
+    """``found``, read-only only when every option is one the read-only default knows
+    (``shell_known``: failing closed)."""
+    if found.read_only and unknown_option(name, words[1:]) is not None:
+        return replace(found, read_only=False)
+    return found
 
 
 def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
@@ -292,8 +315,19 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
     for option, why in sorted(program.opaque.items()):
         if has_flag(args, option):
             opaque = opaque or f"{name} {option}: {why}"
-    if name in ("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray"):
-        assigns += [w.text.split("=", 1)[0] for w in args if not w.text.startswith("-")]
+    if program.runs or program.opaque or program.writes or program.reads_options:
+        hidden = may_be_option(args, program.value_options)
+        if hidden is not None:
+            opaque = opaque or f"{name}: {hidden.text} is only known when it runs and may be an option that runs, writes or reads files"
+    for word in args if program.response_files else ():
+        if word.text.startswith("@"):
+            reads.append(Target(Word(word.text[1:], word.dynamic), f"{name} @FILE (options read from a file)"))
+            opaque = opaque or f"{name} {word.text}: takes more options from a file"
+    if name in ("export", "declare", "typeset", "local", "readonly", "read", "mapfile", "readarray", "unset"):
+        assigns += [w.text.split("=", 1)[0] for w in _operands(args, program.value_options)] if name != "unset" else []
+        names = [w.text for w in args if name == "unset" and not w.text.startswith("-")]
+        if any("[" in n for n in names):
+            opaque = opaque or f"{name}: a variable name with a subscript is evaluated as arithmetic, which may run a command"
     names = assigns + [w.text for w in option_values(args, "-v") if name in ("test", "[")]
     if any("[" in n for n in names):  # ``a[$(cmd)]``: bash evaluates a subscript as arithmetic, which runs $(...)
         opaque = opaque or f"{name}: a variable name with a subscript is evaluated as arithmetic, which may run a command"
@@ -317,6 +351,22 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
         ]
     read_only = program.read_only and not (writes or runs or opaque or program.network)
     return Effects(tuple(writes), tuple(reads), (), tuple(runs), opaque, tuple(assigns), None, read_only)
+
+
+def may_be_option(args: Sequence[Word], value_options: frozenset[str] = frozenset()) -> Word | None:
+    """The first word only known when it runs that stands where an option may be (before ``--``,
+    not the value of an option): unquoted, ``$(printf -- --pre=rm)`` is the option ``--pre=rm``."""
+    skip = False
+    for word in args:
+        if skip:
+            skip = False
+            continue
+        if word.text == "--":
+            return None
+        if word.dynamic:
+            return word
+        skip = word.text in value_options
+    return None
 
 
 def option_values(args: Sequence[Word], option: str) -> list[Word]:

@@ -12,6 +12,7 @@ from frogtui.approval.shell_programs import (
     PROGRAMS,
     Effects,
     has_flag,
+    may_be_option,
     option_values,
     special,
     table_effects,
@@ -142,26 +143,48 @@ def _sed(name: str, args: list[Word]) -> Effects:
 # awk -----------------------------------------------------------------------------------------
 _AWK_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _AWK_ACTS = re.compile(r"\bsystem\s*\(|\|\|?|\bgetline\b|\bprintf?\b[^;{}\n]*>|@load|@include|\bclose\s*\(")
+_AWK_WRITES = re.compile(r"\bprintf?\b.*?(?<![<>=!])>(?!=)|>\s*[\"A-Za-z_($]", re.S)
+"""A ``>`` after ``print``/``printf`` anywhere later in the program, or before a file name: a regex
+literal holding ``{`` or ``"`` (``/{/ > "Makefile"``) cannot hide it."""
+_AWK_RAW = re.compile(r"@|\bsystem\b|\bgetline\b|\bclose\b|(?<!\|)\|(?!\|)|\bARG[VC]\b|\bENVIRON\b|\bPROCINFO\b")
+_AWK_GREATER = re.compile(r"(?<![<>=!])>(?!=)")
+"""For the read-only default, in the raw program text: an indirect call (``@f()``), a command, a
+pipe, ``ARGV``, and a ``>`` anywhere in a program with an action (``{``): it does not try to tell
+strings and regex literals apart, so it fails closed. A program that is only a pattern
+(``NR>1``, ``$3 > 100``) prints what matches and cannot redirect."""
+_AWK_PIPE = re.compile(r"(?<!\|)\|(?!\|)")
+_AWK_FILES = ("-f", "--file", "-l", "--load", "-i", "--include", "-E", "--exec")
+_AWK_WRITE_OPTIONS = ("-o", "-p", "-d", "--pretty-print", "--profile", "--dump-variables", "-D", "--debug")
+"""gawk options that write a file (``awkprof.out``, ``awkvars.out`` by default) or start its debugger."""
 
 
 @special("awk", "gawk", "mawk", "nawk", "busybox-awk", doc=(
-    "operands after the program (`ARGV`/`ARGC` in the program: unknown)", "`system()`, `|`, `getline`, `-f`", "`print > FILE`",
-    "the program has none of those",
+    "operands after the program (`ARGV`/`ARGC` in the program: unknown)", "`system()`, `|`, `getline`, `@f()`, `-f`, `-W exec`",
+    "`print > FILE`, `-o`/`-p`/`-d` (`--profile`...)", "the program has none of those and no `>`, `|` or `@` at all",
 ))
 def _awk(name: str, args: list[Word]) -> Effects:
-    if any(option_values(args, o) for o in ("-f", "--file", "-l", "--load", "-i", "--include", "-E", "--exec")):
+    if any(option_values(args, o) for o in _AWK_FILES) or any(v.text.startswith("e") for v in option_values(args, "-W")):
         return Effects(opaque=f"{name} runs a program from a file")
+    if any(has_flag(args, o) for o in ("-W", *_AWK_WRITE_OPTIONS)):
+        return Effects(opaque=f"{name}: -W, -o, -p, -d and --profile write files or change what runs")
     sources = [*option_values(args, "-e"), *option_values(args, "--source")]
     operands = _operands(args, frozenset({"-F", "-v", "-e", "--source", "--field-separator", "--assign"}))
     programs, files = (sources, operands) if sources else (operands[:1], operands[1:])
     reads = tuple(Target(w, name) for w in files if "=" not in w.text and w.text != "-")
-    if any(p.dynamic for p in programs):
+    if any(p.dynamic for p in programs) or may_be_option(args, frozenset({"-F", "-v", "-e", "--source"})) is not None:
         return Effects(reads=reads, opaque=f"the {name} program is only known when it runs")
-    if any(_AWK_ACTS.search(_AWK_STRING.sub('""', p.text).replace("||", " ")) for p in programs):
-        return Effects(reads=reads, opaque=f"the {name} program runs commands or writes files (system, |, getline, >)")
+    stripped = [_AWK_STRING.sub('""', p.text).replace("||", " ") for p in programs]
+    confusable = [p.text for p in programs if "/" in p.text and '"' in p.text]  # a quote in a regex literal fools the stripping
+    if (
+        any(_AWK_ACTS.search(p) for p in stripped)
+        or any(_AWK_WRITES.search(p.text) or "@" in p.text for p in programs)
+        or any(_AWK_PIPE.search(text) for text in confusable)
+    ):
+        return Effects(reads=reads, opaque=f"the {name} program runs commands or writes files (system, |, getline, >, @f())")
     if any(re.search(r"\bARG[VC]\b", p.text) for p in programs):
         return Effects(reads=reads, opaque=f"the {name} program changes ARGV/ARGC: the files it reads are only known when it runs")
-    return Effects(reads=reads, read_only=True)
+    quiet = all(not _AWK_RAW.search(p.text) and ("{" not in p.text or not _AWK_GREATER.search(p.text)) for p in programs)
+    return Effects(reads=reads, read_only=quiet)
 
 
 # find ----------------------------------------------------------------------------------------
@@ -180,6 +203,9 @@ def _find(name: str, args: list[Word]) -> Effects:
     starts = [w for w in args[: next((n for n, w in enumerate(args) if w.text.startswith(("-", "(", "!"))), len(args))]] or [Word(".")]
     writes: list[Target] = []
     acts = False
+    hidden = may_be_option(args)
+    if hidden is not None:
+        return Effects(opaque=f"find: {hidden.text} is only known when it runs and may be -exec, -delete or -fprint")
     for n, word in enumerate(args):
         text = word.text
         if text in ("-fprint", "-fprint0", "-fls", "-fprintf") and n + 1 < len(args):
@@ -243,6 +269,9 @@ _JQ_LOADS = re.compile(r"\b(import|include)\b")
 ))
 def _jq(name: str, args: list[Word]) -> Effects:
     found = table_effects(name, PROGRAMS["jq"], args)
+    files = [args[n + 2] for n, w in enumerate(args[:-2]) if w.text in ("--rawfile", "--slurpfile")]  # NAME FILE
+    found = replace(found, reads=(*(t for t in found.reads if t.how not in ("jq --rawfile", "jq --slurpfile")),
+                                  *(Target(f, "jq --rawfile/--slurpfile") for f in files)))
     operands = _operands(args, PROGRAMS["jq"].value_options)
     programs = [] if option_values(args, "-f") or option_values(args, "--from-file") else operands[:1]
     if any(w.dynamic or _JQ_LOADS.search(w.text) for w in programs):
@@ -260,6 +289,7 @@ _TAR_RUNS = ("--to-command", "--use-compress-program", "-I", "--info-script", "-
     "`--remove-files`, `--index-file`; `-f`, `-x` (its own)", "`-t` (listing)",
 ))
 def _tar(name: str, args: list[Word]) -> Effects:
+    args = _tar_bundle(args)
     runs = tuple((v.text, f"tar {o}") for o in _TAR_RUNS for v in option_values(args, o))
     runs += tuple(
         (v.text.split("=", 1)[1], "tar --checkpoint-action")
@@ -280,7 +310,40 @@ def _tar(name: str, args: list[Word]) -> Effects:
     if not has_flag(args, "--force-local") and any(":" in a.text.split("/", 1)[0] for a in archives):
         opaque = opaque or "tar reaches an archive HOST:FILE on another machine through rsh/ssh"
     lists = has_flag(args, "-t") or has_flag(args, "--list") or ("t" in first.lstrip("-") and first.lstrip("-").isalpha())
-    return Effects(writes, reads, (), runs, opaque, read_only=lists and not runs and not creates and not opaque and not writes)
+    if may_be_option(args) is not None:
+        opaque = opaque or "tar: a word only known when it runs may be an option that runs a program"
+    plain = all(_tar_plain(w) for w in args) and all(_TAR_PLAIN_ARCHIVE.search(a.text) for a in archives)
+    return Effects(writes, reads, (), runs, opaque, read_only=lists and plain and not runs and not creates and not opaque and not writes)
+
+
+_TAR_VALUE_LETTERS = "bCfFgHIKLNTVX"
+"""Letters of an old-style bundle (``tar tIf CMD ARCHIVE``) that take the next words as values, in order."""
+_TAR_PLAIN_ARCHIVE = re.compile(r"(\.tar|^-)$")
+"""An archive tar lists without running a decompression program found on PATH (``x.tar.lz`` runs lzip)."""
+
+
+def _tar_bundle(args: list[Word]) -> list[Word]:
+    """An old-style first word (``tIf``: no dash) as the options it stands for, each with its
+    value: ``-t -I CMD -f ARCHIVE``."""
+    if not args or args[0].dynamic or args[0].text.startswith("-") or not args[0].text.isalpha():
+        return args
+    out: list[Word] = []
+    rest = list(args[1:])
+    for letter in args[0].text:
+        out.append(Word(f"-{letter}"))
+        if letter in _TAR_VALUE_LETTERS and rest:
+            out.append(rest.pop(0))
+    return [*out, *rest]
+
+
+def _tar_plain(word: Word) -> bool:
+    """A word of a listing the read-only default knows: ``-t``, ``-v``, ``-f`` (bundled too), ``--list``..."""
+    text = word.text
+    if not text.startswith("-") or text == "-":
+        return True
+    if text.startswith("--"):
+        return text.split("=", 1)[0] in ("--list", "--verbose", "--file")
+    return all(c in "tvf" for c in text[1:])
 
 
 @special("zip", doc=(

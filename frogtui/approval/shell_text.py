@@ -106,7 +106,15 @@ def parameter_trouble(value: str) -> str | None:
         return f"${{{value}}} expands a variable named by another variable, only known when it runs"
     if "@P" in value:
         return f"${{{value}}} is prompt expansion, which runs the command substitutions the value holds"
+    arithmetic = _ARITHMETIC_PARAMETER.match(value)
+    if arithmetic and not all(re.fullmatch(r"\s*-?\d*\s*", part or "") for part in arithmetic.groups()):
+        return f"${{{value}}} evaluates arithmetic, which runs the command substitutions a variable holds (a[$(cmd)])"
     return None
+
+
+_ARITHMETIC_PARAMETER = re.compile(r"#?[A-Za-z_][A-Za-z0-9_]*(?:\[(?![@*]\])([^\]]*)\])?(?::(?![-=?+])([^:}]*)(?::(.*))?)?$", re.S)
+"""``${a[SUB]}`` and ``${v:OFFSET:LENGTH}``: a subscript of an indexed array and an offset or a
+length are arithmetic (a plain number is fine; ``${v:-x}`` is a default, not an offset)."""
 
 
 def substitutions(text: str) -> list[str]:

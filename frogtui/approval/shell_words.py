@@ -34,7 +34,10 @@ class Word:
 
     @property
     def has_glob(self) -> bool:
-        return any(ch in self.text for ch in "*?[")
+        """Whether the shell would expand it as a pattern: ``*``, ``?``, or a ``[`` closed later
+        (``[`` alone, the test command, is no pattern)."""
+        at = self.text.find("[")
+        return "*" in self.text or "?" in self.text or (at >= 0 and "]" in self.text[at + 2 :])
 
 
 def user_home_mark(user: str) -> str:

@@ -41,6 +41,12 @@ class ToolRunner:
         self.workspace = workspace
         self.wrap = wrap
 
+    @property
+    def confines_read_only(self) -> bool:
+        """Whether Bash has a read-only sandbox (``wrap.read_only_wrapper``) for the commands the
+        policy proved read-only; without one they get a checkpoint like any other."""
+        return callable(getattr(self.wrap, "read_only_wrapper", None))
+
     def bash_env(self) -> dict[str, str]:
         """The environment for Bash, with TMPDIR the session's private temp folder and PWD the root:
         the project's (``project_env``: frogtui's own virtualenv removed, the project's Python
@@ -77,10 +83,12 @@ class ToolRunner:
         preview: Preview | None = None,
         cancel: threading.Event | None = None,
         on_output: OutputCallback | None = None,
+        read_only: bool = False,
     ) -> ToolOutcome:
         """Run ``call`` (its arguments converted, ``call.error`` None). Write/Edit apply ``preview`` when given,
         and only if the file still has the previewed content. Bash passes its output to ``on_output``
-        as it is read (on this thread)."""
+        as it is read (on this thread); with ``read_only`` it runs in the read-only sandbox (refused
+        when there is none: ``confines_read_only``)."""
         args = call.arguments
         try:
             if call.name == "Read":
@@ -95,12 +103,17 @@ class ToolRunner:
                     return ToolOutcome(files.write_observation(preview))
                 return ToolOutcome(files.edit_observation(preview, args["old_string"], bool(args.get("replace_all"))))
             if call.name == "Bash":
+                wrap = self.wrap
+                if read_only:
+                    if not self.confines_read_only:
+                        return ToolOutcome("PermissionError: no read-only sandbox to run this command in; it did not run", ok=False)
+                    wrap = self.wrap.read_only_wrapper()  # type: ignore[union-attr]
                 result = run_bash(
                     args["command"],
                     str(self.workspace.root),
                     timeout=args.get("timeout"),
                     cancel=cancel,
-                    wrap=self.wrap,
+                    wrap=wrap,
                     env=self.bash_env(),
                     on_output=on_output,
                 )

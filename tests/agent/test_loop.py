@@ -242,7 +242,13 @@ def test_before_action_hook_runs_for_mutating_tools_only(py_repo: Path, tmp_path
     assert seen == [(2, "Edit"), (3, "Bash")]
 
 
-def test_no_checkpoint_before_a_bash_command_proven_read_only_unless_the_person_edited_it(py_repo: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["read-only sandbox", "no sandbox"])
+def test_no_checkpoint_before_a_bash_command_proven_read_only_unless_the_person_edited_it(
+    py_repo: Path, tmp_path: Path, sandboxed: bool
+) -> None:
+    """Only where the read-only sandbox backs the proof: without one, a checkpoint as for any command."""
+    if sandboxed and not _bwrap_works():
+        pytest.skip("bubblewrap is not usable here")
     seen: list[str] = []
     person = ScriptedPerson(
         Approval("allow", by="rule", read_only=True),
@@ -251,8 +257,22 @@ def test_no_checkpoint_before_a_bash_command_proven_read_only_unless_the_person_
     )
     turns = [turn("", xml_call("Bash", command=command)) for command in ("ls", "touch x", "ls")] + [turn("Done.", answer="ok")]
     agent, _ = make_agent(py_repo, tmp_path, turns, person, before_action=lambda step, call: seen.append(call.arguments["command"]))
+    if sandboxed:
+        from frogtui.approval import SandboxSettings, make_sandbox
+
+        agent.runner.workspace.tmp_dir.mkdir(parents=True, exist_ok=True)
+        agent.runner = ToolRunner(agent.runner.workspace, wrap=make_sandbox(agent.runner.workspace, SandboxSettings()).wrap)
     agent.run("x")
-    assert seen == ["touch x", "ls -la"]
+    assert seen == (["touch x", "ls -la"] if sandboxed else ["ls", "touch x", "ls -la"])
+    assert (py_repo / "x").exists()
+
+
+def _bwrap_works() -> bool:
+    import shutil
+
+    from frogtui.approval.sandbox import probe_bwrap
+
+    return shutil.which("bwrap") is not None and probe_bwrap(shutil.which("bwrap") or "") is None
 
 
 def test_a_model_context_smaller_than_the_budget_is_the_budget(py_repo: Path) -> None:
