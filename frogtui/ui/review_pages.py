@@ -109,7 +109,8 @@ def layout(change: FileChange | None, hunks: list[ReviewHunk], width: int) -> li
             position = first + offset
             count += 1
             if line.line_type == "\\":
-                rows.append(Row("line", hunk, "\\ No newline at end of file", "\\", 0, owners[position], (hunk.hunk_index, position, 0), count))
+                note = "\\ No newline at end of file"
+                rows.append(Row("line", hunk, note, "\\", 0, owners[position], (hunk.hunk_index, position, 0), count, note))
                 continue
             text = display_text(line.value)
             for start, piece in pieces(text, width):

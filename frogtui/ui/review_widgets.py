@@ -16,8 +16,8 @@ from textual.widgets import Button, Label, Static, Tree
 
 from frogtui.ui.diffmodel import lexer_for
 from frogtui.ui.diffview import token_styles
-from frogtui.ui.themes import pygments_style_for
 from frogtui.ui.review_pages import Row, layout, page, page_count, page_lines
+from frogtui.ui.themes import pygments_style_for
 from frogtui.vcs.hunks import ChangeGroup, FileChange, ReviewHunk
 
 MARKS = {True: "[x]", False: "[ ]", None: "[~]"}

@@ -109,9 +109,9 @@ class ReviewHunk(GroupSelection):
         if self.hunk_index < 0:
             return 0, 0
         owners = self.file.line_groups[self.hunk_index]
-        ids = set(self.group_ids)
-        positions = [i for i, owner in enumerate(owners) if owner in ids]
-        first, last = positions[0], positions[-1]
+        spans = self.file.group_spans()
+        first = min(spans[gid][0] for gid in self.group_ids)
+        last = max(spans[gid][1] for gid in self.group_ids)
         start, end = first, last + 1
         while start > 0 and owners[start - 1] is None and first - start < 3:
             start -= 1
@@ -124,7 +124,7 @@ class ReviewHunk(GroupSelection):
         if self.hunk_index < 0:
             return []
         start, end = self.span()
-        return list(self.file.hunks[self.hunk_index])[start:end]
+        return self.file.hunks[self.hunk_index][start:end]
 
 
 @dataclass
@@ -153,6 +153,18 @@ class FileChange(GroupSelection):
     mode_group: int | None = None
     whole: bool = False
     review_hunks: list[ReviewHunk] = field(default_factory=list)
+    _spans: dict[int, tuple[int, int]] | None = field(default=None, repr=False, compare=False)
+
+    def group_spans(self) -> dict[int, tuple[int, int]]:
+        """For each group of a hunk, the positions of its first and last line in that hunk."""
+        if self._spans is None:
+            self._spans = {}
+            for owners in self.line_groups:
+                for position, owner in enumerate(owners):
+                    if owner is not None:
+                        first = self._spans.get(owner, (position, position))[0]
+                        self._spans[owner] = (first, position)
+        return self._spans
 
     def split(self, hunk: ReviewHunk) -> list[ReviewHunk]:
         """Replace ``hunk`` by one review hunk per change group; returns the new hunks."""
@@ -370,8 +382,9 @@ def parse_section(section: str) -> FileChange:
         change.line_groups.append(owners)
         ids = sorted({o for o in owners if o is not None})
         if cut:  # a long run was cut into blocks: each block is a hunk of its own from the start
+            spans = _block_lines(hunk, owners)
             for gid in ids:
-                change.review_hunks.append(ReviewHunk(change, index, [gid], f"{_hunk_label(hunk)} · {_block_lines(hunk, owners, gid)}"))
+                change.review_hunks.append(ReviewHunk(change, index, [gid], f"{_hunk_label(hunk)} · {spans[gid]}"))
         else:
             change.review_hunks.append(ReviewHunk(change, index, ids, _hunk_label(hunk)))
     return change
@@ -449,14 +462,18 @@ def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> tuple[list[
     return owners, bool(starts)
 
 
-def _block_lines(hunk: unidiff.Hunk, owners: list[int | None], gid: int) -> str:
-    """Which lines a block covers: ``lines 101–200`` (the new file's), or ``old lines …`` for a
-    block that only removes."""
-    new = [line.target_line_no for line, owner in zip(hunk, owners, strict=False) if owner == gid and line.line_type == "+"]
-    if new:
-        return f"lines {new[0]}–{new[-1]}"
-    old = [line.source_line_no for line, owner in zip(hunk, owners, strict=False) if owner == gid and line.line_type == "-"]
-    return f"old lines {old[0]}–{old[-1]}"
+def _block_lines(hunk: unidiff.Hunk, owners: list[int | None]) -> dict[int, str]:
+    """Which lines each group of ``hunk`` covers: ``lines 101–200`` (the new file's), or
+    ``old lines …`` for a group that only removes."""
+    new: dict[int, list[int]] = {}
+    old: dict[int, list[int]] = {}
+    for line, owner in zip(hunk, owners, strict=False):
+        if owner is not None and line.line_type in ("+", "-"):
+            numbers = (new if line.line_type == "+" else old).setdefault(owner, [])
+            numbers.append(line.target_line_no if line.line_type == "+" else line.source_line_no)
+    labels = {gid: f"old lines {numbers[0]}–{numbers[-1]}" for gid, numbers in old.items()}
+    labels.update({gid: f"lines {numbers[0]}–{numbers[-1]}" for gid, numbers in new.items()})
+    return labels
 
 
 def _hunk_label(hunk: unidiff.Hunk) -> str:

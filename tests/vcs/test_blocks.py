@@ -59,6 +59,7 @@ def test_rejecting_the_marker_block_commits_the_rest_exactly(py_repo: Path) -> N
     # the rest is one block left, and committing it gives the working tree
     rest = review.load()
     assert [len(f.groups) for f in rest.files] == [1]
+    rest.files[0].set_accepted(True)
     review.commit(rest, "The rest")
     assert git(py_repo, "show", "HEAD:conftest.py") == text
 
