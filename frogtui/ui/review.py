@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.errors import NoWidget
 from textual.screen import Screen
 from textual.widgets import Static, TextArea, Tree
 
@@ -35,6 +36,10 @@ from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, ReviewHunk
 from frogtui.vcs.message import draft_commit_message, summary_message
 from frogtui.vcs.repository import GitFailed, resume
 from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
+
+
+SEEN_CHECK_S = 0.5
+"""How often what is on screen is looked at again, besides after every scroll, resize and redraw."""
 
 
 class ReviewScreen(Screen[None]):
@@ -85,6 +90,7 @@ class ReviewScreen(Screen[None]):
             self.notify(self.review.choices.problem, severity="warning", timeout=10)
         self.query_one(HunkTree).focus()
         self.redraft()
+        self.set_interval(SEEN_CHECK_S, self._mark_seen)  # a notification over the diff goes away with no event
 
     # state ---------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -184,7 +190,10 @@ class ReviewScreen(Screen[None]):
             self._title()
             self.call_after_refresh(self._mark_seen)
             return
-        done: list[ChangeGroup] = diff.mark_visible(round(scroll.scroll_y), region.height, round(scroll.scroll_x), region.width)
+        if self.app.screen is not self:
+            return
+        top, left = round(scroll.scroll_y), round(scroll.scroll_x)
+        done: list[ChangeGroup] = diff.mark_visible(top, region.height, left, region.width, self._uncovered)
         if not done or diff.change is None:
             return
         for group in done:
@@ -193,12 +202,37 @@ class ReviewScreen(Screen[None]):
         self._relabel(diff.change)
         self._status()
 
+    def _uncovered(self, index: int, cells: int) -> bool:
+        """Whether both ends of the diff row ``index`` rows below the pane's top, ``cells`` wide,
+        are the diff's own on screen (a notification drawn over the pane hides what is under it)."""
+        diff = self.query_one(HunkDiff)
+        inside = self.query_one(DiffScroll).content_region
+        y = inside.y + index
+        for x in (inside.x + 1, inside.x + cells):  # the padding, then the row's last cell
+            try:
+                widget, _ = self.get_widget_at(x, y)
+            except NoWidget:
+                return False
+            if widget is not diff:
+                return False
+        return True
+
+    def _page_height(self) -> int:
+        """How far ``]`` scrolls: the pane's height less the rows at its bottom that something
+        (a notification) covers, so those rows come up uncovered (at least one row)."""
+        scroll = self.query_one(DiffScroll)
+        height = scroll.scrollable_content_region.height
+        covered = 0
+        while covered < height - 1 and not self._uncovered(height - 1 - covered, scroll.scrollable_content_region.width - 2):
+            covered += 1
+        return max(1, height - covered)
+
     def action_page(self, step: int) -> None:
         """Scroll the diff a screen down (``step`` 1) or up (-1), then on to the next or previous page."""
         scroll = self.query_one(DiffScroll)
         diff = self.query_one(HunkDiff)
         if step > 0 and scroll.scroll_y < scroll.max_scroll_y:
-            scroll.scroll_page_down(animate=False)
+            scroll.scroll_to(y=scroll.scroll_y + self._page_height(), animate=False)
         elif step < 0 and scroll.scroll_y > 0:
             scroll.scroll_page_up(animate=False)
         elif diff.turn_page(step):

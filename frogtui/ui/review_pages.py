@@ -18,7 +18,8 @@ from frogtui.vcs.hunks import FileChange, ReviewHunk
 
 PAGE_ROWS = 500
 """Rows drawn at once (the pane scrolls inside a page; ``]`` and ``[`` move between pages)."""
-MIN_WIDTH = 20
+MIN_WIDTH = 8
+"""Rows are never narrower (a pane narrower than this cannot show a row whole: nothing counts as seen)."""
 TAB_SIZE = 8
 _HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 

@@ -2,6 +2,7 @@
 the highlighted diff of the hunk under the cursor, and the discard confirmation."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pygments import lex
@@ -125,14 +126,16 @@ class HunkDiff(Static):
         where = f"lines {first:,}–{last:,} of {total:,}"
         return where if self.pages == 1 else f"{where} · page {self.page_number + 1} of {self.pages}"
 
-    def mark_visible(self, top: int, height: int, left: int, width: int) -> list[ChangeGroup]:
+    def mark_visible(self, top: int, height: int, left: int, width: int, uncovered: Callable[[int, int], bool]) -> list[ChangeGroup]:
         """Note the rows of this page now on screen (rows ``top`` to ``top + height``, columns from
-        ``left``, ``width`` wide); return the change groups every row of which has now been seen."""
+        ``left``, ``width`` wide, and ``uncovered(index on screen, cells)`` by anything drawn over
+        them, a notification for one); return the change groups every row of which has now been seen."""
         if self.change is None or height <= 0:
             return []
         touched: set[int] = set()
-        for row in page(self.rows, self.page_number)[max(top, 0) : max(top, 0) + height]:
-            if row.group is None or left > 0 or row.cells + 1 > width:  # +1: the padding
+        rows = page(self.rows, self.page_number)[max(top, 0) : max(top, 0) + height]
+        for index, row in enumerate(rows):
+            if row.group is None or left > 0 or row.cells + 1 > width or not uncovered(index, row.cells):  # +1: the padding
                 continue
             self._progress.setdefault((id(self.change), row.group), set()).add(row.key)
             touched.add(row.group)

@@ -9,7 +9,7 @@ from textual.widgets import TextArea
 
 from frogtui.models.replay import ReplayModel
 from frogtui.session import Session
-from frogtui.ui.review import HunkDiff, HunkTree, ReviewScreen
+from frogtui.ui.review import SEEN_CHECK_S, HunkDiff, HunkTree, ReviewScreen
 from frogtui.ui.themes import VARIABLE_DEFAULTS
 from frogtui.vcs.choices import choice_key
 from frogtui.vcs.repository import RepoState, discover
@@ -395,3 +395,23 @@ async def test_a_long_line_is_wrapped_so_its_tail_is_drawn(py_repo: Path) -> Non
         await pilot.press("ctrl+s")
         await settle(pilot)
     assert "WIDE-TAIL" in git(py_repo, "show", "HEAD:calc.py")
+
+
+async def test_rows_under_a_notification_are_not_seen_until_it_goes(py_repo: Path) -> None:
+    """A notification drawn over the diff pane hides the rows under it: they are not seen then."""
+    state = discover(py_repo, "covered")
+    (py_repo / "a.txt").write_text("a\n")
+    (py_repo / "b.txt").write_text("".join(f"b line {n}\n" for n in range(14)))
+    screen = ReviewScreen(ReviewSession(state, trailer=""))
+    async with Host(screen).run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        for n in range(6):
+            pilot.app.notify(f"notice {n} " + "x" * 60, timeout=60)
+        await pilot.pause()
+        await pilot.press("down", "down", "down")  # b.txt's hunk, its lower rows under the notices
+        await settle(pilot)
+        await pilot.pause(SEEN_CHECK_S * 2)
+        assert tree_labels(screen)[3].endswith("not seen yet"), tree_labels(screen)
+        pilot.app.clear_notifications()
+        await pilot.pause(SEEN_CHECK_S * 3)
+        assert not tree_labels(screen)[3].endswith("not seen yet"), tree_labels(screen)
