@@ -37,7 +37,6 @@ from frogtui.vcs.message import draft_commit_message, summary_message
 from frogtui.vcs.repository import GitFailed, resume
 from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
 
-
 SEEN_CHECK_S = 0.5
 """How often what is on screen is looked at again, besides after every scroll, resize and redraw."""
 
