@@ -44,6 +44,15 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+async def seen(pilot, screen: ReviewScreen, path: str) -> None:
+    """Wait until every accepted change of ``path`` counts as seen (it is looked at after a refresh)."""
+    for _ in range(100):
+        if not [h for h in screen.selection.unseen_accepted() if h.file.path == path]:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{path} never counted as seen")
+
+
 def many_lines_session(py_repo: Path, session: str) -> RepoState:
     """``many.txt`` committed, a session started, then ``calc.py`` fixed by the session."""
     (py_repo / "many.txt").write_text(SPLITTABLE)
@@ -67,6 +76,7 @@ async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> No
     app = Host(screen)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await seen(pilot, screen, "calc.py")
         assert tree_labels(screen) == [  # calc.py's diff is on screen: seen; the others not yet
             "[x] calc.py",
             "  [x] @@ -1,2 +1,2 @@",
@@ -78,6 +88,7 @@ async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> No
         assert screen.query_one("#review-message", TextArea).text.startswith("Fix add and tidy lines\n\nAlso adds notes.")
         await pilot.press("down", "down", "down")  # from calc.py: its hunk -> many.txt -> its hunk
         assert "line five" in str(screen.query_one(HunkDiff).render())
+        await seen(pilot, screen, "many.txt")
         await pilot.press("s")
         labels = tree_labels(screen)
         assert labels[2:5] == ["[x] many.txt", "  [x] @@ -2,11 +2,11 @@ line 1 · line 5", "  [x] @@ -2,11 +2,11 @@ line 1 · line 9"]
@@ -119,7 +130,9 @@ async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> N
     async with Host(screen).run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert screen.query_one("#review-message", TextArea).text.startswith("Update 2 files")
-        await pilot.press("down", "down", "up", "up")  # scratch.txt drawn (seen), back on calc.py
+        await pilot.press("down", "down")  # scratch.txt drawn: seen
+        await seen(pilot, screen, "scratch.txt")
+        await pilot.press("up", "up")  # back on calc.py
         await settle(pilot)
         await pilot.press("c")  # a letter never commits
         await settle(pilot)
@@ -200,7 +213,7 @@ async def test_without_a_model_the_summary_follows_the_selection(py_repo: Path) 
         await settle(pilot)
         assert "bench.py" not in message.text and "calc.py" in message.text
         await pilot.press("down", "down")  # calc.py drawn: seen
-        await settle(pilot)
+        await seen(pilot, screen, "calc.py")
         await pilot.press("ctrl+s")
         await settle(pilot)
     body = git(py_repo, "log", "-1", "--format=%B")
@@ -256,10 +269,11 @@ async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) ->
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await seen(pilot, screen, "calc.py")
         assert tree_labels(screen) == ["[x] calc.py", "  [x] @@ -1,2 +1,2 @@", "[x] many.txt · not seen yet",
                                        "  [x] @@ -2,7 +2,7 @@ line 1 · not seen yet", "  [x] @@ -27,7 +27,7 @@ line 26 · not seen yet"]
         await pilot.press("down", "down")  # many.txt: both hunks on screen, seen
-        await settle(pilot)
+        await seen(pilot, screen, "many.txt")
         await pilot.press("down", "space")  # reject the line-5 hunk of many.txt
         await pilot.press("down", "space", "space")  # the line-30 hunk: rejected, then accepted again
         await settle(pilot)
@@ -288,6 +302,7 @@ async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) ->
     again = ReviewScreen(ReviewSession(state))
     async with Host(again).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await seen(pilot, again, "many.txt")
         assert tree_labels(again) == ["[x] many.txt", "  [x] @@ -2,7 +2,7 @@ line 1"]
 
 
@@ -322,6 +337,7 @@ async def test_a_nested_repository_the_session_created_is_flagged(py_repo: Path)
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await seen(pilot, screen, "calc.py")  # the first file's diff is drawn under the flag
         files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
         await pilot.press("space")  # on the flag: nothing to toggle, nothing breaks
         await settle(pilot)
