@@ -1,7 +1,8 @@
 """``AcpApprover``: the policy decides; what it would ask a person about becomes a
 ``session/request_permission`` carrying the whole call (title, kind, diff or command, why the
 policy asks). Allow once, always allow (naming the narrow session rule it stores, as the app's
-``a`` does) or reject; a cancelled prompt, an unknown option or no answer is a denial."""
+``a`` does) or reject; a cancelled prompt, an unknown option or no answer is a denial. A call the
+request could not show whole (``ToolCallView.unshowable``) is refused without asking."""
 from __future__ import annotations
 
 import threading
@@ -40,7 +41,7 @@ class AcpApprover:
     def approve(self, request: ApprovalRequest) -> Approval:
         view = self.sink.view(request.call)
         if request.preview is not None:
-            view.diff = diff_content(request.preview)
+            view.diff, view.diff_complete = diff_content(request.preview)
             self.sink.outbox.send(view.progress())
         decision = self.engine.evaluate(request)
         approval = apply_mode(self.mode, decision, request.call.name, repeat=request.repeat) or self._ask(request, decision)
@@ -62,7 +63,11 @@ class AcpApprover:
         why = f"frogtui asks because of `{decision.rule}`: {decision.reason}"
         if request.repeat:
             why = f"frogtui asks because {request.repeat}"
-        response = self.sink.outbox.ask(self.sink.view(call).permission_call(why), options)
+        view = self.sink.view(call)
+        problem = view.unshowable(why)
+        if problem:  # the person would allow what they cannot see: never asked
+            return Approval("deny", problem, by="display", rule=decision.rule)
+        response = self.sink.outbox.ask(view.permission_call(why), options)
         outcome = response.outcome if response is not None else None
         if not isinstance(outcome, schema.AllowedOutcome):
             reason = "the prompt was cancelled" if outcome is not None or self.cancelled.is_set() else "the editor gave no answer"

@@ -14,7 +14,12 @@ DIFF_SIDE_BYTES = 300_000
 TEXT_BYTES = 100_000
 """A text content block (an observation, a note)."""
 INPUT_BYTES = 16_000
-"""Each string of a tool call's raw input (a Write's content is shown as the diff)."""
+"""Each string of a tool call's raw input (a Write's content is shown as the diff; a permission
+request carries a command whole, up to ``SHOWN_COMMAND_BYTES``)."""
+SHOWN_COMMAND_BYTES = 64_000
+"""The longest command a permission request shows (JSON bytes): it goes whole into one fenced
+code block, which editors draw as one text block. A longer command that would be asked about is
+refused without asking (the person could not see what "Allow once" runs); the model reads why."""
 CHUNK_BYTES = 64_000
 """A reasoning or answer chunk (merged deltas)."""
 DIFF_CONTEXT = 3
@@ -49,14 +54,14 @@ def cap_text(text: str, budget: int = TEXT_BYTES, what: str = "output") -> str:
     return kept if not cut else f"{kept}\n[frogtui: {what} truncated: {cut:,} more characters not shown]"
 
 
-def cap_input(value: Any) -> Any:
-    """A tool call's arguments with every long string cut (for ``rawInput``)."""
+def cap_input(value: Any, budget: int = INPUT_BYTES) -> Any:
+    """A tool call's arguments with every string longer than ``budget`` bytes cut (for ``rawInput``)."""
     if isinstance(value, str):
-        return cap_text(value, INPUT_BYTES, "argument")
+        return cap_text(value, budget, "argument")
     if isinstance(value, dict):
-        return {k: cap_input(v) for k, v in value.items()}
+        return {k: cap_input(v, budget) for k, v in value.items()}
     if isinstance(value, list):
-        return [cap_input(v) for v in value]
+        return [cap_input(v, budget) for v in value]
     return value
 
 
@@ -66,6 +71,8 @@ class CappedDiff:
     new_text: str
     note: str
     """Empty when the whole file is shown; else what is shown instead."""
+    complete: bool = True
+    """Every changed line is shown (False: the changed region itself was cut to fit)."""
 
 
 def cap_diff(before: str | None, after: str, side_budget: int = DIFF_SIDE_BYTES) -> CappedDiff:
@@ -93,4 +100,4 @@ def cap_diff(before: str | None, after: str, side_budget: int = DIFF_SIDE_BYTES)
     new_kept, new_cut = fit(new_part, side_budget)
     if old_cut or new_cut:
         note += f" Cut further to fit the message: {old_cut:,} characters of the old text and {new_cut:,} of the new are not shown."
-    return CappedDiff(old_kept if before is not None else None, new_kept, note)
+    return CappedDiff(old_kept if before is not None else None, new_kept, note, complete=not (old_cut or new_cut))

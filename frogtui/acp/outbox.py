@@ -190,7 +190,9 @@ class Outbox:
     async def _request(self, item: _Ask) -> schema.RequestPermissionResponse | None:
         if self.cancelled or self.closed:
             return None
-        item.tool_call = within_limit(item.tool_call)
+        if within_limit(item.tool_call) is not item.tool_call:  # never ask about what the request cannot show
+            log.warning("a permission request too large to send whole was not sent (a denial); the approver checks first")
+            return None
         self._asking = asyncio.ensure_future(
             self.conn.request_permission(session_id=self.session_id, tool_call=item.tool_call, options=item.options)
         )

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from acp import schema
 from acp.helpers import text_block, tool_content, tool_diff_content
 
-from frogtui.acp.limits import TEXT_BYTES, cap_diff, cap_input, cap_text
+from frogtui.acp.limits import DIFF_SIDE_BYTES, MAX_MESSAGE_BYTES, SHOWN_COMMAND_BYTES, TEXT_BYTES, cap_diff, cap_input, cap_text, json_size
 from frogtui.protocol import Approval, Preview, ToolCall
 
 TOOL_KINDS: dict[str, schema.ToolKind] = {"Read": "read", "Glob": "search", "Write": "edit", "Edit": "edit", "Bash": "execute"}
@@ -80,18 +80,21 @@ def fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
-def diff_content(preview: Preview) -> list[Content]:
-    """A Write/Edit's change as an ACP diff (capped), with a note when only part is shown."""
+def diff_content(preview: Preview) -> tuple[list[Content], bool]:
+    """A Write/Edit's change as an ACP diff (capped), with a note when only part is shown; and
+    whether every changed line is in it."""
     capped = cap_diff(preview.before, preview.after)
     items: list[Content] = [tool_diff_content(preview.abs_path, capped.new_text, capped.old_text)]
     if capped.note:
         items.append(text_content(capped.note))
-    return items
+    return items, capped.complete
 
 
 def decision_note(approval: Approval) -> str:
     """Who let the call run or stopped it, and by which rule (shown in the call's content)."""
     verb = "Allowed" if approval.allowed else "Denied"
+    if approval.by == "display":
+        return f"Denied without asking you: {approval.reason}"
     if approval.by == "person":
         if not approval.allowed:
             return "Denied by you."
@@ -111,6 +114,8 @@ class ToolCallView:
     root: str
     notes: list[str] = field(default_factory=list)
     diff: list[Content] = field(default_factory=list)
+    diff_complete: bool = True
+    """Every changed line of the Write/Edit is in ``diff``."""
     output: list[Content] = field(default_factory=list)
     streamed: str = ""
     """The tail of a running command's output (``STREAM_CHARS`` at most)."""
@@ -119,13 +124,22 @@ class ToolCallView:
     def kind(self) -> schema.ToolKind:
         return TOOL_KINDS.get(self.call.name, "other")
 
+    @property
+    def command(self) -> str | None:
+        """A Bash call's command (None for other calls)."""
+        return str(self.call.arguments.get("command", "")) if self.call.name == "Bash" else None
+
     def content(self) -> list[Content]:
+        """What the editor shows of the call: for Bash the command itself whenever the title does
+        not show it exactly (fenced, whole up to ``SHOWN_COMMAND_BYTES``), then the model's
+        description of it, marked as the model's; notes; the diff; the output."""
         items: list[Content] = []
-        description = self.call.arguments.get("description") if self.call.name == "Bash" else None
+        command = self.command
+        if command is not None and tool_title(self.call) != command:
+            items.append(text_content(fenced(command, "sh")))
+        description = self.call.arguments.get("description") if command is not None else None
         if isinstance(description, str) and description.strip():
-            items.append(text_content(description.strip()))
-        if self.call.name == "Bash" and "\n" in str(self.call.arguments.get("command", "")):
-            items.append(text_content(fenced(str(self.call.arguments["command"]), "sh")))
+            items.append(text_content(f"The model describes it as: {description.strip()}"))
         items.extend(text_content(note) for note in self.notes)
         return items + self.diff + self.output
 
@@ -150,7 +164,8 @@ class ToolCallView:
         )
 
     def permission_call(self, why: str) -> schema.ToolCallUpdate:
-        """The full call, as ``session/request_permission`` carries it."""
+        """The full call, as ``session/request_permission`` carries it (check ``unshowable`` first)."""
+        budget = SHOWN_COMMAND_BYTES + 1_000 if self.command is not None else None
         return schema.ToolCallUpdate(
             tool_call_id=self.call.id,
             title=tool_title(self.call),
@@ -158,8 +173,25 @@ class ToolCallView:
             status="pending",
             content=[text_content(why), *self.content()],
             locations=locations(self.call, self.root),
-            raw_input=cap_input(self.call.arguments),
+            raw_input=cap_input(self.call.arguments, budget) if budget else cap_input(self.call.arguments),
         )
+
+    def unshowable(self, why: str) -> str:
+        """Why a permission request could not show the person all that "Allow once" would run
+        (then frogtui refuses the call without asking), or ''."""
+        command = self.command
+        if command is not None and json_size(command) > SHOWN_COMMAND_BYTES:
+            return (f"the command is {json_size(command):,} bytes long, too long to show the person whole in the editor "
+                    f"(at most {SHOWN_COMMAND_BYTES:,} bytes), so frogtui refused it without asking: run shorter commands, "
+                    "or write a script with Write and run that")
+        if not self.diff_complete:
+            return (f"the change is too long to show the person whole in the editor (at most {DIFF_SIDE_BYTES:,} bytes of "
+                    "changed text a side), so frogtui refused it without asking: make it in smaller Write or Edit calls")
+        size = len(self.permission_call(why).model_dump_json(by_alias=True, exclude_none=True))
+        if size > MAX_MESSAGE_BYTES:
+            return (f"the call is too long to show the person whole in the editor ({size:,} bytes, at most {MAX_MESSAGE_BYTES:,}), "
+                    "so frogtui refused it without asking: make it smaller")
+        return ""
 
     def stream(self, text: str) -> None:
         """Add output of the running command (its last ``STREAM_CHARS`` are shown)."""

@@ -14,17 +14,32 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
+from textual.errors import NoWidget
 from textual.screen import Screen
 from textual.widgets import Static, TextArea, Tree
 
 from frogtui.ui.footer import FittingFooter
-from frogtui.ui.review_widgets import CONTROL_NOTE, IGNORED_NOTE, NESTED_NOTE, ORIGIN_NOTES, ConfirmDiscard, HunkDiff, HunkTree, mark
+from frogtui.ui.review_widgets import (
+    CONTROL_NOTE,
+    IGNORED_NOTE,
+    NESTED_NOTE,
+    ORIGIN_NOTES,
+    UNSEEN_NOTE,
+    ConfirmDiscard,
+    DiffScroll,
+    HunkDiff,
+    HunkTree,
+    mark,
+)
 from frogtui.vcs.commit import CommitFailed
-from frogtui.vcs.hunks import FileChange, HunkSelection, ReviewHunk
+from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, ReviewHunk
 from frogtui.vcs.message import draft_commit_message, summary_message
 from frogtui.vcs.repository import GitFailed, resume
 from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
+
+SEEN_CHECK_S = 0.5
+"""How often what is on screen is looked at again, besides after every scroll, resize and redraw."""
 
 
 class ReviewScreen(Screen[None]):
@@ -63,7 +78,7 @@ class ReviewScreen(Screen[None]):
         yield Static("Review & commit", id="review-title")
         with Horizontal(id="review-main"):
             yield HunkTree("Changes", id="review-files")
-            with VerticalScroll(id="review-diff-scroll"):
+            with DiffScroll(id="review-diff-scroll"):
                 yield HunkDiff(id="review-diff")
         yield TextArea("", id="review-message")
         yield Static("", id="review-status")
@@ -75,6 +90,7 @@ class ReviewScreen(Screen[None]):
             self.notify(self.review.choices.problem, severity="warning", timeout=10)
         self.query_one(HunkTree).focus()
         self.redraft()
+        self.set_interval(SEEN_CHECK_S, self._mark_seen)  # a notification over the diff goes away with no event
 
     # state ---------------------------------------------------------------------------------
     def reload(self) -> None:
@@ -103,41 +119,133 @@ class ReviewScreen(Screen[None]):
 
     def _file_label(self, change: FileChange) -> Text:
         note = {"added": " (new)", "deleted": " (deleted)", "binary": " (binary)"}.get(change.status, "")
-        label = Text(f"{mark(change.accepted, change.partly_accepted)} {change.path}{note}{ORIGIN_NOTES[change.origin]}")
+        unseen = UNSEEN_NOTE if any(g.accepted and not g.seen for g in change.groups) else ""
+        label = Text(f"{mark(change.accepted, change.partly_accepted)} {change.path}{note}{ORIGIN_NOTES[change.origin]}{unseen}")
         if change.path in self.flagged and change.origin != "earlier":
             label.append(f" {CONTROL_NOTE}", "bold reverse")
         return label
 
     def _hunk_label(self, hunk: ReviewHunk) -> Text:
-        return Text(f"{mark(hunk.accepted, hunk.partly_accepted)} {hunk.label}{ORIGIN_NOTES[hunk.origin]}")
+        unseen = UNSEEN_NOTE if any(g.accepted and not g.seen for g in hunk.groups) else ""
+        return Text(f"{mark(hunk.accepted, hunk.partly_accepted)} {hunk.label}{ORIGIN_NOTES[hunk.origin]}{unseen}")
 
     def _refresh_labels(self, change: FileChange | None = None) -> None:
         """Relabel the nodes of ``change`` (every file when None; with 2,000 files, relabelling
-        all of them on each toggle takes seconds)."""
+        all of them on each toggle takes seconds), and redraw."""
+        self._relabel(change)
+        self._show(self.query_one(HunkTree).cursor_node)
+        self._status()
+
+    def _relabel(self, change: FileChange | None) -> None:
         for file_node in self.query_one(HunkTree).root.children:
             if not isinstance(file_node.data, FileChange) or (change is not None and file_node.data is not change):
                 continue
             file_node.set_label(self._file_label(file_node.data))
             for hunk_node in file_node.children:
                 hunk_node.set_label(self._hunk_label(hunk_node.data))
-        self._show(self.query_one(HunkTree).cursor_node)
-        self._status()
 
     def _status(self, text: str = "") -> None:
         files = sum(1 for f in self.selection.files if any(g.accepted for g in f.groups))
         summary = f"{self.selection.accepted_count} of {len(self.selection.groups())} changes accepted, in {files} file(s)"
+        unseen = len(self.selection.unseen_accepted())
+        if unseen:
+            summary += f"; {unseen} accepted hunk(s) not seen yet (] pages through the diff)"
         self.query_one("#review-status", Static).update(Text(f"{summary}. {text}".strip()))
 
     def _show(self, node: Any) -> None:
         diff = self.query_one(HunkDiff)
+        scroll = self.query_one(DiffScroll)
         data = node.data if node is not None else None
         if isinstance(data, ReviewHunk):
-            diff.show(data.file, [data])
+            change, hunks = data.file, [data]
         elif isinstance(data, FileChange):
-            diff.show(data, data.review_hunks)
+            change, hunks = data, data.review_hunks
         else:
-            first = self.selection.files[0] if self.selection.files else None
-            diff.show(first, first.review_hunks if first is not None else [])
+            change = self.selection.files[0] if self.selection.files else None
+            hunks = change.review_hunks if change is not None else []
+        if diff.show(change, hunks, self._diff_width()):
+            scroll.scroll_home(animate=False)
+        self._title()
+        self.call_after_refresh(self._mark_seen)
+
+    def _diff_width(self) -> int:
+        """The cells a diff row may take: the pane's inside, less the diff's padding."""
+        return self.query_one(DiffScroll).scrollable_content_region.width - 2
+
+    def _title(self) -> None:
+        diff = self.query_one(HunkDiff)
+        scroll = self.query_one(DiffScroll)
+        scroll.border_title = Text(f"{diff.change.path} · {diff.position()}" if diff.change is not None else "")
+        more = diff.page_number + 1 < diff.pages
+        scroll.border_subtitle = "] next page" if more else ("[ previous page" if diff.page_number else "")
+
+    @on(DiffScroll.Moved)
+    def _moved(self) -> None:
+        self.call_after_refresh(self._mark_seen)
+
+    def _mark_seen(self) -> None:
+        """Mark the change groups every row of which has now been on screen as seen."""
+        scroll = self.query_one(DiffScroll)
+        region = scroll.scrollable_content_region
+        diff = self.query_one(HunkDiff)
+        if diff.change is not None and 0 < self._diff_width() != diff.width_drawn:
+            diff.show(diff.change, diff.hunks, self._diff_width())  # wrapped for another width: again, then look
+            self._title()
+            self.call_after_refresh(self._mark_seen)
+            return
+        if self.app.screen is not self:
+            return
+        top, left = round(scroll.scroll_y), round(scroll.scroll_x)
+        done: list[ChangeGroup] = diff.mark_visible(top, region.height, left, region.width, self._uncovered)
+        if not done or diff.change is None:
+            return
+        for group in done:
+            group.seen = True
+            self.review.choices.saw(diff.change, group)
+        self._relabel(diff.change)
+        self._status()
+
+    def _uncovered(self, index: int, cells: int) -> bool:
+        """Whether both ends of the diff row ``index`` rows below the pane's top, ``cells`` wide,
+        are the diff's own on screen (a notification drawn over the pane hides what is under it)."""
+        diff = self.query_one(HunkDiff)
+        inside = self.query_one(DiffScroll).content_region
+        y = inside.y + index
+        for x in (inside.x + 1, inside.x + cells):  # the padding, then the row's last cell
+            try:
+                widget, _ = self.get_widget_at(x, y)
+            except NoWidget:
+                return False
+            if widget is not diff:
+                return False
+        return True
+
+    def _page_height(self) -> int:
+        """How far ``]`` scrolls: the pane's height less the rows at its bottom that something
+        (a notification) covers, so those rows come up uncovered (at least one row)."""
+        scroll = self.query_one(DiffScroll)
+        height = scroll.scrollable_content_region.height
+        covered = 0
+        while covered < height - 1 and not self._uncovered(height - 1 - covered, scroll.scrollable_content_region.width - 2):
+            covered += 1
+        return max(1, height - covered)
+
+    def action_page(self, step: int) -> None:
+        """Scroll the diff a screen down (``step`` 1) or up (-1), then on to the next or previous page."""
+        scroll = self.query_one(DiffScroll)
+        diff = self.query_one(HunkDiff)
+        if step > 0 and scroll.scroll_y < scroll.max_scroll_y:
+            scroll.scroll_to(y=scroll.scroll_y + self._page_height(), animate=False)
+        elif step < 0 and scroll.scroll_y > 0:
+            scroll.scroll_page_up(animate=False)
+        elif diff.turn_page(step):
+            scroll.scroll_home(animate=False)
+            if step < 0:
+                self.call_after_refresh(scroll.scroll_end, animate=False)
+            self._title()
+        else:
+            self._status("This is the end of the diff." if step > 0 else "This is the start of the diff.")
+        self.call_after_refresh(self._mark_seen)
 
     @on(Tree.NodeHighlighted)
     def _highlighted(self, event: Tree.NodeHighlighted[Any]) -> None:
@@ -190,6 +298,15 @@ class ReviewScreen(Screen[None]):
         else:
             self._status("The accepted changes differ from the drafted message: press m to redraft it, or edit it.")
 
+    def _go_to(self, hunk: ReviewHunk) -> None:
+        """Put the cursor on ``hunk`` (its diff is drawn)."""
+        tree = self.query_one(HunkTree)
+        for file_node in tree.root.children:
+            for node in file_node.children:
+                if node.data is hunk:
+                    tree.cursor_line = node.line
+                    return
+
     def action_split(self) -> None:
         data = self._cursor()
         tree = self.query_one(HunkTree)
@@ -241,6 +358,16 @@ class ReviewScreen(Screen[None]):
             return
         if not self.selection.accepted_count:
             self.notify("Nothing is accepted: accept hunks with space first.", severity="warning")
+            return
+        unseen = self.selection.unseen_accepted()
+        if unseen:
+            self._go_to(unseen[0])
+            self.notify(
+                f"{len(unseen)} accepted hunk(s) were never shown in full, the first is {unseen[0].file.path} {unseen[0].label}: "
+                "page through them with ] (or reject them with space) before committing.",
+                severity="warning",
+                timeout=10,
+            )
             return
         if not self._message_touched and self._draft_diff != self.review.staged_diff(self.selection):
             self.notify(

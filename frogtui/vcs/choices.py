@@ -49,6 +49,8 @@ class ReviewChoices:
         self._lock = threading.Lock()
         self._choices: dict[str, bool] | None = None
         self._saved: dict[str, bool] = {}
+        self._seen: set[str] = set()
+        """The changes shown in full in this review (kept across reloads, not saved)."""
         self.problem = ""
         """Why the saved choices were not used (they were changed outside frogtui), or ''."""
 
@@ -87,9 +89,16 @@ class ReviewChoices:
         with self._lock:
             choices = self._loaded()
             for group in change.groups:
-                chosen = choices.get(choice_key(change, group))
+                key = choice_key(change, group)
+                chosen = choices.get(key)
                 if chosen is not None:
                     group.accepted = chosen
+                group.seen = key in self._seen
+
+    def saw(self, change: FileChange, group: ChangeGroup) -> None:
+        """Remember that every line of ``group`` (of ``change``) was on the person's screen."""
+        with self._lock:
+            self._seen.add(choice_key(change, group))
 
     def choose(self, change: FileChange, groups: list[ChangeGroup]) -> None:
         """Record the current state of ``groups`` (of ``change``) as the person's choice."""

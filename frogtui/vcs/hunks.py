@@ -3,7 +3,10 @@
 A diff (``git diff --binary --no-renames``) is split into one ``FileChange`` per file section; the
 hunks of text files are parsed with unidiff. Inside a hunk, each maximal run of changed lines is a
 *change group*: the smallest thing that can be accepted or rejected (``git add -p`` splits at the
-same places). A ``ReviewHunk`` is what the person sees and toggles: one or more consecutive groups
+same places), except that a run longer than ``BLOCK_LINES`` (a new file, a rewrite, a deleted
+file) is cut into blocks of at most that many lines, ending at a blank line where one is near, and
+each block starts as a hunk of its own: a person can take or leave any part of a long change, and
+never has to take a thousand lines to take one. A ``ReviewHunk`` is what the person sees and toggles: one or more consecutive groups
 of one unidiff hunk; ``split`` cuts it into one hunk per group.
 
 ``HunkSelection.to_patch()`` builds a patch that ``git apply`` accepts: unaccepted removals become
@@ -24,6 +27,11 @@ ERRORS = "surrogateescape"
 Origin = Literal["session", "earlier", "mixed"]
 """Who made a change: this session, the person before the session, or both (ambiguous)."""
 
+BLOCK_LINES = 100
+"""The most changed lines one change group holds; a longer run is cut into blocks."""
+BLOCK_MIN_LINES = 60
+"""A block of a cut run ends early, after a blank line, once it holds this many lines."""
+
 _HEADER_DROPPED_WHEN_PARTIAL = ("index ",)
 _MODE_LINES = ("old mode ", "new mode ")
 
@@ -43,6 +51,8 @@ class ChangeGroup:
     id: int
     origin: Origin = "session"
     accepted: bool = True
+    seen: bool = False
+    """Every line of it has been on the person's screen (the review sets it; see ``ui/review_pages``)."""
     source_first: int = 0
     """First source line it touches (for insertions: the line it goes before)."""
     removed: tuple[str, ...] = ()
@@ -93,20 +103,28 @@ class ReviewHunk(GroupSelection):
     def can_split(self) -> bool:
         return len(self.group_ids) > 1
 
+    def span(self) -> tuple[int, int]:
+        """Where the lines to show start and end in the unidiff hunk: the groups with the context
+        around and between them ((0, 0) for a pseudo-hunk)."""
+        if self.hunk_index < 0:
+            return 0, 0
+        owners = self.file.line_groups[self.hunk_index]
+        spans = self.file.group_spans()
+        first = min(spans[gid][0] for gid in self.group_ids)
+        last = max(spans[gid][1] for gid in self.group_ids)
+        start, end = first, last + 1
+        while start > 0 and owners[start - 1] is None and first - start < 3:
+            start -= 1
+        while end < len(owners) and owners[end] is None and end - last - 1 < 3:
+            end += 1
+        return start, end
+
     def lines(self) -> list[unidiff.patch.Line]:
         """The diff lines to show: the groups with the context around and between them."""
         if self.hunk_index < 0:
             return []
-        hunk = self.file.hunks[self.hunk_index]
-        owners = self.file.line_groups[self.hunk_index]
-        positions = [i for i, owner in enumerate(owners) if owner in self.group_ids]
-        first, last = positions[0], positions[-1]
-        start, end = first, last + 1
-        while start > 0 and owners[start - 1] is None and first - start < 3:
-            start -= 1
-        while end < len(hunk) and owners[end] is None and end - last - 1 < 3:
-            end += 1
-        return list(hunk)[start:end]
+        start, end = self.span()
+        return self.file.hunks[self.hunk_index][start:end]
 
 
 @dataclass
@@ -135,6 +153,18 @@ class FileChange(GroupSelection):
     mode_group: int | None = None
     whole: bool = False
     review_hunks: list[ReviewHunk] = field(default_factory=list)
+    _spans: dict[int, tuple[int, int]] | None = field(default=None, repr=False, compare=False)
+
+    def group_spans(self) -> dict[int, tuple[int, int]]:
+        """For each group of a hunk, the positions of its first and last line in that hunk."""
+        if self._spans is None:
+            self._spans = {}
+            for owners in self.line_groups:
+                for position, owner in enumerate(owners):
+                    if owner is not None:
+                        first = self._spans.get(owner, (position, position))[0]
+                        self._spans[owner] = (first, position)
+        return self._spans
 
     def split(self, hunk: ReviewHunk) -> list[ReviewHunk]:
         """Replace ``hunk`` by one review hunk per change group; returns the new hunks."""
@@ -157,9 +187,12 @@ class FileChange(GroupSelection):
         if self.whole:
             return self.raw
         mode_taken = self.mode_group is not None and selected(self.groups[self.mode_group])
+        header = self.header
+        if not all(selected(g) for g in self.groups) and self.status == ("added" if others_applied else "deleted"):
+            header = _as_modification(header)  # some blocks of a new or deleted file: the file stays
         header = [
             line
-            for line in self.header
+            for line in header
             if not line.startswith(_HEADER_DROPPED_WHEN_PARTIAL) and (mode_taken or not line.startswith(_MODE_LINES))
         ]
         body, delta_old, delta_new = [], 0, 0
@@ -183,6 +216,29 @@ class FileChange(GroupSelection):
         if not body:
             header = [line for line in header if not line.startswith(("--- ", "+++ "))]
         return "".join(header) + "".join(body)
+
+
+def _as_modification(header: list[str]) -> list[str]:
+    """A new or deleted file's header as a change of a file that exists on both sides (when only
+    some of its blocks are in the patch: the file is created or deleted by all of them only)."""
+    minus = next(line for line in header if line.startswith("--- "))
+    plus = next(line for line in header if line.startswith("+++ "))
+    out = []
+    for line in header:
+        if line.startswith(("new file mode ", "deleted file mode ")):
+            continue
+        if line == "--- /dev/null\n":
+            line = "--- " + _other_side(plus[4:], "a")
+        elif line == "+++ /dev/null\n":
+            line = "+++ " + _other_side(minus[4:], "b")
+        out.append(line)
+    return out
+
+
+def _other_side(name: str, prefix: str) -> str:
+    """``b/path`` as ``a/path`` (or the other way), keeping git's C quoting."""
+    quote = '"' if name.startswith('"') else ""
+    return f"{quote}{prefix}{name[len(quote) + 1 :]}"
 
 
 def _rewrite_hunk(
@@ -230,6 +286,10 @@ class HunkSelection:
         """The patch of the ``selected`` groups. With ``others_applied`` the patch applies to the
         diff's target minus the selected groups (reverse it to undo them in the working tree)."""
         return encode("".join(f._patch_text(selected, others_applied) for f in self.files))
+
+    def unseen_accepted(self) -> list[ReviewHunk]:
+        """The review hunks holding an accepted group that was never shown in full."""
+        return [h for f in self.files for h in f.review_hunks if any(g.accepted and not g.seen for g in h.groups)]
 
     @property
     def accepted_count(self) -> int:
@@ -318,10 +378,15 @@ def parse_section(section: str) -> FileChange:
         change.review_hunks.append(ReviewHunk(change, -1, [change.mode_group], f"mode {old} → {new}"))
     change.hunks = hunks
     for index, hunk in enumerate(hunks):
-        owners = _assign_groups(hunk, change.groups)
+        owners, cut = _assign_groups(hunk, change.groups)
         change.line_groups.append(owners)
         ids = sorted({o for o in owners if o is not None})
-        change.review_hunks.append(ReviewHunk(change, index, ids, _hunk_label(hunk)))
+        if cut:  # a long run was cut into blocks: each block is a hunk of its own from the start
+            spans = _block_lines(hunk, owners)
+            for gid in ids:
+                change.review_hunks.append(ReviewHunk(change, index, [gid], f"{_hunk_label(hunk)} · {spans[gid]}"))
+        else:
+            change.review_hunks.append(ReviewHunk(change, index, ids, _hunk_label(hunk)))
     return change
 
 
@@ -341,12 +406,39 @@ def _unidiff_hunks(section: str, body: list[str]) -> list[unidiff.Hunk] | None:
     return hunks
 
 
-def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> list[int | None]:
+def _block_starts(lines: list[unidiff.patch.Line]) -> set[int]:
+    """Where a run of more than ``BLOCK_LINES`` changed lines is cut: the indices (into ``lines``)
+    of the lines that start a new block."""
+    starts: set[int] = set()
+    run: list[int] = []
+    for index, line in enumerate([*lines, None]):
+        if line is not None and line.line_type in "+-" and line.line_type:
+            run.append(index)
+            continue
+        if line is not None and line.line_type == "\\":
+            continue
+        if len(run) > BLOCK_LINES:
+            size = 0
+            for position, at in enumerate(run):
+                blank_before = position > 0 and not lines[run[position - 1]].value.strip()
+                if size >= BLOCK_LINES or (size >= BLOCK_MIN_LINES and blank_before):
+                    starts.add(at)
+                    size = 0
+                size += 1
+        run = []
+    return starts
+
+
+def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> tuple[list[int | None], bool]:
+    """The group owning each line of ``hunk`` (None for context), new groups appended to
+    ``groups``; and whether a long run was cut into blocks."""
+    lines_of_hunk = list(hunk)
+    starts = _block_starts(lines_of_hunk)
     owners: list[int | None] = []
     current: ChangeGroup | None = None
     lines: dict[int, tuple[list[str], list[str]]] = {}  # lists while reading: tuples grow quadratically
     last_source = hunk.source_start - 1 if hunk.source_length else hunk.source_start
-    for line in hunk:
+    for index, line in enumerate(lines_of_hunk):
         if line.line_type == "\\":
             owners.append(owners[-1] if owners else None)
             continue
@@ -355,7 +447,7 @@ def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> list[int | 
             owners.append(None)
             last_source = line.source_line_no or last_source
             continue
-        if current is None:
+        if current is None or index in starts:
             current = ChangeGroup(len(groups), source_first=last_source + 1)
             groups.append(current)
             lines[current.id] = ([], [])
@@ -367,7 +459,21 @@ def _assign_groups(hunk: unidiff.Hunk, groups: list[ChangeGroup]) -> list[int | 
         owners.append(current.id)
     for gid, (removed, added) in lines.items():
         groups[gid].removed, groups[gid].added = tuple(removed), tuple(added)
-    return owners
+    return owners, bool(starts)
+
+
+def _block_lines(hunk: unidiff.Hunk, owners: list[int | None]) -> dict[int, str]:
+    """Which lines each group of ``hunk`` covers: ``lines 101–200`` (the new file's), or
+    ``old lines …`` for a group that only removes."""
+    new: dict[int, list[int]] = {}
+    old: dict[int, list[int]] = {}
+    for line, owner in zip(hunk, owners, strict=False):
+        if owner is not None and line.line_type in ("+", "-"):
+            numbers = (new if line.line_type == "+" else old).setdefault(owner, [])
+            numbers.append(line.target_line_no if line.line_type == "+" else line.source_line_no)
+    labels = {gid: f"old lines {numbers[0]}–{numbers[-1]}" for gid, numbers in old.items()}
+    labels.update({gid: f"lines {numbers[0]}–{numbers[-1]}" for gid, numbers in new.items()})
+    return labels
 
 
 def _hunk_label(hunk: unidiff.Hunk) -> str:

@@ -9,7 +9,7 @@ from textual.widgets import TextArea
 
 from frogtui.models.replay import ReplayModel
 from frogtui.session import Session
-from frogtui.ui.review import HunkDiff, HunkTree, ReviewScreen
+from frogtui.ui.review import SEEN_CHECK_S, HunkDiff, HunkTree, ReviewScreen
 from frogtui.ui.themes import VARIABLE_DEFAULTS
 from frogtui.vcs.choices import choice_key
 from frogtui.vcs.repository import RepoState, discover
@@ -44,6 +44,15 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+async def seen(pilot, screen: ReviewScreen, path: str) -> None:
+    """Wait until every accepted change of ``path`` counts as seen (it is looked at after a refresh)."""
+    for _ in range(100):
+        if not [h for h in screen.selection.unseen_accepted() if h.file.path == path]:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"{path} never counted as seen")
+
+
 def many_lines_session(py_repo: Path, session: str) -> RepoState:
     """``many.txt`` committed, a session started, then ``calc.py`` fixed by the session."""
     (py_repo / "many.txt").write_text(SPLITTABLE)
@@ -67,17 +76,19 @@ async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> No
     app = Host(screen)
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        assert tree_labels(screen) == [
+        await seen(pilot, screen, "calc.py")
+        assert tree_labels(screen) == [  # calc.py's diff is on screen: seen; the others not yet
             "[x] calc.py",
             "  [x] @@ -1,2 +1,2 @@",
-            "[x] many.txt",
-            "  [x] @@ -2,11 +2,11 @@ line 1",
-            "[x] notes é.txt (new)",
-            "  [x] @@ -0,0 +1,1 @@",
+            "[x] many.txt · not seen yet",
+            "  [x] @@ -2,11 +2,11 @@ line 1 · not seen yet",
+            "[x] notes é.txt (new) · not seen yet",
+            "  [x] @@ -0,0 +1,1 @@ · not seen yet",
         ]
         assert screen.query_one("#review-message", TextArea).text.startswith("Fix add and tidy lines\n\nAlso adds notes.")
         await pilot.press("down", "down", "down")  # from calc.py: its hunk -> many.txt -> its hunk
         assert "line five" in str(screen.query_one(HunkDiff).render())
+        await seen(pilot, screen, "many.txt")
         await pilot.press("s")
         labels = tree_labels(screen)
         assert labels[2:5] == ["[x] many.txt", "  [x] @@ -2,11 +2,11 @@ line 1 · line 5", "  [x] @@ -2,11 +2,11 @@ line 1 · line 9"]
@@ -119,6 +130,10 @@ async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> N
     async with Host(screen).run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert screen.query_one("#review-message", TextArea).text.startswith("Update 2 files")
+        await pilot.press("down", "down")  # scratch.txt drawn: seen
+        await seen(pilot, screen, "scratch.txt")
+        await pilot.press("up", "up")  # back on calc.py
+        await settle(pilot)
         await pilot.press("c")  # a letter never commits
         await settle(pilot)
         assert not pilot.app._notifications
@@ -144,8 +159,8 @@ async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> N
         assert any("no commit" in n.message for n in pilot.app._notifications)
 
 
-async def test_a_huge_rewrite_is_drawn_capped_and_toggles_per_file(py_repo: Path) -> None:
-    from frogtui.ui.review_widgets import SHOWN_LINES_MAX
+async def test_a_huge_rewrite_is_drawn_a_page_at_a_time_and_toggles_per_file(py_repo: Path) -> None:
+    from frogtui.ui.review_pages import PAGE_ROWS
 
     (py_repo / "huge.py").write_text("".join(f"value_{i} = {i}\n" for i in range(20_000)))
     for i in range(60):
@@ -161,14 +176,23 @@ async def test_a_huge_rewrite_is_drawn_capped_and_toggles_per_file(py_repo: Path
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(120, 36)) as pilot:
         await settle(pilot)
-        assert tree_labels(screen)[:2] == ["[x] huge.py", "  [x] @@ -1,20000 +1,20000 @@"]
-        await pilot.press("down")  # the 39,999-line hunk
-        drawn = str(screen.query_one(HunkDiff).render())
-        assert drawn.count("\n") <= SHOWN_LINES_MAX + 3
-        assert f"{39_999 - SHOWN_LINES_MAX} more line(s) of this hunk not drawn" in drawn  # value_0 is unchanged
-        await pilot.press("space")
         labels = tree_labels(screen)
-        assert labels[:2] == ["[ ] huge.py", "  [ ] @@ -1,20000 +1,20000 @@"] and labels[2] == "[x] pkg/m0.py"
+        assert labels[0] == "[x] huge.py · not seen yet"
+        assert labels[1] == "  [x] @@ -1,20000 +1,20000 @@ · old lines 2–101 · not seen yet"  # value_0 is unchanged
+        assert sum(1 for label in labels if label.startswith("  [x] @@ -1,20000")) == 2 * 19_999 // 100 + 1
+        drawn = str(screen.query_one(HunkDiff).render())
+        assert drawn.count("\n") <= PAGE_ROWS
+        title = str(screen.query_one("#review-diff-scroll").border_title)
+        assert title.startswith("huge.py · lines 1–") and "of 39,999 · page 1 of 81" in title, title
+        await pilot.press("a")  # reject the whole file
+        labels = tree_labels(screen)
+        assert labels[0] == "[ ] huge.py" and "[x] pkg/m0.py · not seen yet" in labels
+        for _ in range(200):  # each refused commit puts the cursor on the next unseen hunk: drawn, seen
+            if not screen.selection.unseen_accepted():
+                break
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+        assert git(py_repo, "log", "-1", "--format=%s").strip() == "big"
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert git(py_repo, "show", "HEAD:huge.py").startswith("value_0 = 0\nvalue_1 = 1\n")
@@ -188,6 +212,8 @@ async def test_without_a_model_the_summary_follows_the_selection(py_repo: Path) 
         await pilot.press("a")  # the cursor starts on bench.py: reject the whole file
         await settle(pilot)
         assert "bench.py" not in message.text and "calc.py" in message.text
+        await pilot.press("down", "down")  # calc.py drawn: seen
+        await seen(pilot, screen, "calc.py")
         await pilot.press("ctrl+s")
         await settle(pilot)
     body = git(py_repo, "log", "-1", "--format=%B")
@@ -243,9 +269,12 @@ async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) ->
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
-        assert tree_labels(screen) == ["[x] calc.py", "  [x] @@ -1,2 +1,2 @@", "[x] many.txt",
-                                       "  [x] @@ -2,7 +2,7 @@ line 1", "  [x] @@ -27,7 +27,7 @@ line 26"]
-        await pilot.press("down", "down", "down", "space")  # reject the line-5 hunk of many.txt
+        await seen(pilot, screen, "calc.py")
+        assert tree_labels(screen) == ["[x] calc.py", "  [x] @@ -1,2 +1,2 @@", "[x] many.txt · not seen yet",
+                                       "  [x] @@ -2,7 +2,7 @@ line 1 · not seen yet", "  [x] @@ -27,7 +27,7 @@ line 26 · not seen yet"]
+        await pilot.press("down", "down")  # many.txt: both hunks on screen, seen
+        await seen(pilot, screen, "many.txt")
+        await pilot.press("down", "space")  # reject the line-5 hunk of many.txt
         await pilot.press("down", "space", "space")  # the line-30 hunk: rejected, then accepted again
         await settle(pilot)
         await pilot.press("ctrl+s")
@@ -273,6 +302,7 @@ async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) ->
     again = ReviewScreen(ReviewSession(state))
     async with Host(again).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await seen(pilot, again, "many.txt")
         assert tree_labels(again) == ["[x] many.txt", "  [x] @@ -2,7 +2,7 @@ line 1"]
 
 
@@ -307,6 +337,7 @@ async def test_a_nested_repository_the_session_created_is_flagged(py_repo: Path)
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
+        await seen(pilot, screen, "calc.py")  # the first file's diff is drawn under the flag
         files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
         await pilot.press("space")  # on the flag: nothing to toggle, nothing breaks
         await settle(pilot)
@@ -335,3 +366,91 @@ async def test_an_ignored_path_the_session_changed_is_flagged(py_repo: Path) -> 
         files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
     assert files[0].startswith(".venv/bin/git ") and "ignored by git" in files[0] and "undo cannot restore" in files[0], files
     assert files[1:] == ["[x] calc.py"], files
+
+
+async def page_until_seen(pilot, screen: ReviewScreen, needle: str, presses: int = 400) -> tuple[int | None, list[bool]]:
+    """Press ``]`` until no accepted hunk is unseen; return at which press ``needle`` was first on
+    screen, and for each press whether the hunk holding it counted as seen by then."""
+    def holder_seen() -> bool:
+        return all(g.seen for f in screen.selection.files for g in f.groups if any(needle in line for line in g.added))
+
+    first_drawn, seen_after = None, []
+    for press in range(presses):
+        if first_drawn is None and needle in pilot.app.export_screenshot():
+            first_drawn = press
+        seen_after.append(holder_seen())
+        if not screen.selection.unseen_accepted():
+            break
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+    return first_drawn, seen_after
+
+
+async def test_a_new_file_is_committed_only_once_every_line_was_drawn(py_repo: Path) -> None:
+    """Issue 23 item 6: line 601 of a new 1,200-line conftest.py must be drawn before it can be
+    committed; the commit holds what git says it holds."""
+    from tests.vcs.test_blocks import conftest_text
+
+    state = discover(py_repo, "seen")
+    text = conftest_text()
+    (py_repo / "conftest.py").write_text(text)
+    screen = ReviewScreen(ReviewSession(state, trailer=""))
+    async with Host(screen).run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        labels = tree_labels(screen)
+        assert labels[0].startswith("[x] conftest.py (new)") and "not seen yet" in labels[0]
+        assert len(labels) >= 13 and labels[1].startswith("  [x] @@ -0,0 +1,1200 @@ · lines 1–")
+        assert "lines 1–" in str(screen.query_one("#review-diff-scroll").border_title) and "of 1,200" in str(
+            screen.query_one("#review-diff-scroll").border_title
+        )
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert git(py_repo, "log", "-1", "--format=%s").strip() == "initial"
+        assert any("never shown in full" in n.message for n in pilot.app._notifications)
+        await pilot.press("home")  # the file: every block, page after page
+        await settle(pilot)
+        drawn_at, seen = await page_until_seen(pilot, screen, "MARKER-601")
+        assert drawn_at is not None and drawn_at > 0, "the marker was never drawn"
+        assert not any(seen[:drawn_at]), "the marker's block counted as seen before the marker was drawn"
+        assert not screen.selection.unseen_accepted()
+        assert "not seen yet" not in tree_labels(screen)[0]
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert git(py_repo, "show", "HEAD:conftest.py") == text
+    assert git(py_repo, "show", "--name-only", "--format=", "HEAD").split() == ["conftest.py"]
+
+
+async def test_a_long_line_is_wrapped_so_its_tail_is_drawn(py_repo: Path) -> None:
+    """Nothing hides past the pane's right edge: a 3,000-column line is wrapped, and its hunk is
+    seen only once its last piece was on screen."""
+    state = discover(py_repo, "wide")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b" + " " * 3_000 + "; __import__('os').system('WIDE-TAIL')\n")
+    screen = ReviewScreen(ReviewSession(state, trailer=""))
+    async with Host(screen).run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert "not seen yet" in tree_labels(screen)[0]
+        drawn_at, seen = await page_until_seen(pilot, screen, "WIDE-TAIL")
+        assert drawn_at is not None and not any(seen[:drawn_at])
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+    assert "WIDE-TAIL" in git(py_repo, "show", "HEAD:calc.py")
+
+
+async def test_rows_under_a_notification_are_not_seen_until_it_goes(py_repo: Path) -> None:
+    """A notification drawn over the diff pane hides the rows under it: they are not seen then."""
+    state = discover(py_repo, "covered")
+    (py_repo / "a.txt").write_text("a\n")
+    (py_repo / "b.txt").write_text("".join(f"b line {n}\n" for n in range(14)))
+    screen = ReviewScreen(ReviewSession(state, trailer=""))
+    async with Host(screen).run_test(size=(120, 30), notifications=True) as pilot:
+        await settle(pilot)
+        for n in range(6):
+            pilot.app.notify(f"notice {n} " + "x" * 60, timeout=60)
+        await pilot.pause()
+        await pilot.press("down", "down", "down")  # b.txt's hunk, its lower rows under the notices
+        await settle(pilot)
+        await pilot.pause(SEEN_CHECK_S * 2)
+        assert tree_labels(screen)[3].endswith("not seen yet"), tree_labels(screen)
+        pilot.app.clear_notifications()
+        await pilot.pause(SEEN_CHECK_S * 3)
+        assert not tree_labels(screen)[3].endswith("not seen yet"), tree_labels(screen)

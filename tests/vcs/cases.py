@@ -29,6 +29,7 @@ def make_base_repo(repo: Path) -> Path:
     git(repo, "init", "-q")
     write(repo, "many.txt", SPLITTABLE)
     write(repo, "old.txt", "to be deleted\n")
+    write(repo, "long_old.txt", "".join(f"gone {n}\n" if n % 40 else "\n" for n in range(230)))
     write(repo, "rename_me.py", "def f():\n    return 1\n" * 3)
     write(repo, "img.bin", bytes(range(256)) * 4)
     write(repo, "nonl.txt", "first\nlast without newline")
@@ -51,6 +52,8 @@ def make_session_changes(repo: Path) -> None:
     text = text.replace("line 30\n", "").replace("line 40\n", "line forty\n")
     write(repo, "many.txt", text)
     (repo / "old.txt").unlink()
+    (repo / "long_old.txt").unlink()  # a deletion cut into blocks
+    write(repo, "long_new.txt", "".join(f"new {n}\n" if n % 45 else "\n" for n in range(250)) + "no final newline")
     (repo / "rename_me.py").rename(repo / "renamed.py")
     write(repo, "img.bin", bytes(range(255, -1, -1)) * 4)
     write(repo, "new.bin", b"\x00\x01\x02frog\xff")
