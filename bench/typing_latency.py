@@ -77,11 +77,15 @@ def one_run(side: str, model_path: str, keys: int, tokens: int, repo: Path) -> d
                 letter = "abcdefghijklmnopqrstuvwxyz"[n % 26]
                 sent = time.perf_counter()
                 app.post_message(events.Key(letter, letter))  # as the terminal driver posts it (Pilot.press waits for idle)
-                while not str(prompt.value).endswith(letter):  # type: ignore[attr-defined]
+                give_up = sent + 5.0
+                while not str(prompt.value).endswith(letter) and time.perf_counter() < give_up:  # type: ignore[attr-defined]
                     await asyncio.sleep(0.001)
                 seen = len(frames)
-                while len(frames) == seen:
+                while len(frames) == seen and time.perf_counter() < give_up:
                     await asyncio.sleep(0.001)
+                if time.perf_counter() >= give_up:
+                    print(f"{side}: key {n} not shown within 5 s (focus: {app.focused}); stopping this run", file=sys.stderr)
+                    break
                 latencies.append(frames[-1] - sent)
                 await asyncio.sleep(0.05)
             app.action_interrupt()
