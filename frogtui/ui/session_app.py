@@ -12,6 +12,7 @@ that ends with ``max_context_len`` (the hand-off margin reached) offers the draf
 from __future__ import annotations
 
 import asyncio
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -62,6 +63,9 @@ FIRST_FRAME_S = 0.3
 """The longest a run waits for the frame that shows the person's message before its loop starts."""
 NOT_STARTED = "not started"
 """What the run's worker returns when Esc came before its loop started."""
+
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end the app as Ctrl+C twice does (the session saved), rather than killing it."""
 
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
@@ -120,6 +124,10 @@ class SessionApp(LongSession):
         """Messages typed while the agent works, sent one by one as each run ends."""
         self.interrupting = False
         """Esc was pressed during the current run: a message sent now goes first, at once."""
+        self.closing = False
+        """``shutdown`` has shown the run's last events and saved the session: nothing more is
+        shown or started (the screen's widgets go away while the app's last messages are handled)."""
+        self._exiting: asyncio.Task[None] | None = None
 
     @property
     def core(self) -> SessionCore:
@@ -175,6 +183,7 @@ class SessionApp(LongSession):
 
     def on_mount(self) -> None:
         self.process_settings.start()  # the GIL switch interval (process.py)
+        self._on_signals(self._signalled)
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning")
         status = self.status
@@ -320,7 +329,7 @@ class SessionApp(LongSession):
             self.core.send(text)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+        if self.closing or event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         await self._show_held_events()
         self.busy, self.status.state = False, "ready"
@@ -339,7 +348,11 @@ class SessionApp(LongSession):
         """The loop's events, in order; while it works flat out, no sooner than the next frame: asked
         again then (an asyncio timer), the app's queue free meanwhile for keys; a message the loop
         posts after them shows them first (``_show_held_events``)."""
+        if self.closing:
+            return
         events = await message.take(ready=lambda: frame_due(self))
+        if self.closing:
+            return
         if events is None:
             screen = self.screen if self.screen_stack else None
             delay = max(BATCH_S, min(screen.pacer.wait(True), HOLD_S)) if isinstance(screen, PacedScreen) else BATCH_S
@@ -378,13 +391,34 @@ class SessionApp(LongSession):
             status.git = message.state
 
     def on_unmount(self) -> None:
+        self._on_signals(None)
         self.process_settings.restore()
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
         self.approver.cancel_pending()
 
-    async def shutdown(self) -> None:
-        """Stop the run, save the session, and exit."""
+    def _on_signals(self, handler: Callable[[int], None] | None) -> None:
+        """Handle ``EXIT_SIGNALS`` with ``handler`` (None: as before). Only the main thread's loop
+        can: elsewhere (an app run in a thread) nothing changes."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for number in EXIT_SIGNALS:
+            if handler is None:
+                loop.remove_signal_handler(number)
+            else:
+                loop.add_signal_handler(number, handler, number)
+
+    def _signalled(self, number: int) -> None:
+        """SIGTERM (``kill``, ``timeout``, CI) or SIGHUP (the terminal closed): leave as Ctrl+C twice
+        does, with the shell's status for the signal (128 + its number)."""
+        if self._exiting is None:
+            self._exiting = asyncio.ensure_future(self.shutdown(128 + number))
+
+    async def shutdown(self, status: int = 0) -> None:
+        """Stop the run, show its last events, save the session, and exit with ``status``."""
+        if self.closing:
+            return
         self.interrupt()
         worker = self._run_worker
         if worker is not None and worker.state == WorkerState.RUNNING:
@@ -392,6 +426,9 @@ class SessionApp(LongSession):
                 await asyncio.wait_for(worker.wait(), timeout=10)
             except (TimeoutError, WorkerFailed):
                 pass
-        session_view.save_trace(self.session, self.trace)
-        self.core.close()
-        self.exit(0)
+        if not self.closing:  # a second way out (a signal during Ctrl+C's wait) found it done
+            await self._show_held_events()
+            self.closing = True
+            session_view.save_trace(self.session, self.trace)
+            self.core.close()
+            self.exit(status)
