@@ -12,7 +12,9 @@ that ends with ``max_context_len`` (the hand-off margin reached) offers the draf
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -73,6 +75,24 @@ LOAD_HELP = (
 )
 
 
+def terminal_gone() -> bool:
+    """True when the app's terminal was closed (hung up), after pointing standard input, output
+    and error at ``/dev/null`` (what is written from now on goes nowhere rather than failing). A
+    ``kill -HUP`` leaves a live terminal alone."""
+    import termios
+
+    try:
+        termios.tcgetattr(sys.__stderr__.fileno())
+        return False
+    except (termios.error, OSError, ValueError):
+        pass
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    return True
+
+
 class SessionApp(LongSession):
     """A ``SessionCore`` shown and run in the terminal; complete without the commands.
 
@@ -128,6 +148,9 @@ class SessionApp(LongSession):
         """``shutdown`` has shown the run's last events and saved the session: nothing more is
         shown or started (the screen's widgets go away while the app's last messages are handled)."""
         self._exiting: asyncio.Task[None] | None = None
+        self._hung_up = False
+        """The terminal was closed: once the session is saved, the process ends there (Textual's
+        exit would wait for ever on its writer thread, dead from writing to the closed terminal)."""
 
     @property
     def core(self) -> SessionCore:
@@ -329,7 +352,9 @@ class SessionApp(LongSession):
             self.core.send(text)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if self.closing or event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+        if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        if self.closing:  # shutdown showed its end and saved the session; nothing starts now
             return
         await self._show_held_events()
         self.busy, self.status.state = False, "ready"
@@ -412,6 +437,8 @@ class SessionApp(LongSession):
     def _signalled(self, number: int) -> None:
         """SIGTERM (``kill``, ``timeout``, CI) or SIGHUP (the terminal closed): leave as Ctrl+C twice
         does, with the shell's status for the signal (128 + its number)."""
+        if number == signal.SIGHUP and terminal_gone():
+            self._hung_up = True
         if self._exiting is None:
             self._exiting = asyncio.ensure_future(self.shutdown(128 + number))
 
@@ -431,4 +458,7 @@ class SessionApp(LongSession):
             self.closing = True
             session_view.save_trace(self.session, self.trace)
             self.core.close()
+            if self._hung_up:
+                self.process_settings.restore()
+                os._exit(status)
             self.exit(status)
