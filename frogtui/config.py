@@ -134,7 +134,8 @@ class Config:
     theme: str = "frog-dark"
     rules_file: Path | None = None
     """Override for the user's rules file (``policy check --rules``)."""
-    commit_trailer: str = "Assisted-by: FrogNano-4B-2609 via frogtui"
+    commit_trailer: str = "Assisted-by: {model} via frogtui"
+    """The last line of every commit frogtui makes; ``{model}`` is the name of the model that ran."""
 
     def replace(self, **changes: Any) -> Config:
         return dataclasses.replace(self, **changes)

@@ -277,7 +277,9 @@ class SessionCore:
         """Review and commit of the session's changes, None outside git."""
         if self.repo_state is None:
             return None
-        return ReviewSession(self.repo_state, trailer=self.config.commit_trailer)
+        from frogtui.vcs.message import trailer_for
+
+        return ReviewSession(self.repo_state, trailer=trailer_for(self.config.commit_trailer, self.model, spec=self.config.model_spec))
 
     def next_undo(self) -> Checkpoint | None:
         """The checkpoint the next undo goes back to, None when there is none (or no git)."""

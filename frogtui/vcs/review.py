@@ -21,7 +21,8 @@ from frogtui.vcs.nested import created, folders
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot, snapshot_tree
 
-DEFAULT_TRAILER = "Assisted-by: FrogNano-4B-2609 via frogtui"
+DEFAULT_TRAILER = "Assisted-by: frogtui"
+"""When no trailer is given (``Config.commit_trailer`` names the model: ``message.trailer_for``)."""
 _DIFF = ("diff-tree", "-r", "-p", "--binary", "--no-renames", "--no-textconv", "--no-ext-diff")
 
 
@@ -178,9 +179,9 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
         CommitFailed: see ``commit.commit_patch``; also when the session changed a file that decides
             what runs at a commit (a hook in the hooks path, ``.husky/``, ``.gitattributes``…).
     """
-    from frogtui.vcs.message import draft_commit_message
+    from frogtui.vcs.message import draft_commit_message, trailer_for
 
-    review = ReviewSession(state, trailer=trailer)
+    review = ReviewSession(state, trailer=trailer_for(trailer, model))
     selection = review.load()
     nested = review.nested_created()
     if nested:  # its config (core.fsmonitor, hooks) runs at the person's git commands there
