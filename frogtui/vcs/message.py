@@ -36,7 +36,8 @@ _REASONING_START = re.compile(
 )
 """How a model's reasoning (not an imperative subject) starts."""
 _DIFF_LINE = re.compile(
-    r"^(diff --git |diff --cc |index [0-9a-f]+\.\.|--- |\+\+\+ |@@ |new file mode |deleted file mode |similarity index |rename from |[+-]\s)"
+    r"^(diff --git |diff --cc |index [0-9a-f]+\.\.|--- |\+\+\+ |@@ |new file mode |deleted file mode "
+    r"|similarity index |rename from |[+-]\s)"
 )
 """A line of a diff (not a sentence about one)."""
 _TAG = re.compile(r"</?[A-Za-z_][\w-]*(\s[^>]*)?>|```")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from textual.app import App
@@ -12,9 +13,10 @@ from frogtui.session import Session
 from frogtui.ui.review import HunkDiff, HunkTree, ReviewScreen
 from frogtui.ui.themes import VARIABLE_DEFAULTS
 from frogtui.vcs.choices import choice_key
+from frogtui.vcs.message import Drafts, summary_message
 from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.review import ReviewSession
-from tests.support import write_replay
+from tests.support import SlowModel, write_replay
 from tests.vcs.cases import SPLITTABLE, git
 
 
@@ -312,3 +314,43 @@ async def test_a_nested_repository_the_session_created_is_flagged(py_repo: Path)
         await settle(pilot)
     assert files[0].startswith("nest/") and "nested git repository" in files[0] and "core.fsmonitor" in files[0], files
     assert files[1:] == ["[x] calc.py"], files
+
+
+async def test_drafting_shows_progress_and_esc_stops_it(py_repo: Path) -> None:
+    state = many_lines_session(py_repo, "slow")
+    model = SlowModel(["Fix"] + [" add"] * 2000, 0.02)
+    screen = ReviewScreen(ReviewSession(state, trailer=""), model=model)
+    app = Host(screen)
+    async with app.run_test(size=(120, 40)) as pilot:
+        status = screen.query_one("#review-status")
+        deadline = time.monotonic() + 10
+        while "pieces" not in str(status.render()) and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        text = str(status.render())
+        assert "Drafting the commit message with slow" in text and "Esc stops" in text, text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen  # the first Esc stops the draft, the screen stays
+        assert screen.query_one("#review-message", TextArea).text == summary_message(screen.review.staged_diff(screen.selection))
+        assert "stopped" in str(status.render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen
+
+
+async def test_a_draft_is_made_once_for_the_same_changes(py_repo: Path) -> None:
+    state = many_lines_session(py_repo, "once")
+    model = SlowModel(["Fix add\n\nReturn the sum."], 0.0)
+    drafts = Drafts()
+    for _ in range(2):  # ctrl+r, Esc, ctrl+r: the second review shows the first one's draft
+        screen = ReviewScreen(ReviewSession(state, trailer=""), model=model, drafts=drafts)
+        app = Host(screen)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert screen.query_one("#review-message", TextArea).text == "Fix add\n\nReturn the sum."
+    assert model.turns == 1
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return b + a\n")  # other changes: drafted again
+    screen = ReviewScreen(ReviewSession(state, trailer=""), model=model, drafts=drafts)
+    async with Host(screen).run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+    assert model.turns == 2

@@ -9,7 +9,7 @@ from frogtui.config import Config
 from frogtui.headless import build_parser, run_task
 from frogtui.models.replay import ReplayModel
 from frogtui.vcs.message import SUBJECT_MAX, draft_commit_message, shape_message, strip_reasoning, summary_message
-from tests.support import turn, write_replay, xml_call
+from tests.support import SlowModel, turn, write_replay, xml_call
 from tests.vcs.cases import git
 
 DIFF = (
@@ -147,31 +147,6 @@ def test_the_summary_names_paths_from_the_repository_root() -> None:
     assert [line.split(":")[0] for line in body.splitlines()] == ["- build/out.txt", "- src/app/main.py"]
 
 
-class SlowModel:
-    """Streams a good message one piece at a time, waiting ``delay`` between pieces (a slow CPU)."""
-
-    name = "slow"
-    context_size = None
-    opens_reasoning = False
-
-    def __init__(self, pieces: list[str], delay: float) -> None:
-        self.pieces, self.delay, self.turns = pieces, delay, 0
-
-    def stream_turn(self, messages, tools, *, max_tokens, cancel):
-        from frogtui.protocol import TurnEnd, Usage
-
-        self.turns += 1
-        for piece in self.pieces:
-            if cancel.wait(self.delay):
-                yield TurnEnd("cancelled", Usage())
-                return
-            yield piece
-        yield TurnEnd("stop", Usage(generated_tokens=len(self.pieces)))
-
-    def close(self) -> None:
-        pass
-
-
 def test_drafting_reports_progress_and_stops_when_cancelled() -> None:
     import threading
     import time
@@ -215,5 +190,6 @@ def test_the_trailer_names_the_model_that_ran() -> None:
 
     assert trailer_for("Assisted-by: {model} via frogtui", Gguf()) == "Assisted-by: microsoft_FrogNano-4B-2609-Q4_K_M via frogtui"
     assert trailer_for("Assisted-by: {model} via frogtui", Server()) == "Assisted-by: qwen3.5-4b via frogtui"
-    assert trailer_for("Assisted-by: {model} via frogtui", None, spec="hf:o/FrogNano-GGUF:Q4_K_M") == "Assisted-by: hf:o/FrogNano-GGUF:Q4_K_M via frogtui"
+    spec = "hf:o/FrogNano-GGUF:Q4_K_M"
+    assert trailer_for("Assisted-by: {model} via frogtui", None, spec=spec) == f"Assisted-by: {spec} via frogtui"
     assert trailer_for("Reviewed-by: me", Gguf()) == "Reviewed-by: me"
