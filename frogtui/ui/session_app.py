@@ -51,7 +51,7 @@ from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.state import SessionUiState
 from frogtui.ui.status import StatusBar
-from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, start_theme
+from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, remember_theme, start_theme
 from frogtui.ui.trace import TracePane
 
 if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on the worker that prepares the session
@@ -207,6 +207,7 @@ class SessionApp(LongSession):
     def on_mount(self) -> None:
         self.process_settings.start()  # the GIL switch interval (process.py)
         self._on_signals(self._signalled)
+        self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))  # F3, the palette
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning")
         status = self.status
