@@ -12,6 +12,7 @@ that ends with ``max_context_len`` (the hand-off margin reached) offers the draf
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
 import signal
 import sys
@@ -461,5 +462,6 @@ class SessionApp(LongSession):
             self.core.close()
             if self._hung_up:
                 self.process_settings.restore()
+                atexit._run_exitfuncs()  # what a normal exit cleans up (the seccomp filter's folder)
                 os._exit(status)
             self.exit(status)
