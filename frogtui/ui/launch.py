@@ -4,11 +4,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from frogtui.cli import SUBCOMMAND_HELP, Parser
 from frogtui.config import APPROVAL_MODES, SETTINGS_HELP, Config, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session
+
+if TYPE_CHECKING:
+    from frogtui.ui.app import FrogApp
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -78,17 +82,26 @@ def prepare(argv: list[str]) -> tuple[Config, Session | None]:
     return load_config(repo=repo, model_spec=model_spec, theme=theme, approve=args.approve), resume
 
 
-def main(argv: list[str], prompt: str = "") -> int:
-    """Parse the command line, open the app (``prompt`` put in its prompt, not sent), and return
-    its exit status (2 for bad input)."""
+def make_app(argv: list[str], prompt: str = "", note: str = "") -> FrogApp:
+    """The app for ``argv`` (``prompt`` put in its prompt, not sent; ``note`` shown first in the chat).
+
+    Raises:
+        FrogtuiError: see ``prepare``.
+    """
+    config, resume = prepare(argv)
+    from frogtui.ui.app import FrogApp
+
+    return FrogApp(config, resume=resume, prompt=prompt, note=note)
+
+
+def main(argv: list[str], prompt: str = "", note: str = "") -> int:
+    """Parse the command line, open the app (``prompt`` put in its prompt, not sent; ``note``
+    shown in the chat), and return its exit status (2 for bad input)."""
     try:
-        config, resume = prepare(argv)
+        app = make_app(argv, prompt, note)
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=sys.stderr)
         return 2
-    from frogtui.ui.app import FrogApp
-
-    app = FrogApp(config, resume=resume, prompt=prompt)
     result = app.run()
     for line in quit_lines(app.session):
         print(line)

@@ -104,6 +104,7 @@ class SessionApp(LongSession):
         model_loader: builds the model from its spec (default ``frogtui.models.load_model``).
         clock: monotonic seconds (Ctrl+C twice, load time, the agent's tool durations).
         prompt: text to put in the prompt at start (Enter sends it).
+        note: a line shown first in the chat (``frogtui demo``: the replay ignores the answers).
     """
 
     TITLE = "frogtui"
@@ -111,13 +112,14 @@ class SessionApp(LongSession):
 
     def __init__(
         self, config: Config, *, resume: Session | None = None, themes: ThemeCatalog | None = None,
-        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic, prompt: str = "",
+        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic, prompt: str = "", note: str = "",
     ) -> None:  # resume, model_loader and clock go to the SessionCore
         super().__init__()
         self.process_settings = ProcessSettings()  # the collector's freeze and the GIL switch interval, until unmount
         self.config = config
         self.initial_prompt = prompt
         """Text put in the prompt at start, not sent (``frogtui demo``'s task)."""
+        self.initial_note = note
         self.clock = clock
         self.load_log: list[str] = []
         """Progress lines of the model load (download, loading, the settings chosen)."""
@@ -218,6 +220,8 @@ class SessionApp(LongSession):
         status.approval_mode = self.approver.mode
         status.model_name = self.config.model_spec
         prompt = self.query_one(PromptInput)  # focused already (MainScreen.AUTO_FOCUS)
+        if self.initial_note:
+            self.chat.add_notice(self.initial_note, "warning")
         if self.initial_prompt:
             prompt.value = self.initial_prompt
             prompt.cursor_position = len(prompt.value)
