@@ -147,9 +147,23 @@ class FrogApp(SessionApp):
             return
         notice = commands.undo_notice(checkpoint.tool, result)
         self.session.append_notice(notice)
+        self.call_from_thread(self._mark_undone, checkpoint)
         self.call_from_thread(self.chat.add_notice, notice)
         self.call_from_thread(self.notify, commands.undo_toast(checkpoint.tool, result), title="Undone")
         self.refresh_git()
+
+    def _mark_undone(self, checkpoint: Checkpoint) -> None:
+        """The call ``checkpoint`` was taken before reads "undone" in the trace and the chat (and in
+        the saved trace: a resumed session shows it so)."""
+        from frogtui.ui.session_view import save_trace
+        from frogtui.ui.trace import undone_call
+
+        entry = undone_call(self.trace.entries.values(), checkpoint.step, checkpoint.action)
+        if entry is None:
+            return
+        self.trace.update(entry.call, undone=True)
+        self.chat.refresh_call(entry)
+        save_trace(self.session, self.trace)
 
     def action_git_init(self) -> None:
         if not self._session_ready("Initialise git"):
