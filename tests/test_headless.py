@@ -441,7 +441,7 @@ def test_no_checkpoint_before_a_command_the_policy_proves_read_only(py_repo: Pat
     proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all")
     assert proc.returncode == 0, proc.stderr
     refs = git(py_repo, "for-each-ref", "--format=%(refname)", "refs/frogtui/").split()
-    assert sorted(ref.rsplit("/", 1)[1] for ref in refs) == ["2", "start"]  # step 2 (touch), not step 1 (ls)
+    assert sorted(ref.rsplit("/", 1)[1] for ref in refs) == ["2", "2-after", "start"]  # step 2 (touch), not step 1 (ls)
     assert (py_repo / "made.txt").exists()
 
 

@@ -159,6 +159,7 @@ class SessionCore:
             sink,
             limits=self.config.limits,
             before_action=checkpoints.before_action if checkpoints is not None else None,
+            after_action=checkpoints.after_action if checkpoints is not None else None,
             patch=session_patch(self.repo_state),
             on_step_end=self._save,
             clock=self.clock,
@@ -262,7 +263,7 @@ class SessionCore:
             raise RuntimeError(f"git init did not create a repository in {self.config.repo}")
         self._use_repo(state)
         if self.agent is not None and self.checkpoints is not None:
-            self.agent.use_checkpoints(self.checkpoints.before_action, session_patch(state))
+            self.agent.use_checkpoints(self.checkpoints.before_action, session_patch(state), self.checkpoints.after_action)
         return state
 
     def patch(self) -> str:

@@ -27,7 +27,12 @@ CONTROL_NOTE = "⚠ runs at your next commit: check it"
 NESTED_NOTE = ("⚠ nested git repository the session created, left out of review: "
                "its own config (core.fsmonitor, hooks) runs at your git commands in it")
 """Flags, on top of the changes, a nested repository the session created (``vcs.nested``)."""
-ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
+ORIGIN_NOTES = {
+    "session": "",
+    "earlier": " (yours, from before the session)",
+    "during": " (yours, made during the session)",
+    "mixed": " (mixes yours and the session's)",
+}
 
 
 def mark(accepted: bool, partly: bool) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frogtui.errors import FrogtuiError
+from frogtui.vcs.authorship import Author, changed_blobs, session_writes
 from frogtui.vcs.choices import ReviewChoices
 from frogtui.vcs.commit import CommitFailed, CommitResult, UndoResult, commit_patch, undo_last_commit, undo_problem
 from frogtui.vcs.gitguard import control_files_changed
@@ -84,10 +85,14 @@ class ReviewSession:
         now, self.nested = taken.tree, taken.nested
         selection = parse_diff(run_git(self.repo, *_DIFF, base, now))
         earlier = self._changed(base, self.state.start_tree)
-        session = self._changed(self.state.start_tree, now)
+        since_start = changed_blobs(self.state, self.state.start_tree, now) if self.state.start_tree != now else {}
+        session = set(since_start)
         blocks = self._earlier_blocks(base, [f.path for f in selection.files if f.path in earlier and f.path in session])
+        writes = session_writes(self.state) if session else None
         for change in selection.files:
             _classify(change, change.path in earlier, change.path in session, blocks.get(change.path, []))
+            if writes is not None and change.path in since_start:
+                _mark_authors(change, writes.author(change.path, *since_start[change.path]))
             self.choices.apply(change)
         return selection
 
@@ -155,6 +160,19 @@ def _classify(change: FileChange, earlier: bool, session: bool, blocks: list[Cha
         group.origin = origin
         group.accepted = origin == "session"
     # a hunk shows one origin: split those that mix them
+    for hunk in list(change.review_hunks):
+        if len({g.origin for g in hunk.groups}) > 1:
+            change.split(hunk)
+
+
+def _mark_authors(change: FileChange, author: Author) -> None:
+    """What the session's own changes leave: the person's edits made while it ran are theirs (not
+    accepted), a file both changed is mixed (not accepted); the session's alone stay as classified."""
+    if author == "session":
+        return
+    for group in change.groups:
+        group.origin = author if group.origin in ("session", "during") else "mixed"
+        group.accepted = False
     for hunk in list(change.review_hunks):
         if len({g.origin for g in hunk.groups}) > 1:
             change.split(hunk)

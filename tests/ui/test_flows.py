@@ -443,3 +443,22 @@ async def test_a_run_stopped_by_an_internal_error_keeps_its_text_above_the_notic
         assert "RuntimeError('backend bug')" in str(after[-1].render())
         (reasoning,) = app.chat.reasoning
         assert reasoning.collapsed and after[1].source.strip() == "The bug is in add"
+
+
+async def test_the_person_s_own_edits_are_theirs_in_the_review(make_app, py_repo: Path) -> None:
+    """The person edits a file while the session runs (here: after it): ctrl+r shows it as theirs,
+    not accepted; the session's changes are accepted; a commit holds only those."""
+    from frogtui.ui.review import ReviewScreen
+    from tests.ui.test_review_screen import tree_labels
+
+    app = make_app(FIX_AND_NOTE, approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add and take a note")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        (py_repo / "test_calc.py").write_text((py_repo / "test_calc.py").read_text() + "# my own line\n")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), what="the review")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        files = [label for label in tree_labels(app.screen) if not label.startswith("  ")]
+        assert files == ["[x] NOTES.md (new)", "[x] calc.py", "[ ] test_calc.py (yours, made during the session)"]

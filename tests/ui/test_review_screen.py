@@ -9,13 +9,16 @@ from textual.app import App
 from textual.widgets import TextArea
 
 from frogtui.models.replay import ReplayModel
+from frogtui.protocol import ToolCall
 from frogtui.session import Session
 from frogtui.ui.review import HunkDiff, HunkTree, ReviewScreen
 from frogtui.ui.themes import VARIABLE_DEFAULTS
+from frogtui.vcs.checkpoints import Checkpoints
 from frogtui.vcs.choices import choice_key
 from frogtui.vcs.message import Drafts, summary_message
 from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.review import ReviewSession
+from frogtui.vcs.verify import recorded_under
 from tests.support import SlowModel, write_replay
 from tests.vcs.cases import SPLITTABLE, git
 
@@ -53,8 +56,20 @@ def many_lines_session(py_repo: Path, session: str) -> RepoState:
     git(py_repo, "commit", "-q", "-m", "many")
     state = discover(py_repo, session)
     assert state is not None
-    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    by_the_session(state, py_repo / "calc.py", "def add(a, b):\n    return a + b\n")
     return state
+
+
+def by_the_session(state: RepoState, path: Path, text: str) -> None:
+    """Write ``path`` as a step of the session does: between a checkpoint and its after snapshot
+    (else the review counts it as the person's edit)."""
+    checkpoints = Checkpoints(state)
+    step = 1 + sum(1 for ref in recorded_under(state.ref_prefix) if ref.rsplit("/", 1)[1].isdigit())
+    call = ToolCall(id=f"w{step}", name="Write", arguments={"file_path": path.name, "content": text})
+    checkpoints.before_action(step, call)
+    path.write_text(text)
+    checkpoints.after_action(step, call)
+    checkpoints.flush()
 
 
 async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> None:
@@ -241,7 +256,7 @@ async def test_discard_lists_file_names_as_they_are() -> None:
 async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) -> None:
     session = Session.create(py_repo)  # a session folder: its refs are recorded there (vcs/verify.py)
     state = many_lines_session(py_repo, session.id)
-    (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
+    by_the_session(state, py_repo / "many.txt", SPLITTABLE.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
