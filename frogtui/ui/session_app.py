@@ -76,17 +76,21 @@ LOAD_HELP = (
 )
 
 
-def terminal_gone() -> bool:
-    """True when the app's terminal was closed (hung up), after pointing standard input, output
-    and error at ``/dev/null`` (what is written from now on goes nowhere rather than failing). A
-    ``kill -HUP`` leaves a live terminal alone."""
-    import termios
-
+def on_a_terminal() -> bool:
+    """Whether the app draws on a terminal (standard error: Textual's output), now."""
     try:
-        termios.tcgetattr(sys.__stderr__.fileno())
+        return sys.__stderr__ is not None and os.isatty(sys.__stderr__.fileno())
+    except (OSError, ValueError):
         return False
-    except (termios.error, OSError, ValueError):
-        pass
+
+
+def terminal_gone(had_terminal: bool) -> bool:
+    """True when the app's terminal (``had_terminal``: it started on one) was closed (hung up),
+    after pointing standard input, output and error at ``/dev/null``: what is written from now on
+    goes nowhere rather than failing. A ``kill -HUP`` leaves a live terminal alone; an app that
+    never had one (tests, a pipe) is never told its terminal is gone."""
+    if not had_terminal or on_a_terminal():
+        return False
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
@@ -151,6 +155,7 @@ class SessionApp(LongSession):
         """``shutdown`` has shown the run's last events and saved the session: nothing more is
         shown or started (the screen's widgets go away while the app's last messages are handled)."""
         self._exiting: asyncio.Task[None] | None = None
+        self._had_terminal = on_a_terminal()
         self._hung_up = False
         """The terminal was closed: once the session is saved, the process ends there (Textual's
         exit would wait for ever on its writer thread, dead from writing to the closed terminal)."""
@@ -443,10 +448,20 @@ class SessionApp(LongSession):
     def _signalled(self, number: int) -> None:
         """SIGTERM (``kill``, ``timeout``, CI) or SIGHUP (the terminal closed): leave as Ctrl+C twice
         does, with the shell's status for the signal (128 + its number)."""
-        if number == signal.SIGHUP and terminal_gone():
+        if number == signal.SIGHUP and terminal_gone(self._had_terminal):
             self._hung_up = True
         if self._exiting is None:
             self._exiting = asyncio.ensure_future(self.shutdown(128 + number))
+
+    def panic(self, *renderables: Any) -> None:
+        """Textual's input thread fails (EIO) when the terminal is closed, maybe before SIGHUP
+        arrives: leave as for SIGHUP (the session saved), not with a traceback nobody can see."""
+        if not self.closing and terminal_gone(self._had_terminal):
+            self._hung_up = True
+            if self._exiting is None:
+                self._exiting = asyncio.ensure_future(self.shutdown(128 + signal.SIGHUP))
+            return
+        super().panic(*renderables)
 
     async def shutdown(self, status: int = 0) -> None:
         """Stop the run, show its last events, save the session, and exit with ``status``."""
