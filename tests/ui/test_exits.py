@@ -123,3 +123,18 @@ def test_a_signal_while_asking_ends_the_app_with_the_session_saved(py_repo: Path
     assert [m["content"] for m in saved["messages"] if m["role"] == "user"] == ["write a file"]
     assert list((tmp_path / "xdg_state_home").rglob("replay.jsonl"))
     assert not (py_repo / "new.txt").exists()
+
+
+@pytest.mark.parametrize("screen_key", ["ctrl+r", "ctrl+o"])
+async def test_ctrl_c_twice_over_another_screen_quits_cleanly(make_app, screen_key: str) -> None:
+    """Over the review or the trajectory viewer, Ctrl+C twice still saves the session and quits."""
+    app = make_app([turn("Write.", xml_call("Write", file_path="new.txt", content="x\n")), turn("Done.", answer="Done.")], approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "write a file")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run")
+        await pilot.press(screen_key)
+        await wait_for(pilot, lambda: len(app.screen_stack) > 1, what="the other screen")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")
+    assert app._exception is None and app.return_code == 0
+    assert app.session.trajectory_path.is_file() and (app.session.folder / "trace.json").is_file()
