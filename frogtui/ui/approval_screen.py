@@ -91,6 +91,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         super().__init__()
         self.asked = asked
         self.call = asked.request.call
+        if self.is_bash or asked.diff is None:  # the diff has the focus (its keys: scroll, s); else the body (arrows scroll it)
+            self.AUTO_FOCUS = "#approval-body"
 
     @property
     def is_bash(self) -> bool:
@@ -184,7 +186,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         if box is not None:
             box.remove_class("-open")
             self._fit_body()
-            self.set_focus(self.query_one("#approval-diff") if self.query("#approval-diff") else None)
+            self.set_focus(self.query_one("#approval-diff") if self.query("#approval-diff") else self.query_one("#approval-body"))
             return
         await self.app.run_action("interrupt")
 

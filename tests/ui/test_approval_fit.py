@@ -77,3 +77,16 @@ def test_approval_modal_fits(make_app, snap_compare, kind: str, size: tuple[int,
         await open_modal(pilot, app)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+async def test_arrows_scroll_a_long_command_at_80x24(make_app) -> None:
+    app = modal_app(make_app, "bash")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_modal(pilot, app)
+        body = screen.query_one("#approval-body")
+        assert body.has_focus and body.scroll_y == 0
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert body.scroll_y == body.max_scroll_y > 0  # the rule at the bottom is reachable
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal to close")
