@@ -144,7 +144,8 @@ class Config:
     theme: str = "frog-dark"
     rules_file: Path | None = None
     """Override for the user's rules file (``policy check --rules``)."""
-    commit_trailer: str = "Assisted-by: FrogNano-4B-2609 via frogtui"
+    commit_trailer: str = "Assisted-by: {model} via frogtui"
+    """The last line of every commit frogtui makes; ``{model}`` is the name of the model that ran."""
     project_instructions: bool = True
     """Give the repository's ``AGENTS.md`` (or ``CLAUDE.md``) to the model with the task
     (``agent/project_instructions.py``); ``frogtui run --no-project-instructions`` turns it off."""

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from frogtui.cli import Parser
 from frogtui.programs import which
@@ -71,6 +72,11 @@ TURNS = [
     ),
 ]
 TASK = "test_median_even fails. Find the bug and fix it."
+REPLAY_NOTE = (
+    "This demo replays a recorded session: the model's turns are fixed, so it goes on as recorded "
+    "whatever you answer (deny, edit, a message of your own). With a real model (--model), your answers steer it."
+)
+"""Said to the person (the app's chat, headless stderr): their answers do not change the replay."""
 
 
 def make_demo(folder: Path) -> Path:
@@ -110,11 +116,24 @@ def main(argv: list[str]) -> int:
         print(f"frogtui: cannot make the demo: {err}", file=sys.stderr)
         return 2
     repo = folder.expanduser() / "stats"
-    print(f"demo repository: {repo}\nreplayed model:  replay:{replay}\ntask:            {TASK}", file=sys.stderr)
+    print(f"demo repository: {repo}\nreplayed model:  replay:{replay}\ntask:            {TASK}\n{REPLAY_NOTE}", file=sys.stderr)
     if args.headless:
         from frogtui import headless
 
         return headless.main([TASK, "--repo", str(repo), "--model", f"replay:{replay}", "--approve", "all"])
     from frogtui.ui import launch
 
-    return launch.main(["--repo", str(repo), "--model", f"replay:{replay}"], prompt=TASK)
+    return launch.main(app_argv(repo, replay), prompt=TASK, note=REPLAY_NOTE)
+
+
+def app_argv(repo: Path, replay: Path) -> list[str]:
+    """The app's command line for the demo in ``repo`` replaying ``replay``."""
+    return ["--repo", str(repo), "--model", f"replay:{replay}"]
+
+
+def demo_app(folder: Path) -> Any:
+    """The demo made in ``folder``, in the app as ``frogtui demo`` opens it (not started)."""
+    from frogtui.ui import launch
+
+    replay = make_demo(folder)
+    return launch.make_app(app_argv(folder / "stats", replay), prompt=TASK, note=REPLAY_NOTE)

@@ -28,3 +28,28 @@ def turn(reasoning: str, *calls: str, answer: str = "") -> str:
     if calls:
         text += ("\n\n" if answer else "") + "\n".join(calls)
     return text
+
+
+class SlowModel:
+    """Streams a good message one piece at a time, waiting ``delay`` between pieces (a slow CPU)."""
+
+    name = "slow"
+    context_size = None
+    opens_reasoning = False
+
+    def __init__(self, pieces: list[str], delay: float) -> None:
+        self.pieces, self.delay, self.turns = pieces, delay, 0
+
+    def stream_turn(self, messages, tools, *, max_tokens, cancel):
+        from frogtui.protocol import TurnEnd, Usage
+
+        self.turns += 1
+        for piece in self.pieces:
+            if cancel.wait(self.delay):
+                yield TurnEnd("cancelled", Usage())
+                return
+            yield piece
+        yield TurnEnd("stop", Usage(generated_tokens=len(self.pieces)))
+
+    def close(self) -> None:
+        pass

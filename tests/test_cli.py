@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,9 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
         (["rn", "fix it"], "frogtui: unknown command 'rn'; did you mean 'frogtui run'?"),
         (["docter"], "frogtui: unknown command 'docter'; did you mean 'frogtui doctor'?"),
         (["fix the failing test"], "to run a task headless: frogtui run \"TASK\""),
+        (["acp", "--bogus"], "frogtui acp: unrecognized arguments: --bogus (see frogtui acp --help)"),
+        (["acp", "--mdoel", "x"], "frogtui acp: unrecognized arguments: --mdoel x; did you mean --model?"),
+        (["--theme", "nope"], "frogtui: no theme named 'nope'; themes: frog-dark, frog-light"),
     ],
 )
 def test_usage_errors_are_one_line_and_exit_2(argv: list[str], expected: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
@@ -79,3 +83,21 @@ def test_usage_errors_are_one_line_and_exit_2(argv: list[str], expected: str, ca
 def test_an_empty_task_never_reaches_the_model(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, err = run_cli(["run", "", "--repo", str(py_repo), "--model", f"replay:{tmp_path / 'missing.jsonl'}"], capsys)
     assert code == 2 and "the task is empty" in err and "replay" not in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["acp", "--help"], ["demo", "--help"], ["doctor", "--help"]])
+@pytest.mark.parametrize("columns", ["60", "80"])
+def test_help_lists_every_command_and_never_breaks_a_word(argv: list[str], columns: str, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from frogtui.config import SETTINGS_HELP
+
+    monkeypatch.setenv("COLUMNS", columns)
+    with pytest.raises(SystemExit):
+        cli.main(argv)
+    out = capsys.readouterr().out
+    words = re.sub(r"/ ", "/", " ".join(out.split()))  # a list of keys may wrap after a slash
+    if argv == ["--help"]:
+        for command in cli.SUBCOMMANDS:
+            assert f"frogtui {command}" in words
+    if argv[0] in ("--help", "run", "acp"):
+        assert " ".join(SETTINGS_HELP.split()) in words  # the long slash-joined key lists are whole

@@ -24,6 +24,21 @@ def test_headless_demo_fixes_the_bug(tmp_path: Path) -> None:
     assert tests.returncode == 0, tests.stdout
     assert git(repo, "status", "--porcelain") == " M stats.py\n"
     assert "[3] Bash python -m pytest -q" in proc.stderr and "exit=1" in proc.stderr  # the failing run before the fix
+    assert "whatever you answer" in proc.stderr  # a replay: the person's answers do not change what comes next
+
+
+async def test_the_demo_app_says_that_the_replay_ignores_the_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from frogtui import demo
+    from frogtui.ui.chat import Notice
+    from tests.ui.conftest import wait_for
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    app = demo.demo_app(tmp_path / "demo")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.model is not None, what="the replay to load")
+        notices = [notice.render().plain for notice in app.query(Notice)]
+        assert any(demo.REPLAY_NOTE in text for text in notices), notices
+        assert app.query_one("#prompt").value == demo.TASK
 
 
 def test_demo_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:

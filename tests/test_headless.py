@@ -178,7 +178,8 @@ def test_run_takes_a_checkpoint_before_each_mutating_action(py_repo: Path, tmp_p
     assert frogtui("run", "fix", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all").returncode == 0
     refs = git(py_repo, "for-each-ref", "--format=%(refname)", "refs/frogtui/").split()
     session = refs[0].split("/")[2]
-    assert sorted(refs) == sorted(f"refs/frogtui/{session}/{name}" for name in ("start", "2", "3"))
+    # and the tree after each (the review tells the session's changes from the person's by these pairs)
+    assert sorted(refs) == sorted(f"refs/frogtui/{session}/{name}" for name in ("start", "2", "2-after", "3", "3-after"))
     # the checkpoint before the Edit (step 2) holds the file as it was
     assert git(py_repo, "show", f"refs/frogtui/{session}/2:calc.py") == "def add(a, b):\n    return a - b\n"
     assert git(py_repo, "status", "--porcelain") == " M calc.py\n", "index, branches and files untouched"
@@ -441,7 +442,7 @@ def test_no_checkpoint_before_a_command_the_policy_proves_read_only(py_repo: Pat
     proc = frogtui("run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all")
     assert proc.returncode == 0, proc.stderr
     refs = git(py_repo, "for-each-ref", "--format=%(refname)", "refs/frogtui/").split()
-    assert sorted(ref.rsplit("/", 1)[1] for ref in refs) == ["2", "start"]  # step 2 (touch), not step 1 (ls)
+    assert sorted(ref.rsplit("/", 1)[1] for ref in refs) == ["2", "2-after", "start"]  # step 2 (touch), not step 1 (ls)
     assert (py_repo / "made.txt").exists()
 
 

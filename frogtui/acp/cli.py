@@ -12,9 +12,10 @@ STDIO_LIMIT = 50 * 1024 * 1024
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from frogtui.cli import Parser
     from frogtui.config import SETTINGS_HELP
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="frogtui acp",
         description="Run frogtui as an Agent Client Protocol agent on stdin/stdout, for Zed, JetBrains, Neovim and Toad (docs/ACP.md).",
         epilog=SETTINGS_HELP,

@@ -37,6 +37,8 @@ class Agent:
         sink: receives every event, synchronously, on the loop's thread.
         limits: steps, tokens per turn, context budget.
         before_action: called with (step, call) right before a mutating tool runs (checkpoints).
+        after_action: called with (step, call) right after a mutating tool that ``before_action``
+            was called for ran (the session's own changes, told from the person's).
         patch: returns the repository diff of the run's changes (``output_patch``).
         on_step_end: called with the trajectory after each step (the session saves it).
         clock: monotonic seconds (a fake at the edge in tests).
@@ -53,6 +55,7 @@ class Agent:
         *,
         limits: Limits | None = None,
         before_action: Callable[[int, ToolCall], None] | None = None,
+        after_action: Callable[[int, ToolCall], None] | None = None,
         patch: Callable[[], str] | None = None,
         on_step_end: Callable[[Trajectory], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -64,6 +67,7 @@ class Agent:
         self.sink = sink
         self.limits = limits or Limits()
         self.before_action = before_action
+        self.after_action = after_action
         self.patch = patch
         self.on_step_end = on_step_end
         self.clock = clock
@@ -128,10 +132,11 @@ class Agent:
         """True once the conversation has a user message (run, or restored)."""
         return any(m.get("role") == "user" for m in self.messages)
 
-    def use_checkpoints(self, before_action: Callable[[int, ToolCall], None] | None, patch: Callable[[], str] | None) -> None:
-        """Take checkpoints with ``before_action`` and report ``patch`` from now on (git was just
-        turned on for the repository)."""
-        self.before_action, self.patch = before_action, patch
+    def use_checkpoints(self, before_action: Callable[[int, ToolCall], None] | None, patch: Callable[[], str] | None,
+                        after_action: Callable[[int, ToolCall], None] | None = None) -> None:
+        """Take checkpoints with ``before_action`` (and ``after_action``) and report ``patch`` from
+        now on (git was just turned on for the repository)."""
+        self.before_action, self.patch, self.after_action = before_action, patch, after_action
 
     def interrupt(self) -> None:
         """Stop generation or the running command as soon as possible (thread-safe)."""
@@ -324,7 +329,8 @@ class Agent:
                 return self._not_run(step, call, "Interrupted by the user before it ran")
             # proven read-only: no checkpoint, and the read-only sandbox is the backstop if the proof is wrong
             proven_read_only = approval.read_only and approval.arguments is None and call.name == "Bash" and self.runner.confines_read_only
-            if call.name in MUTATING_TOOLS and self.before_action is not None and not proven_read_only:
+            checkpointed = call.name in MUTATING_TOOLS and self.before_action is not None and not proven_read_only
+            if checkpointed:
                 try:
                     self.before_action(step, call)
                 except (FrogtuiError, OSError) as err:  # git or the disk failed: one line, a named end
@@ -336,6 +342,11 @@ class Agent:
                 call, preview=preview, cancel=self.cancel, on_output=self._output_to_sink(step, call), read_only=proven_read_only
             )
             duration = self.clock() - started
+            if checkpointed and self.after_action is not None:
+                try:
+                    self.after_action(step, call)
+                except (FrogtuiError, OSError):  # without it the review counts the step's files as the person's too: not fatal
+                    pass
             if outcome.stale:
                 continue  # the file changed after the diff was shown: show it again
             observation = edited_note + outcome.observation

@@ -176,6 +176,7 @@ class SessionCore:
             sink,
             limits=self.config.limits,
             before_action=checkpoints.before_action if checkpoints is not None else None,
+            after_action=checkpoints.after_action if checkpoints is not None else None,
             patch=session_patch(self.repo_state),
             on_step_end=self._save,
             clock=self.clock,
@@ -286,7 +287,7 @@ class SessionCore:
             raise RuntimeError(f"git init did not create a repository in {self.config.repo}")
         self._use_repo(state)
         if self.agent is not None and self.checkpoints is not None:
-            self.agent.use_checkpoints(self.checkpoints.before_action, session_patch(state))
+            self.agent.use_checkpoints(self.checkpoints.before_action, session_patch(state), self.checkpoints.after_action)
         return state
 
     def patch(self) -> str:
@@ -302,7 +303,10 @@ class SessionCore:
         if self.repo_state is None:
             return None
         ignored = self.checkpoints.ignored_changed if self.checkpoints is not None else None
-        return ReviewSession(self.repo_state, trailer=self.config.commit_trailer, ignored=ignored)
+        from frogtui.vcs.message import trailer_for
+
+        trailer = trailer_for(self.config.commit_trailer, self.model, spec=self.config.model_spec)
+        return ReviewSession(self.repo_state, trailer=trailer, ignored=ignored)
 
     def ignored_changed(self) -> list[str]:
         """The ignored paths (``.venv/``, ``node_modules/``, ``.env``…) the session changed, which

@@ -7,8 +7,10 @@ aarch64; elsewhere there is no filter (``frogtui doctor`` says so).
 """
 from __future__ import annotations
 
+import atexit
 import os
 import platform
+import shutil
 import struct
 import tempfile
 
@@ -69,12 +71,14 @@ _FILES: dict[str, str | None] = {}
 
 
 def filter_file() -> str | None:
-    """A private file holding this machine's program (written once per process), None without one."""
+    """A private file holding this machine's program (written once per process, in a private
+    folder removed when the process exits), None without one."""
     if "path" not in _FILES:
         program = filter_program()
         path = None
         if program is not None:
             folder = tempfile.mkdtemp(prefix="frogtui-seccomp-")
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
             path = os.path.join(folder, "filter.bpf")
             with open(path, "wb") as handle:
                 handle.write(program)

@@ -20,6 +20,7 @@ from frogtui.ui.session_app import SessionApp
 
 if TYPE_CHECKING:  # git and the checkpoints are imported with the session, after the first paint
     from frogtui.vcs.checkpoints import Checkpoint
+    from frogtui.vcs.message import Drafts
 
 QUIT_WINDOW_S = 2.0
 """A second Ctrl+C within this many seconds quits."""
@@ -30,6 +31,8 @@ class FrogApp(SessionApp):
 
     _last_ctrl_c = -1e9
     """When Ctrl+C was last pressed (``clock`` seconds)."""
+    _drafts: Drafts | None = None
+    """The model's commit messages, kept across reviews (made at the first review)."""
 
     BINDINGS = [
         # short labels: all but the theme key fit at 80 columns; FittingFooter hides, from the
@@ -116,8 +119,11 @@ class FrogApp(SessionApp):
             self.notify("Review & commit needs a git repository.", severity="warning")
             return
         from frogtui.ui.review import ReviewScreen
+        from frogtui.vcs.message import Drafts
 
-        self.push_screen(ReviewScreen(review, model=self.model), callback=lambda _result: self.refresh_git())
+        if self._drafts is None:
+            self._drafts = Drafts()
+        self.push_screen(ReviewScreen(review, model=self.model, drafts=self._drafts), callback=lambda _result: self.refresh_git())
 
     def action_undo(self) -> None:
         if not self._session_ready("Undo") or not self._idle("Undo"):
@@ -141,9 +147,23 @@ class FrogApp(SessionApp):
             return
         notice = commands.undo_notice(checkpoint.tool, result)
         self.session.append_notice(notice)
+        self.call_from_thread(self._mark_undone, checkpoint)
         self.call_from_thread(self.chat.add_notice, notice)
         self.call_from_thread(self.notify, commands.undo_toast(checkpoint.tool, result), title="Undone")
         self.refresh_git()
+
+    def _mark_undone(self, checkpoint: Checkpoint) -> None:
+        """The call ``checkpoint`` was taken before reads "undone" in the trace and the chat (and in
+        the saved trace: a resumed session shows it so)."""
+        from frogtui.ui.session_view import save_trace
+        from frogtui.ui.trace import undone_call
+
+        entry = undone_call(self.trace.entries.values(), checkpoint.step, checkpoint.action)
+        if entry is None:
+            return
+        self.trace.update(entry.call, undone=True)
+        self.chat.refresh_call(entry)
+        save_trace(self.session, self.trace)
 
     def action_git_init(self) -> None:
         if not self._session_ready("Initialise git"):

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 
+from rich.console import Console
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widget import Widget
@@ -31,6 +32,12 @@ def display_path(path: str | os.PathLike[str]) -> str:
     return text
 
 
+DIALOG_SHARE = 0.9
+"""The dialog's most width and height, as a share of the screen's (``approval_screen.tcss``)."""
+BODY_MIN_LINES = 3
+"""The body's fewest lines, however small the screen."""
+
+
 class KeyLegend(Widget):
     """The modal's keys, ``[y] allow once   [n] deny …``, wrapped between items, never inside one
     (a line break between ``e`` and ``edit command`` reads as two keys)."""
@@ -43,7 +50,8 @@ class KeyLegend(Widget):
         self.items = items
 
     def lines(self, width: int) -> list[Text]:
-        """The legend laid out in ``width`` cells."""
+        """The legend laid out in ``width`` cells: an item wider than that (a long rule) is wrapped
+        here, so that the height asked for is the height drawn."""
         lines: list[Text] = [Text()]
         for key, label in self.items:
             item = Text.assemble((f" {key} ", "reverse"), f" {label}")
@@ -54,7 +62,8 @@ class KeyLegend(Widget):
             if line.cell_len:
                 line.append(self.GAP)
             line.append_text(item)
-        return lines
+        console = self.app.console if self.is_attached else Console(width=width)
+        return [piece for line in lines for piece in (line.wrap(console, width) if line.cell_len > width else [line])]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self.lines(width))
@@ -82,40 +91,62 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         super().__init__()
         self.asked = asked
         self.call = asked.request.call
+        if self.is_bash or asked.diff is None:  # the diff has the focus (its keys: scroll, s); else the body (arrows scroll it)
+            self.AUTO_FOCUS = "#approval-body"
 
     @property
     def is_bash(self) -> bool:
         return self.call.name == "Bash"
 
     def compose(self) -> ComposeResult:
-        request, decision = self.asked.request, self.asked.decision
+        request = self.asked.request
         with Vertical(id="approval-dialog") as dialog:
             dialog.border_title = f"Step {request.step} · approve {self.call.name}?"
-            if self.is_bash:
-                description = str(self.call.arguments.get("description") or "").strip()
-                if description:
-                    yield Static(Text(f"the model says: {description}"), id="approval-description")
-                yield Static(Text(str(self.call.arguments.get("command", ""))), id="approval-command")
-                timeout = self.call.arguments.get("timeout")
-                sandbox = "on" if self.asked.sandboxed else "OFF: the command runs with your permissions"
-                facts = f"folder  {display_path(request.root)}\nsandbox {sandbox}"
-                if timeout:
-                    facts += f"\ntimeout {timeout}s"
-                yield Static(Text(facts), id="approval-facts")
-            elif self.asked.diff is not None:
-                yield DiffView(self.asked.diff, id="approval-diff")
-            else:
-                yield Static(Text(repr(self.call.arguments)), id="approval-command")
-            if request.repeat:
-                yield Static(Text(f"↻ Repeat: {request.repeat}. Is the model going round in circles?"), id="approval-repeat")
-            if request.repeat and decision.kind == "allow":
-                why = f"asked because it repeats; rule {decision.rule} would allow it"
-            else:
-                why = f"asked by rule {decision.rule}" + (f": {decision.reason}" if decision.reason else "")
-            yield Static(Text(why), id="approval-rule")
-            yield KeyLegend(self._keys(), id="approval-keys")
+            with VerticalScroll(id="approval-body"):  # scrolls; the inputs and the keys below it stay on screen
+                yield from self._body()
             yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")
             yield Input(value=str(self.call.arguments.get("command", "")), id="approval-edit")
+            yield KeyLegend(self._keys(), id="approval-keys")
+
+    def _body(self) -> ComposeResult:
+        """What would run (or the diff), where, and why the policy asks."""
+        request, decision = self.asked.request, self.asked.decision
+        if self.is_bash:
+            description = str(self.call.arguments.get("description") or "").strip()
+            if description:
+                yield Static(Text(f"the model says: {description}"), id="approval-description")
+            yield Static(Text(str(self.call.arguments.get("command", ""))), id="approval-command")
+            timeout = self.call.arguments.get("timeout")
+            sandbox = "on" if self.asked.sandboxed else "OFF: the command runs with your permissions"
+            facts = f"folder  {display_path(request.root)}\nsandbox {sandbox}"
+            if timeout:
+                facts += f"\ntimeout {timeout}s"
+            yield Static(Text(facts), id="approval-facts")
+        elif self.asked.diff is not None:
+            yield DiffView(self.asked.diff, id="approval-diff")
+        else:
+            yield Static(Text(repr(self.call.arguments)), id="approval-command")
+        if request.repeat:
+            yield Static(Text(f"↻ Repeat: {request.repeat}. Is the model going round in circles?"), id="approval-repeat")
+        if request.repeat and decision.kind == "allow":
+            why = f"asked because it repeats; rule {decision.rule} would allow it"
+        else:
+            why = f"asked by rule {decision.rule}" + (f": {decision.reason}" if decision.reason else "")
+        yield Static(Text(why), id="approval-rule")
+
+    def on_resize(self) -> None:
+        self._fit_body()
+
+    def _fit_body(self) -> None:
+        """The body (command, diff, rules) gets what the dialog's 90% of the screen leaves once
+        its border, the key row and an open input have their lines, and scrolls beyond: the keys
+        are always on screen (at 80x24 too)."""
+        dialog = self.query_one("#approval-dialog")
+        width = int(self.size.width * DIALOG_SHARE) - 4  # border and padding
+        keys = len(self.query_one(KeyLegend).lines(max(width, 1))) + 1  # and its margin
+        box = 4 if self._input_open() is not None else 0  # an Input (3) and its margin
+        room = int(self.size.height * DIALOG_SHARE) - dialog.styles.border.spacing.height - keys - box
+        self.query_one("#approval-body").styles.max_height = max(room, BODY_MIN_LINES)
 
     def _keys(self) -> list[tuple[str, str]]:
         always = f"always allow: {self.asked.session_rule}" if self.asked.session_rule else "always allow: no safe rule, allows once"
@@ -147,13 +178,15 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             return
         box = self.query_one(widget_id, Input)
         box.add_class("-open")
+        self._fit_body()
         box.focus()
 
     async def action_escape(self) -> None:
         box = self._input_open()
         if box is not None:
             box.remove_class("-open")
-            self.set_focus(self.query_one("#approval-diff") if self.query("#approval-diff") else None)
+            self._fit_body()
+            self.set_focus(self.query_one("#approval-diff") if self.query("#approval-diff") else self.query_one("#approval-body"))
             return
         await self.app.run_action("interrupt")
 

@@ -57,6 +57,8 @@ class LongSession(App[int]):
         self.query_one(TracePane).update(message.call, diff=message.diff)
 
     async def on_approval_requested(self, message: ApprovalRequested) -> None:
+        if message.future.done():  # answered already (interrupted, the app closing): nobody waits
+            return
         await self._show_held_events()  # the call's row and line first
         trace = self.query_one(TracePane)
         trace.update(message.request.call, status="asking")

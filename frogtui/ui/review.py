@@ -8,6 +8,8 @@ thread workers; the screen only reads and toggles the ``HunkSelection``.
 from __future__ import annotations
 
 import os
+import threading
+import time
 from typing import Any
 
 from rich.text import Text
@@ -34,7 +36,7 @@ from frogtui.ui.review_widgets import (
 )
 from frogtui.vcs.commit import CommitFailed
 from frogtui.vcs.hunks import ChangeGroup, FileChange, HunkSelection, ReviewHunk
-from frogtui.vcs.message import draft_commit_message, summary_message
+from frogtui.vcs.message import Drafts, draft_commit_message, summary_message
 from frogtui.vcs.repository import GitFailed, resume
 from frogtui.vcs.review import ConfirmationNeeded, ReviewSession
 
@@ -49,6 +51,7 @@ class ReviewScreen(Screen[None]):
         review: the session's ``ReviewSession`` (or a repository path: the newest session recorded
             there is resumed).
         model: drafts the commit message (a ``frogtui.protocol.Model``; None: a summary is used).
+        drafts: the model's drafts kept across reviews (the app's; default: this screen's own).
     """
 
     CSS_PATH = "review.tcss"
@@ -57,7 +60,10 @@ class ReviewScreen(Screen[None]):
         Binding("escape", "close", "Back"),
     ]
 
-    def __init__(self, review: ReviewSession | str | os.PathLike[str], model: Any = None) -> None:
+    PROGRESS_S = 0.25
+    """The drafting line is redrawn at most this often."""
+
+    def __init__(self, review: ReviewSession | str | os.PathLike[str], model: Any = None, drafts: Drafts | None = None) -> None:
         super().__init__()
         if not isinstance(review, ReviewSession):
             state = resume(review)
@@ -73,6 +79,9 @@ class ReviewScreen(Screen[None]):
         self._draft_text = ""
         self._draft_diff = ""
         """The accepted changes the drafted message describes."""
+        self.drafts = drafts if drafts is not None else Drafts()
+        self._drafting: threading.Event | None = None
+        """Set to stop the draft in progress (None: no draft in progress)."""
 
     def compose(self) -> ComposeResult:
         yield Static("Review & commit", id="review-title")
@@ -325,23 +334,61 @@ class ReviewScreen(Screen[None]):
 
     def action_redraft(self) -> None:
         self._message_touched = False
-        self.redraft()
+        self.redraft(again=True)
 
-    def redraft(self) -> None:
-        """Draft the commit message from the accepted changes, in a thread worker."""
+    def redraft(self, *, again: bool = False) -> None:
+        """Draft the commit message from the accepted changes, in a thread worker; the model's
+        draft for the same changes when it made one (unless ``again``: ``m``)."""
         diff = self.review.staged_diff(self.selection)
         if not diff:
             return
         if self.model is None:
             self._set_draft(summary_message(diff), diff)
             return
-        self._status("Drafting the commit message…")
-        self._draft_worker(diff)
+        kept = None if again else self.drafts.get(self.model, diff)
+        if kept is not None:
+            self._set_draft(kept, diff)
+            return
+        self.stop_drafting()
+        self._drafting = threading.Event()
+        self._status(f"Drafting the commit message with {self.model.name}… (Esc stops)")
+        self._draft_worker(diff, self._drafting)
+
+    def stop_drafting(self) -> bool:
+        """Stop the draft in progress (the summary is used); False when none was."""
+        if self._drafting is None or self._drafting.is_set():
+            return False
+        self._drafting.set()
+        return True
 
     @work(thread=True, exclusive=True, group="draft")
-    def _draft_worker(self, diff: str) -> None:
-        message = draft_commit_message(self.model, diff)
-        self.app.call_from_thread(self._set_draft, message, diff)
+    def _draft_worker(self, diff: str, cancel: threading.Event) -> None:
+        started = shown = time.monotonic()
+
+        def progress(pieces: int) -> None:
+            nonlocal shown
+            now = time.monotonic()
+            if now - shown >= self.PROGRESS_S and not cancel.is_set():
+                shown = now
+                line = f"Drafting the commit message with {self.model.name}: {pieces} pieces, {now - started:.0f} s (Esc stops)"
+                self.app.call_from_thread(self._drafting_status, line, cancel)
+
+        message = draft_commit_message(self.model, diff, cancel=cancel, progress=progress)
+        if not cancel.is_set():
+            self.drafts.put(self.model, diff, message)
+        self.app.call_from_thread(self._drafted, message, diff, cancel)
+
+    def _drafting_status(self, line: str, cancel: threading.Event) -> None:
+        if cancel is self._drafting and not cancel.is_set():
+            self._status(line)
+
+    def _drafted(self, message: str, diff: str, cancel: threading.Event) -> None:
+        if cancel is not self._drafting:  # a newer draft started
+            return
+        self._drafting = None
+        self._set_draft(message, diff)
+        if cancel.is_set():
+            self._status("Drafting stopped: the message is a summary of the files; m drafts again.")
 
     def _set_draft(self, message: str, diff: str) -> None:
         if self._message_touched:
@@ -429,4 +476,9 @@ class ReviewScreen(Screen[None]):
         self._status(result.summary)
 
     def action_close(self) -> None:
-        self.dismiss(None)
+        """Esc: stop the draft in progress; when none is, go back."""
+        if not self.stop_drafting():
+            self.dismiss(None)
+
+    def on_unmount(self) -> None:
+        self.stop_drafting()

@@ -33,7 +33,12 @@ NESTED_NOTE = ("⚠ nested git repository the session created, left out of revie
 """Flags, on top of the changes, a nested repository the session created (``vcs.nested``)."""
 IGNORED_NOTE = "⚠ ignored by git, changed during the session: not in this review, and undo cannot restore it"
 """Flags, on top of the changes, an ignored path the session changed (``vcs.ignored``: ``.venv/bin/git``, ``.env``)."""
-ORIGIN_NOTES = {"session": "", "earlier": " (yours, from before the session)", "mixed": " (mixes yours and the session's)"}
+ORIGIN_NOTES = {
+    "session": "",
+    "earlier": " (yours, from before the session)",
+    "during": " (yours, made during the session)",
+    "mixed": " (mixes yours and the session's)",
+}
 
 
 def mark(accepted: bool, partly: bool) -> str:

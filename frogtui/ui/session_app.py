@@ -12,6 +12,10 @@ that ends with ``max_context_len`` (the hand-off margin reached) offers the draf
 from __future__ import annotations
 
 import asyncio
+import atexit
+import os
+import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -50,7 +54,7 @@ from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import MessageQueue, QueuePanel
 from frogtui.ui.state import SessionUiState
 from frogtui.ui.status import StatusBar
-from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, start_theme
+from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, remember_theme, start_theme
 from frogtui.ui.trace import TracePane
 
 if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on the worker that prepares the session
@@ -65,10 +69,35 @@ FIRST_FRAME_S = 0.3
 NOT_STARTED = "not started"
 """What the run's worker returns when Esc came before its loop started."""
 
+EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that end the app as Ctrl+C twice does (the session saved), rather than killing it."""
+
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
 )
+
+
+def on_a_terminal() -> bool:
+    """Whether the app draws on a terminal (standard error: Textual's output), now."""
+    try:
+        return sys.__stderr__ is not None and os.isatty(sys.__stderr__.fileno())
+    except (OSError, ValueError):
+        return False
+
+
+def terminal_gone(had_terminal: bool) -> bool:
+    """True when the app's terminal (``had_terminal``: it started on one) was closed (hung up),
+    after pointing standard input, output and error at ``/dev/null``: what is written from now on
+    goes nowhere rather than failing. A ``kill -HUP`` leaves a live terminal alone; an app that
+    never had one (tests, a pipe) is never told its terminal is gone."""
+    if not had_terminal or on_a_terminal():
+        return False
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
+    return True
 
 
 class SessionApp(LongSession):
@@ -81,6 +110,7 @@ class SessionApp(LongSession):
         model_loader: builds the model from its spec (default ``frogtui.models.load_model``).
         clock: monotonic seconds (Ctrl+C twice, load time, the agent's tool durations).
         prompt: text to put in the prompt at start (Enter sends it).
+        note: a line shown first in the chat (``frogtui demo``: the replay ignores the answers).
     """
 
     TITLE = "frogtui"
@@ -95,13 +125,14 @@ class SessionApp(LongSession):
 
     def __init__(
         self, config: Config, *, resume: Session | None = None, themes: ThemeCatalog | None = None,
-        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic, prompt: str = "",
+        model_loader: ModelLoader | None = None, clock: Callable[[], float] = time.monotonic, prompt: str = "", note: str = "",
     ) -> None:  # resume, model_loader and clock go to the SessionCore
         super().__init__()
         self.process_settings = ProcessSettings()  # the collector's freeze and the GIL switch interval, until unmount
         self.config = config
         self.initial_prompt = prompt
         """Text put in the prompt at start, not sent (``frogtui demo``'s task)."""
+        self.initial_note = note
         self.clock = clock
         self.load_log: list[str] = []
         """Progress lines of the model load (download, loading, the settings chosen)."""
@@ -129,6 +160,14 @@ class SessionApp(LongSession):
         """Messages typed while the agent works, sent one by one as each run ends."""
         self.interrupting = False
         """Esc was pressed during the current run: a message sent now goes first, at once."""
+        self.closing = False
+        """``shutdown`` has shown the run's last events and saved the session: nothing more is
+        shown or started (the screen's widgets go away while the app's last messages are handled)."""
+        self._exiting: asyncio.Task[None] | None = None
+        self._had_terminal = on_a_terminal()
+        self._hung_up = False
+        """The terminal was closed: once the session is saved, the process ends there (Textual's
+        exit would wait for ever on its writer thread, dead from writing to the closed terminal)."""
 
     @property
     def core(self) -> SessionCore:
@@ -184,6 +223,8 @@ class SessionApp(LongSession):
 
     def on_mount(self) -> None:
         self.process_settings.start()  # the GIL switch interval (process.py)
+        self._on_signals(self._signalled)
+        self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))  # F3, the palette
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning")
         status = self.status
@@ -193,6 +234,8 @@ class SessionApp(LongSession):
         status.approval_mode = self.approver.mode
         status.model_name = self.config.model_spec
         prompt = self.query_one(PromptInput)  # focused already (MainScreen.AUTO_FOCUS)
+        if self.initial_note:
+            self.chat.add_notice(self.initial_note, "warning")
         if self.initial_prompt:
             prompt.value = self.initial_prompt
             prompt.cursor_position = len(prompt.value)
@@ -333,6 +376,8 @@ class SessionApp(LongSession):
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
+        if self.closing:  # shutdown showed its end and saved the session; nothing starts now
+            return
         await self._show_held_events()
         self.busy, self.status.state = False, "ready"
         self.refresh_git()  # the run's last writes (checkpoint refs, the session) are done
@@ -350,7 +395,11 @@ class SessionApp(LongSession):
         """The loop's events, in order; while it works flat out, no sooner than the next frame: asked
         again then (an asyncio timer), the app's queue free meanwhile for keys; a message the loop
         posts after them shows them first (``_show_held_events``)."""
+        if self.closing:
+            return
         events = await message.take(ready=lambda: frame_due(self))
+        if self.closing:
+            return
         if events is None:
             screen = self.screen if self.screen_stack else None
             delay = max(BATCH_S, min(screen.pacer.wait(True), HOLD_S)) if isinstance(screen, PacedScreen) else BATCH_S
@@ -389,13 +438,46 @@ class SessionApp(LongSession):
             status.git = message.state
 
     def on_unmount(self) -> None:
+        self._on_signals(None)
         self.process_settings.restore()
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
         self.approver.cancel_pending()
 
-    async def shutdown(self) -> None:
-        """Stop the run, save the session, and exit."""
+    def _on_signals(self, handler: Callable[[int], None] | None) -> None:
+        """Handle ``EXIT_SIGNALS`` with ``handler`` (None: as before). Only the main thread's loop
+        can: elsewhere (an app run in a thread) nothing changes."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for number in EXIT_SIGNALS:
+            if handler is None:
+                loop.remove_signal_handler(number)
+            else:
+                loop.add_signal_handler(number, handler, number)
+
+    def _signalled(self, number: int) -> None:
+        """SIGTERM (``kill``, ``timeout``, CI) or SIGHUP (the terminal closed): leave as Ctrl+C twice
+        does, with the shell's status for the signal (128 + its number)."""
+        if number == signal.SIGHUP and terminal_gone(self._had_terminal):
+            self._hung_up = True
+        if self._exiting is None:
+            self._exiting = asyncio.ensure_future(self.shutdown(128 + number))
+
+    def panic(self, *renderables: Any) -> None:
+        """Textual's input thread fails (EIO) when the terminal is closed, maybe before SIGHUP
+        arrives: leave as for SIGHUP (the session saved), not with a traceback nobody can see."""
+        if not self.closing and terminal_gone(self._had_terminal):
+            self._hung_up = True
+            if self._exiting is None:
+                self._exiting = asyncio.ensure_future(self.shutdown(128 + signal.SIGHUP))
+            return
+        super().panic(*renderables)
+
+    async def shutdown(self, status: int = 0) -> None:
+        """Stop the run, show its last events, save the session, and exit with ``status``."""
+        if self.closing:
+            return
         self.interrupt()
         worker = self._run_worker
         if worker is not None and worker.state == WorkerState.RUNNING:
@@ -403,6 +485,13 @@ class SessionApp(LongSession):
                 await asyncio.wait_for(worker.wait(), timeout=10)
             except (TimeoutError, WorkerFailed):
                 pass
-        session_view.save_trace(self.session, self.trace)
-        self.core.close()
-        self.exit(0)
+        if not self.closing:  # a second way out (a signal during Ctrl+C's wait) found it done
+            await self._show_held_events()
+            self.closing = True
+            session_view.save_trace(self.session, self.trace)
+            self.core.close()
+            if self._hung_up:
+                self.process_settings.restore()
+                atexit._run_exitfuncs()  # what a normal exit cleans up (the seccomp filter's folder)
+                os._exit(status)
+            self.exit(status)

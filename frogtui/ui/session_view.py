@@ -36,6 +36,7 @@ ROW_FIELDS: dict[str, Callable[[Any], Any]] = {
     "reason": _text,
     "edited": bool,
     "repeat": _text,
+    "undone": bool,
 }
 """The fields of a trace row kept in ``trace.json`` beside step, id, tool and arguments, each with
 how a saved value is read back (the file may be hand-edited or truncated)."""

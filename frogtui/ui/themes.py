@@ -5,6 +5,9 @@ Where themes come from, later folders overriding earlier ones by name:
 1. the ``themes/`` folder next to the package (a source checkout),
 2. ``frogtui/ui/themes/`` inside an installed package (package data),
 3. ``$XDG_CONFIG_HOME/frogtui/themes/`` (the person's own themes).
+
+The theme last chosen in the app (``f3``, the palette) is remembered in
+``$XDG_STATE_HOME/frogtui/theme`` and used at the next start unless ``--theme`` names one.
 """
 from __future__ import annotations
 
@@ -14,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
 
-from frogtui.config import config_dir
+from frogtui.config import config_dir, state_dir
 from frogtui.errors import ConfigError
 
 DEFAULT_THEME = "frog-dark"
@@ -91,6 +94,43 @@ def load_themes(folders: list[Path] | None = None) -> ThemeCatalog:
                 continue
             themes[theme.name] = theme
     return ThemeCatalog(themes, problems)
+
+
+def theme_names(catalog: ThemeCatalog) -> list[str]:
+    """Every theme the app can show: frogtui's (and the person's) first, then Textual's own."""
+    return sorted(catalog.themes) + sorted(set(BUILTIN_THEMES) - set(catalog.themes))
+
+
+def check_theme(name: str, catalog: ThemeCatalog) -> None:
+    """
+    Raises:
+        ConfigError: there is no theme ``name`` (the message names the themes there are).
+    """
+    if name not in theme_names(catalog):
+        raise ConfigError(f"no theme named {name!r}; themes: {', '.join(theme_names(catalog))}")
+
+
+def remembered_path() -> Path:
+    return state_dir() / "theme"
+
+
+def remembered_theme(catalog: ThemeCatalog) -> str | None:
+    """The theme last chosen in the app, None when none was or it is gone."""
+    try:
+        name = remembered_path().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name if name in theme_names(catalog) else None
+
+
+def remember_theme(name: str) -> None:
+    """Keep ``name`` for the next start (a folder that cannot be written: not kept)."""
+    path = remembered_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(name + "\n", encoding="utf-8")
+    except OSError:
+        pass
 
 
 def start_theme(app: App[Any], wanted: str, catalog: ThemeCatalog) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual.content import Content
 
-from frogtui.ui.trace import MARKS, STOPPED, TraceEntry
+from frogtui.ui.trace import MARKS, STOPPED, UNDONE, TraceEntry
 
 MIN_ARGS_WIDTH = 8
 """The arguments keep this many cells before the outcome takes its short form."""
@@ -52,6 +52,8 @@ def outcome_parts(entry: TraceEntry, short: bool = False) -> list[Part]:
 
 def status_parts(entry: TraceEntry, short: bool = False) -> list[Part]:
     status = entry.status
+    if entry.undone:  # what it changed was rewound: no ✓ left
+        return [(UNDONE, "$warning")] + ([] if short or entry.decision != "allow" else [(f" (allowed by {entry.by})", "$text-muted")])
     if status == "proposed":
         return [("…", "$text-muted")]
     if status == "asking":
@@ -88,7 +90,7 @@ def line_content(entry: TraceEntry, width: int) -> Content:
     """The whole line for ``width`` cells: the arguments give way so the outcome stays visible;
     when even that does not fit, the outcome's short form (no duration, rule or reason)."""
     status = entry.status
-    bullet = BULLET_STYLES.get(status, "$error")
+    bullet = "$warning" if entry.undone else BULLET_STYLES.get(status, "$error")
     if status == "done" and entry.exit_code not in (None, 0):
         bullet = "$error"
     head = f"● {entry.call.name}  "

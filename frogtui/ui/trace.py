@@ -4,6 +4,7 @@ row: its diff for Write/Edit, else its output. Enter expands the detail to the w
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -60,12 +61,29 @@ class TraceEntry:
     """The approver's reason (a person's denial reason is shown in the chat)."""
     repeat: str = ""
     """Why the call counts as a repeat (``agent.repeats``), '' when it does not."""
+    undone: bool = False
+    """Undo (``ctrl+z``) rewound what the call changed."""
+
+
+UNDONE = "↶ undone"
+"""The decision column and the chat line of a call whose change undo rewound (no ✓ left)."""
+
+
+def undone_call(entries: Iterable[TraceEntry], step: int, action: int) -> TraceEntry | None:
+    """The call a checkpoint was taken before: the ``action``-th file-changing call of ``step``
+    that ran (``vcs.checkpoints``: one checkpoint before each)."""
+    from frogtui.tools import MUTATING_TOOLS
+
+    ran = [e for e in entries if e.step == step and e.call.name in MUTATING_TOOLS and e.decision == "allow" and e.status != "skipped"]
+    return ran[action - 1] if 0 < action <= len(ran) else None
 
 
 def decision_text(entry: TraceEntry) -> str:
     """``✓ person``, ``✗ rule``, ``✓ edited`` (the person edited the call, then allowed it)…; the
     status while the call is asked about or running; a repeated call reads ``↻✓person``. At most
     8 cells (``FIXED_WIDTHS``)."""
+    if entry.undone:
+        return UNDONE
     if entry.status in ("running", "asking") or entry.decision not in MARKS:
         return entry.status
     who = "edited" if entry.edited else entry.by

@@ -30,6 +30,9 @@ from frogtui.vcs.repository import GitFailed, RepoState, head_commit, run_git, t
 from frogtui.vcs.snapshot import snapshot, snapshot_tree
 from frogtui.vcs.verify import check_objects, check_ref, record_update, recorded, recorded_under
 
+AFTER = "-after"
+"""The suffix of the ref of the tree after a checkpointed action (or a rewind) ran."""
+
 
 class NoCheckpoint(FrogtuiError):
     """There is no checkpoint for the step asked for."""
@@ -137,6 +140,21 @@ class Checkpoints:
             return []
         return report(self.ignored_before, ignored_files(self.repo))
 
+    def after_action(self, step: int, call: ToolCall) -> None:
+        """Snapshot the working tree after ``call`` ran (``<checkpoint ref>-after``): what the
+        session changed is what changed between a checkpoint and its after snapshot; what changed
+        between those pairs is the person's (``review.session_writes``)."""
+        if not self.taken or self.taken[-1].step != step:
+            return
+        ref = self.taken[-1].ref + AFTER
+        taken = snapshot(self.repo, watched=self.watched)
+        if taken.tree in self._held:
+            record_update(("update-ref", ref, taken.tree))
+            with self._lock:
+                self._waiting.append((ref, taken.tree))
+        else:
+            self._write(f"frogtui: after {call.name} (step {step})", ref, taken.tree)
+
     def restore(self, tools: dict[int, list[str]]) -> None:
         """After a resume: the checkpoints the session took before, from its record in the session
         folder (what undo goes back through). ``tools``: each step's file-changing calls' tools, in
@@ -232,6 +250,8 @@ class Checkpoints:
             with temporary_index(self.repo, checkpoint.tree) as env:
                 stdin = b"".join(encode(name) + b"\0" for name in restored)
                 run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
+        if restored or removed:  # the rewind is the session's change too (review.session_writes)
+            self._write(f"frogtui: after rewind to step {step}", saved_ref + AFTER, checkpoint.tree)
         result = RewindResult(step, sorted(restored), sorted(removed), saved_ref, kept=sorted(kept), not_restored=self.ignored_changed())
         return RewindResult(**{**result.__dict__, "message": rewind_message(result, checkpoint)})
 

@@ -24,8 +24,9 @@ import unidiff
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 
-Origin = Literal["session", "earlier", "mixed"]
-"""Who made a change: this session, the person before the session, or both (ambiguous)."""
+Origin = Literal["session", "earlier", "during", "mixed"]
+"""Whose a change is: the session's, the person's from before it started, the person's made while
+it ran (``vcs.authorship``), or both the person's and the session's (ambiguous)."""
 
 BLOCK_LINES = 100
 """The most changed lines one change group holds; a longer run is cut into blocks."""

@@ -1,10 +1,12 @@
 """Commit messages: drafted by the model from the staged diff, shaped to git's conventions
-(a subject of at most 72 characters, a blank line, a body), with a deterministic fallback."""
+(a subject of at most 72 characters, a blank line, a body), with a deterministic fallback; the
+drafts kept per diff (``Drafts``), and the commit trailer that names the model (``trailer_for``)."""
 from __future__ import annotations
 
 import re
 import textwrap
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from frogtui.errors import ModelError
@@ -33,25 +35,43 @@ _REASONING_START = re.compile(
     r"^(okay|ok|alright|hmm+|so|well|let me|let's|i need|i should|i will|i'll|i'm going|we need|the user|looking at)\b", re.IGNORECASE
 )
 """How a model's reasoning (not an imperative subject) starts."""
+_DIFF_LINE = re.compile(
+    r"^(diff --git |diff --cc |index [0-9a-f]+\.\.|--- |\+\+\+ |@@ |new file mode |deleted file mode "
+    r"|similarity index |rename from |[+-]\s)"
+)
+"""A line of a diff (not a sentence about one)."""
+_TAG = re.compile(r"</?[A-Za-z_][\w-]*(\s[^>]*)?>|```")
+"""Markup in a subject: an XML/HTML tag or a code fence."""
 
 
-def draft_commit_message(model: Any, diff: str, *, cancel: threading.Event | None = None) -> str:
+def draft_commit_message(
+    model: Any, diff: str, *, cancel: threading.Event | None = None, progress: Callable[[int], Any] | None = None,
+) -> str:
     """Ask ``model`` (a ``frogtui.protocol.Model``; None: no model) for a commit message for
     ``diff``, in one turn without tools. Reasoning is dropped and the text is shaped by
-    ``shape_message``; when the model fails, calls a tool or says nothing usable (tool-call
-    markup, reasoning, an empty subject), ``summary_message(diff)``."""
+    ``shape_message``; when the model fails, calls a tool, is cancelled (``cancel`` set) or says
+    nothing usable (diff text, tool-call or other markup, reasoning, an empty subject),
+    ``summary_message(diff)``. ``progress`` is called (on this thread) with the number of pieces
+    (about tokens) streamed so far, after each."""
     if model is None:
         return summary_message(diff)
+    cancel = cancel or threading.Event()
     shown = diff if len(diff) <= DIFF_CHARS_MAX else diff[:DIFF_CHARS_MAX] + "\n[diff cut here]\n"
     messages = [{"role": "user", "content": PROMPT.format(diff=shown)}]
     pieces: list[str] = []
     try:
-        for item in model.stream_turn(messages, [], max_tokens=DRAFT_MAX_TOKENS, cancel=cancel or threading.Event()):
+        for item in model.stream_turn(messages, [], max_tokens=DRAFT_MAX_TOKENS, cancel=cancel):
+            if cancel.is_set():
+                return summary_message(diff)
             if isinstance(item, str):
                 pieces.append(item)
+                if progress is not None:
+                    progress(len(pieces))
             elif isinstance(item, ToolCall):  # the model tried to act instead of writing a message
                 return summary_message(diff)
     except ModelError:
+        return summary_message(diff)
+    if cancel.is_set():
         return summary_message(diff)
     answer = strip_reasoning("".join(pieces), opens_reasoning=bool(getattr(model, "opens_reasoning", False)))
     shaped = shape_message(answer)
@@ -75,8 +95,8 @@ def strip_reasoning(text: str, *, opens_reasoning: bool) -> str:
 
 def shape_message(text: str) -> str:
     """Subject (at most 72 characters) + blank line + body, from free model text; '' when it is
-    not a commit message: empty, a subject without a letter or digit, reasoning, or tool-call or
-    reasoning markup anywhere.
+    not a commit message: empty, a subject without a letter or digit, reasoning, a line of a diff
+    or markup (a tag, a code fence) as the subject, or tool-call or reasoning markup anywhere.
 
     A subject that is too long is cut at a word boundary and kept whole as the body's first line.
     """
@@ -97,6 +117,8 @@ def shape_message(text: str) -> str:
         subject = textwrap.shorten(subject, SUBJECT_MAX, placeholder="")
     if not any(ch.isalnum() for ch in subject) or _REASONING_START.match(subject):
         return ""
+    if _DIFF_LINE.match(lines[0]) or _DIFF_LINE.match(subject) or _TAG.search(subject):
+        return ""
     body = "\n".join(body_lines).strip()
     return f"{subject}\n\n{body}" if body else subject
 
@@ -110,7 +132,7 @@ def summary_message(diff: str) -> str:
     if len(files) == 1:
         subject = f"{verbs.get(files[0].status, 'Update')} {files[0].path}"
     else:
-        names = ", ".join(f.path.rsplit("/", 1)[-1] for f in files)
+        names = ", ".join(f.path for f in files)  # from the repository's root: out.txt could be anywhere
         subject = f"Update {len(files)} files: {names}"
     if len(subject) > SUBJECT_MAX:
         subject = textwrap.shorten(subject, SUBJECT_MAX, placeholder="…") if " " in subject else subject[: SUBJECT_MAX - 1] + "…"
@@ -121,3 +143,33 @@ def summary_message(diff: str) -> str:
         detail = change.status if change.whole else f"+{added} -{removed}"
         body.append(f"- {change.path}: {detail}")
     return subject + "\n\n" + "\n".join(body)
+
+
+class Drafts:
+    """The messages a model drafted, by model and diff: a review opened again on the same accepted
+    changes shows the draft it made rather than asking the model again (minutes on a CPU)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, str], str] = {}
+
+    def get(self, model: Any, diff: str) -> str | None:
+        """The draft ``model`` made for ``diff``, None when it made none."""
+        return self._kept.get((str(getattr(model, "name", "")), diff))
+
+    def put(self, model: Any, diff: str, message: str) -> None:
+        self._kept[(str(getattr(model, "name", "")), diff)] = message
+
+
+MODEL_FIELD = "{model}"
+"""In ``Config.commit_trailer``: replaced by the name of the model that ran."""
+
+
+def trailer_for(template: str, model: Any, *, spec: str = "") -> str:
+    """The commit trailer ``template`` with ``{model}`` replaced by the model's name (a GGUF's file
+    name without ``.gguf``; a server's model without `` @ URL``), or ``spec`` when no model was
+    loaded (a review before the model loaded, or after a resume)."""
+    if MODEL_FIELD not in template:
+        return template
+    name = str(getattr(model, "name", "") or "") if model is not None else ""
+    name = name.split(" @ ", 1)[0].removesuffix(".gguf") or spec or "an unknown model"
+    return template.replace(MODEL_FIELD, name)

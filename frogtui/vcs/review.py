@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from frogtui.errors import FrogtuiError
+from frogtui.vcs.authorship import Author, changed_blobs, session_writes
 from frogtui.vcs.choices import ReviewChoices
 from frogtui.vcs.commit import (
     CommitFailed,
@@ -34,7 +35,8 @@ from frogtui.vcs.nested import created, folders
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, RepoState, head_commit, run_git, tree_of, unused_ref
 from frogtui.vcs.snapshot import snapshot, snapshot_tree
 
-DEFAULT_TRAILER = "Assisted-by: FrogNano-4B-2609 via frogtui"
+DEFAULT_TRAILER = "Assisted-by: frogtui"
+"""When no trailer is given (``Config.commit_trailer`` names the model: ``message.trailer_for``)."""
 _DIFF = ("diff-tree", "-r", "-p", "--binary", "--no-renames", "--no-textconv", "--no-ext-diff")
 
 
@@ -155,10 +157,14 @@ class ReviewSession:
         now, self.nested = taken.tree, taken.nested
         selection = parse_diff(run_git(self.repo, *_DIFF, base, now))
         earlier = self._changed(base, self.state.start_tree)
-        session = self._changed(self.state.start_tree, now)
+        since_start = changed_blobs(self.state, self.state.start_tree, now) if self.state.start_tree != now else {}
+        session = set(since_start)
         blocks = self._earlier_blocks(base, [f.path for f in selection.files if f.path in earlier and f.path in session])
+        writes = session_writes(self.state) if session else None
         for change in selection.files:
             _classify(change, change.path in earlier, change.path in session, blocks.get(change.path, []))
+            if writes is not None and change.path in since_start:
+                _mark_authors(change, writes.author(change.path, *since_start[change.path]))
             self.choices.apply(change)
         return selection
 
@@ -247,6 +253,19 @@ def _classify(change: FileChange, earlier: bool, session: bool, blocks: list[Cha
             change.split(hunk)
 
 
+def _mark_authors(change: FileChange, author: Author) -> None:
+    """What the session's own changes leave: the person's edits made while it ran are theirs (not
+    accepted), a file both changed is mixed (not accepted); the session's alone stay as classified."""
+    if author == "session":
+        return
+    for group in change.groups:
+        group.origin = author if group.origin in ("session", "during") else "mixed"
+        group.accepted = False
+    for hunk in list(change.review_hunks):
+        if len({g.origin for g in hunk.groups}) > 1:
+            change.split(hunk)
+
+
 def _group_origin(group: ChangeGroup, blocks: list[ChangeGroup]) -> Origin:
     key = (group.source_first, group.removed, group.added)
     end = group.source_first + len(group.removed)
@@ -266,9 +285,9 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
         CommitFailed: see ``commit.commit_patch``; also when the session changed a file that decides
             what runs at a commit (a hook in the hooks path, ``.husky/``, ``.gitattributes``…).
     """
-    from frogtui.vcs.message import draft_commit_message
+    from frogtui.vcs.message import draft_commit_message, trailer_for
 
-    review = ReviewSession(state, trailer=trailer)
+    review = ReviewSession(state, trailer=trailer_for(trailer, model))
     selection = review.load()
     nested = review.nested_created()
     if nested:  # its config (core.fsmonitor, hooks) runs at the person's git commands there

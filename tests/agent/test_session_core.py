@@ -184,3 +184,13 @@ def test_a_resumed_session_can_undo_what_it_did_before_the_restart(py_repo: Path
     resumed.undo(checkpoint)
     assert "a - b" in (py_repo / "calc.py").read_text()
     assert resumed.next_undo() is None
+
+
+def test_the_review_commits_with_the_name_of_the_model_that_ran(py_repo: Path, tmp_path: Path) -> None:
+    core = SessionCore(replay_config(py_repo, tmp_path, [turn("", answer="hello")]))
+    core.prepare()
+    before = core.review_session()
+    assert before is not None and before.trailer == f"Assisted-by: {core.config.model_spec} via frogtui"  # none loaded yet
+    core.load_model()
+    review = core.review_session()
+    assert review is not None and review.trailer == "Assisted-by: replay:replay.jsonl via frogtui"

@@ -61,3 +61,18 @@ def test_vsock_sockets_are_refused(machine: str) -> None:
 
 def test_no_program_for_an_unknown_machine() -> None:
     assert filter_program("riscv64") is None
+
+
+def test_a_process_leaves_no_filter_folder_behind(tmp_path) -> None:
+    """The filter's private folder goes when the process that wrote it ends."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from frogtui.approval.seccomp import filter_file; import os; print(os.path.dirname(filter_file() or ''))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "TMPDIR": str(tmp_path)}, check=True)
+    folder = proc.stdout.strip()
+    if folder:  # a machine with a filter
+        assert folder.startswith(str(tmp_path))
+    assert list(tmp_path.iterdir()) == []

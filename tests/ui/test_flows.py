@@ -21,7 +21,7 @@ from frogtui.ui.chat import Notice, UserMessage
 from frogtui.ui.steplog import StepLog
 from frogtui.ui.trace import decision_text
 from tests.support import turn, write_replay, xml_call
-from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for
+from tests.ui.conftest import SIZE, call_texts, fake_clock, rules_file, submit, wait_for
 
 
 def tool_messages(app: FrogApp) -> list[str]:
@@ -184,6 +184,28 @@ async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> Non
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: "a - b" in (py_repo / "calc.py").read_text(), what="the second undo")
         await wait_for(pilot, lambda: app.core.rewind_note.count("\n") >= 1, what="both notes for the model")
+
+
+async def test_undone_steps_are_marked_in_the_trace_and_the_chat(make_app, py_repo: Path) -> None:
+    app = make_app(FIX_AND_NOTE, approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add and take a note")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        edit, write = app.trace.entries.values()
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: write.undone, what="the Write marked undone")
+        assert not edit.undone
+        assert decision_text(write) == "↶ undone" and decision_text(edit) == "✓ mode"
+        lines = call_texts(app)
+        assert "undone" in lines[1] and "✓" not in lines[1], lines
+        assert "✓" in lines[0] and "undone" not in lines[0], lines
+        await pilot.press("ctrl+z")
+        await wait_for(pilot, lambda: edit.undone, what="the Edit marked undone")
+        assert all("✓" not in line and "undone" in line for line in call_texts(app))
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")
+    rows = json.loads((app.session.folder / "trace.json").read_text())["calls"]
+    assert [row["undone"] for row in rows] == [True, True]  # a resumed session shows them undone too
 
 
 @pytest.mark.slow
@@ -421,3 +443,22 @@ async def test_a_run_stopped_by_an_internal_error_keeps_its_text_above_the_notic
         assert "RuntimeError('backend bug')" in str(after[-1].render())
         (reasoning,) = app.chat.reasoning
         assert reasoning.collapsed and after[1].source.strip() == "The bug is in add"
+
+
+async def test_the_person_s_own_edits_are_theirs_in_the_review(make_app, py_repo: Path) -> None:
+    """The person edits a file while the session runs (here: after it): ctrl+r shows it as theirs,
+    not accepted; the session's changes are accepted; a commit holds only those."""
+    from frogtui.ui.review import ReviewScreen
+    from tests.ui.test_review_screen import tree_labels
+
+    app = make_app(FIX_AND_NOTE, approve="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix add and take a note")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        (py_repo / "test_calc.py").write_text((py_repo / "test_calc.py").read_text() + "# my own line\n")
+        await pilot.press("ctrl+r")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), what="the review")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        files = [label for label in tree_labels(app.screen) if not label.startswith("  ")]
+        assert files == ["[x] NOTES.md (new)", "[x] calc.py", "[ ] test_calc.py (yours, made during the session)"]

@@ -46,3 +46,22 @@ def test_nothing_sent_nothing_to_resume_and_unknown_ids(py_repo: Path, home: Pat
         prepare(["--resume", "nope"])
     with pytest.raises(FrogtuiError, match="no saved session '../x'"):
         prepare(["--resume", "../x"])
+
+
+async def test_the_theme_chosen_with_f3_is_the_next_start_s(make_app, py_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(py_repo)
+    assert prepare([])[0].theme == "frog-dark"
+    app = make_app([])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        chosen = app.theme
+    assert chosen != "frog-dark"
+    assert prepare([])[0].theme == chosen
+    assert prepare(["--theme", "frog-dark"])[0].theme == "frog-dark"  # the flag wins
+
+
+def test_an_unknown_theme_is_an_error_naming_the_themes(py_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(py_repo)
+    with pytest.raises(FrogtuiError, match=r"no theme named 'nope'; themes: frog-dark, frog-light, .*textual-dark"):
+        prepare(["--theme", "nope"])

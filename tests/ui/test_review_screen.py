@@ -2,19 +2,24 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from textual.app import App
 from textual.widgets import TextArea
 
 from frogtui.models.replay import ReplayModel
+from frogtui.protocol import ToolCall
 from frogtui.session import Session
 from frogtui.ui.review import SEEN_CHECK_S, HunkDiff, HunkTree, ReviewScreen
 from frogtui.ui.themes import VARIABLE_DEFAULTS
+from frogtui.vcs.checkpoints import Checkpoints
 from frogtui.vcs.choices import choice_key
+from frogtui.vcs.message import Drafts, summary_message
 from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.review import ReviewSession
-from tests.support import write_replay
+from frogtui.vcs.verify import recorded_under
+from tests.support import SlowModel, write_replay
 from tests.vcs.cases import SPLITTABLE, git
 
 
@@ -60,8 +65,20 @@ def many_lines_session(py_repo: Path, session: str) -> RepoState:
     git(py_repo, "commit", "-q", "-m", "many")
     state = discover(py_repo, session)
     assert state is not None
-    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    by_the_session(state, py_repo / "calc.py", "def add(a, b):\n    return a + b\n")
     return state
+
+
+def by_the_session(state: RepoState, path: Path, text: str) -> None:
+    """Write ``path`` as a step of the session does: between a checkpoint and its after snapshot
+    (else the review counts it as the person's edit)."""
+    checkpoints = Checkpoints(state)
+    step = 1 + sum(1 for ref in recorded_under(state.ref_prefix) if ref.rsplit("/", 1)[1].isdigit())
+    call = ToolCall(id=f"w{step}", name="Write", arguments={"file_path": path.name, "content": text})
+    checkpoints.before_action(step, call)
+    path.write_text(text)
+    checkpoints.after_action(step, call)
+    checkpoints.flush()
 
 
 async def test_toggle_split_commit_and_undo(py_repo: Path, tmp_path: Path) -> None:
@@ -265,7 +282,7 @@ async def test_discard_lists_file_names_as_they_are() -> None:
 async def test_rejections_stay_across_commit_reopen_and_resume(py_repo: Path) -> None:
     session = Session.create(py_repo)  # a session folder: its refs are recorded there (vcs/verify.py)
     state = many_lines_session(py_repo, session.id)
-    (py_repo / "many.txt").write_text(SPLITTABLE.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
+    by_the_session(state, py_repo / "many.txt", SPLITTABLE.replace("line 5\n", "line five\n").replace("line 30\n", "line thirty\n"))
     screen = ReviewScreen(ReviewSession(state))
     async with Host(screen).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
@@ -454,3 +471,43 @@ async def test_rows_under_a_notification_are_not_seen_until_it_goes(py_repo: Pat
         pilot.app.clear_notifications()
         await pilot.pause(SEEN_CHECK_S * 3)
         assert not tree_labels(screen)[3].endswith("not seen yet"), tree_labels(screen)
+
+
+async def test_drafting_shows_progress_and_esc_stops_it(py_repo: Path) -> None:
+    state = many_lines_session(py_repo, "slow")
+    model = SlowModel(["Fix"] + [" add"] * 2000, 0.02)
+    screen = ReviewScreen(ReviewSession(state, trailer=""), model=model)
+    app = Host(screen)
+    async with app.run_test(size=(120, 40)) as pilot:
+        status = screen.query_one("#review-status")
+        deadline = time.monotonic() + 10
+        while "pieces" not in str(status.render()) and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        text = str(status.render())
+        assert "Drafting the commit message with slow" in text and "Esc stops" in text, text
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is screen  # the first Esc stops the draft, the screen stays
+        assert screen.query_one("#review-message", TextArea).text == summary_message(screen.review.staged_diff(screen.selection))
+        assert "stopped" in str(status.render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is not screen
+
+
+async def test_a_draft_is_made_once_for_the_same_changes(py_repo: Path) -> None:
+    state = many_lines_session(py_repo, "once")
+    model = SlowModel(["Fix add\n\nReturn the sum."], 0.0)
+    drafts = Drafts()
+    for _ in range(2):  # ctrl+r, Esc, ctrl+r: the second review shows the first one's draft
+        screen = ReviewScreen(ReviewSession(state, trailer=""), model=model, drafts=drafts)
+        app = Host(screen)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert screen.query_one("#review-message", TextArea).text == "Fix add\n\nReturn the sum."
+    assert model.turns == 1
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return b + a\n")  # other changes: drafted again
+    screen = ReviewScreen(ReviewSession(state, trailer=""), model=model, drafts=drafts)
+    async with Host(screen).run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+    assert model.turns == 2

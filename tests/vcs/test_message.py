@@ -9,7 +9,7 @@ from frogtui.config import Config
 from frogtui.headless import build_parser, run_task
 from frogtui.models.replay import ReplayModel
 from frogtui.vcs.message import SUBJECT_MAX, draft_commit_message, shape_message, strip_reasoning, summary_message
-from tests.support import turn, write_replay, xml_call
+from tests.support import SlowModel, turn, write_replay, xml_call
 from tests.vcs.cases import git
 
 DIFF = (
@@ -75,7 +75,7 @@ def test_headless_commit(py_repo: Path, tmp_path: Path) -> None:
     assert code == 0, err.getvalue()
     assert "Committed" in err.getvalue()
     log = git(py_repo, "log", "-1", "--format=%B")
-    assert log.startswith("Fix the sign in add\n\nadd now returns a + b.") and "Assisted-by: FrogNano-4B-2609 via frogtui" in log
+    assert log.startswith("Fix the sign in add\n\nadd now returns a + b.") and "Assisted-by: replay:run.jsonl via frogtui" in log
     assert git(py_repo, "show", "--name-only", "--format=", "HEAD").split() == ["calc.py"]
     assert "?? mine.txt" in git(py_repo, "status", "--porcelain")
 
@@ -118,3 +118,78 @@ def test_tool_call_markup_reasoning_or_an_empty_subject_fall_back_to_the_summary
 def test_reasoning_before_a_bare_think_close_is_dropped_without_an_opened_prompt() -> None:
     assert strip_reasoning("The diff flips a sign.\n</think>\nFix add", opens_reasoning=False).strip() == "Fix add"
     assert shape_message("Fix add\n\nUse `<tool_call>` markup in docs") == ""
+
+
+def test_a_subject_that_is_diff_or_markup_text_falls_back_to_the_summary(tmp_path: Path) -> None:
+    """Seen with a slow model: the subject ``diff --git a/NOTES.md b/NOTES.md``."""
+    answers = [
+        "ok\n</think>\ndiff --git a/NOTES.md b/NOTES.md\nindex 1111111..2222222 100644\n--- a/NOTES.md\n+++ b/NOTES.md\n",
+        "ok\n</think>\n```diff\ndiff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n```",
+        "ok\n</think>\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@",
+        "ok\n</think>\n@@ -1,2 +1,2 @@ def add(a, b):",
+        "ok\n</think>\nFix add ```python",
+        "ok\n</think>\n<think>",
+        "ok\n</think>\n<commit>Fix add</commit>",
+        "ok\n</think>\n+    return a + b",
+    ]
+    model = ReplayModel(write_replay(tmp_path / "m.jsonl", answers))
+    for answer in answers:
+        assert draft_commit_message(model, DIFF) == summary_message(DIFF), answer
+
+
+def test_the_summary_names_paths_from_the_repository_root() -> None:
+    diff = "".join(
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
+        for path in ("build/out.txt", "src/app/main.py")
+    )
+    subject, body = summary_message(diff).split("\n\n")
+    assert subject == "Update 2 files: build/out.txt, src/app/main.py"
+    assert [line.split(":")[0] for line in body.splitlines()] == ["- build/out.txt", "- src/app/main.py"]
+
+
+def test_drafting_reports_progress_and_stops_when_cancelled() -> None:
+    import threading
+    import time
+
+    pieces = ["Fix", " add", "\n\n", "add", " returned", " a - b."]
+    seen: list[int] = []
+    assert draft_commit_message(SlowModel(pieces, 0.0), DIFF, progress=seen.append) == "Fix add\n\nadd returned a - b."
+    assert seen == [1, 2, 3, 4, 5, 6]
+    cancel = threading.Event()
+    slow = SlowModel(["Fix"] * 1000, 0.05)
+    threading.Timer(0.2, cancel.set).start()
+    started = time.monotonic()
+    assert draft_commit_message(slow, DIFF, cancel=cancel) == summary_message(DIFF)
+    assert time.monotonic() - started < 2
+
+
+def test_a_draft_is_kept_for_the_same_diff() -> None:
+    from frogtui.vcs.message import Drafts
+
+    drafts = Drafts()
+    model = SlowModel(["Fix add"], 0.0)
+    assert drafts.get(model, DIFF) is None
+    drafts.put(model, DIFF, "Fix add")
+    assert drafts.get(model, DIFF) == "Fix add"
+    assert drafts.get(model, DIFF.replace("a + b", "b + a")) is None
+    other = SlowModel([], 0.0)
+    other.name = "another model"
+    assert drafts.get(other, DIFF) is None
+
+
+def test_the_trailer_names_the_model_that_ran() -> None:
+    from frogtui.vcs.message import trailer_for
+
+    assert trailer_for("Assisted-by: {model} via frogtui", SlowModel([], 0)) == "Assisted-by: slow via frogtui"
+
+    class Gguf:
+        name = "microsoft_FrogNano-4B-2609-Q4_K_M.gguf"
+
+    class Server:
+        name = "qwen3.5-4b @ http://127.0.0.1:8080/v1"
+
+    assert trailer_for("Assisted-by: {model} via frogtui", Gguf()) == "Assisted-by: microsoft_FrogNano-4B-2609-Q4_K_M via frogtui"
+    assert trailer_for("Assisted-by: {model} via frogtui", Server()) == "Assisted-by: qwen3.5-4b via frogtui"
+    spec = "hf:o/FrogNano-GGUF:Q4_K_M"
+    assert trailer_for("Assisted-by: {model} via frogtui", None, spec=spec) == f"Assisted-by: {spec} via frogtui"
+    assert trailer_for("Reviewed-by: me", Gguf()) == "Reviewed-by: me"

@@ -110,7 +110,7 @@ def test_everything_selected_commits_the_working_tree(tmp_path: Path) -> None:
     assert git(repo, "rev-parse", "HEAD^{tree}").strip() == snapshot_tree(state.repo)
     assert git(repo, "show", "HEAD:crlf.txt").encode() == b"one\r\nTWO\r\nthree\r\nfour\r\nfive\r\n"
     assert git(repo, "ls-tree", "HEAD", "run.sh").startswith("100755")
-    assert git(repo, "log", "-1", "--format=%B").strip().endswith("Assisted-by: FrogNano-4B-2609 via frogtui")
+    assert git(repo, "log", "-1", "--format=%B").strip().endswith("Assisted-by: frogtui")
     assert result.paths and "debug.log" not in result.paths
     # the index follows the commit: git status shows no staged change
     assert git(repo, "diff", "--cached", "--name-only").strip() == ""

@@ -9,6 +9,7 @@ import pytest
 
 from frogtui.agent.loop import Agent
 from frogtui.approval import PolicyApprover, PolicyEngine
+from frogtui.config import sessions_dir
 from frogtui.models.replay import ReplayModel
 from frogtui.tools import ToolRunner, Workspace
 from frogtui.vcs.checkpoints import Checkpoints, NoCheckpoint
@@ -225,3 +226,44 @@ def test_snapshot_sees_a_same_size_edit_made_in_the_second_the_index_was_written
     time.sleep(1.1)  # the snapshot's copy of the index is made in a later second
     tree = snapshot_tree(state.repo)
     assert git(repo, "show", f"{tree}:calc.py").endswith("return a + b\n")
+
+
+def test_the_person_s_edits_during_the_session_are_theirs_and_not_accepted(py_repo: Path, tmp_path: Path) -> None:
+    """Between the session's steps (an approval open, the run over) the person edits files: the
+    review marks those changes as theirs, made during the session, and leaves them unaccepted; a
+    file both changed mixes the two; what only the session changed is accepted."""
+    (sessions_dir() / "during").mkdir(parents=True)  # the session's folder: its checkpoints' record
+    state = discover(py_repo, "during")
+    assert state is not None
+    checkpoints = Checkpoints(state)
+
+    def person_then_checkpoint(step: int, call) -> None:
+        if step == 2:  # while step 2's call waited for approval
+            (py_repo / "mine.txt").write_text("my own new file\n")
+            (py_repo / "test_calc.py").write_text((py_repo / "test_calc.py").read_text() + "# mine\n")
+            (py_repo / "new.txt").write_text((py_repo / "new.txt").read_text() + "mine too\n")
+        checkpoints.before_action(step, call)
+
+    model = ReplayModel(write_replay(tmp_path / "replay.jsonl", [
+        turn("", xml_call("Write", file_path="new.txt", content="session\n")),
+        turn("", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+        turn("", answer="done"),
+    ]))
+    workspace = Workspace(py_repo)
+    approver = PolicyApprover(PolicyEngine.load(workspace, None), "all")
+    agent = Agent(model, ToolRunner(workspace), approver, Quiet(), before_action=person_then_checkpoint,
+                  after_action=checkpoints.after_action)
+    assert agent.run("do it").exit_reason == "agent"
+    checkpoints.flush()
+    (py_repo / "later.txt").write_text("after the run\n")
+    selection = ReviewSession(state).load()
+    origins = {f.path: {g.origin for g in f.groups} for f in selection.files}
+    assert origins == {"calc.py": {"session"}, "new.txt": {"mixed"}, "test_calc.py": {"during"}, "mine.txt": {"during"},
+                       "later.txt": {"during"}}
+    accepted = {f.path for f in selection.files if any(g.accepted for g in f.groups)}
+    assert accepted == {"calc.py"}
+    # an undo is the session's doing: what it put back (and removed: later.txt) is not the person's
+    checkpoints.rewind(2)
+    selection = ReviewSession(state).load()
+    origins = {f.path: {g.origin for g in f.groups} for f in selection.files}
+    assert origins == {"new.txt": {"mixed"}, "test_calc.py": {"during"}, "mine.txt": {"during"}}

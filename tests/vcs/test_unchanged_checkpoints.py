@@ -109,7 +109,7 @@ def test_rewind_and_drop_write_the_waiting_refs_first(py_repo: Path) -> None:
     checkpoints.before_action(1, BASH)
     (py_repo / "calc.py").write_text("changed\n")
     checkpoints.rewind(1)
-    assert set(refs(py_repo, "u3")) == {"start", "1", "before-rewind"}
+    assert set(refs(py_repo, "u3")) == {"start", "1", "before-rewind", "before-rewind-after"}  # -after: the rewind's result
     checkpoints.before_action(2, BASH)  # the tree the rewind put back: unchanged
     checkpoints.drop()
     assert refs(py_repo, "u3") == {} and record("u3")[-1] == "refs/frogtui/u3/start -"
@@ -124,4 +124,4 @@ def test_every_checkpoint_ref_is_in_git_when_a_run_ends(py_repo: Path, tmp_path:
     assert core.send("fix add").exit_reason == "agent"
     assert core.checkpoints is not None and [c.tool for c in core.checkpoints.taken] == ["Edit"]
     written = refs(py_repo, core.session.id)
-    assert set(written) == {"start", "1"} and written["1"] == written["start"]
+    assert set(written) == {"start", "1", "1-after"} and written["1"] == written["start"] != written["1-after"]
