@@ -292,6 +292,8 @@ class SessionApp(LongSession):
         self.status.sandbox_weak = self.core.sandbox is not None and self.core.sandbox.warning is not None
         for note in message.notes:
             self.chat.add_notice(note, "warning")
+        if self.core.python_line and "the PATH frogtui was started with" not in self.core.python_line:
+            self.chat.add_notice(self.core.python_line, "info")  # the project's environment, not frogtui's own
         if self.core.instructions is not None:  # AGENTS.md: given with the first message, or why not
             self.chat.add_notice(self.core.instructions.line, "warning" if self.core.instructions.skipped else "info")
 

@@ -462,3 +462,17 @@ async def test_the_person_s_own_edits_are_theirs_in_the_review(make_app, py_repo
         await pilot.pause()
         files = [label for label in tree_labels(app.screen) if not label.startswith("  ")]
         assert files == ["[x] NOTES.md (new)", "[x] calc.py", "[ ] test_calc.py (yours, made during the session)"]
+
+
+async def test_the_projects_python_is_named_when_the_session_starts(py_repo: Path, home: Path) -> None:
+    """Issue 24 item 1: the person sees which python the agent's Bash gets (the repository's .venv)."""
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(py_repo / ".venv")], check=True)
+    replay = write_replay(home / "r.jsonl", [turn("", answer="done")])
+    app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", rules_file=rules_file(home)), clock=fake_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.state.wired, what="the session")
+        notices = [n.render().plain for n in app.query(Notice)]
+    assert f"Bash's python: {py_repo / '.venv' / 'bin' / 'python'} (the repository's .venv)" in notices, notices
