@@ -20,6 +20,7 @@ The last line is one JSON object.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import threading
@@ -90,6 +91,9 @@ def main() -> None:
     started = time.perf_counter()
     process = LocalModel.from_spec(args.model, config, report=quiet)
     ready = {"process": time.perf_counter() - started}
+    facts = process.inspect()  # the same thread counts on every side (the defaults depend on the load at each load)
+    settings = dataclasses.replace(settings, n_threads=facts["n_threads"], n_threads_batch=facts["n_threads_batch"])
+    config = Config(llama=settings, sampling=sampling)
     started = time.perf_counter()
     inproc = LlamaCppModel.from_spec(args.model, config, report=quiet)
     ready["inproc"] = time.perf_counter() - started
@@ -123,6 +127,7 @@ def main() -> None:
         "process_vs_inproc": round(total["process"] / total["inproc"], 3) if total["inproc"] else None,
         **{f"follow_up_ttft_ms_{n}": round(1000 * sorted(v)[len(v) // 2], 1) for n, v in follow_ttft.items()},
         **{f"ready_s_{n}": round(v, 3) for n, v in ready.items()},
+        "threads": [settings.n_threads, settings.n_threads_batch],
     }
     print(json.dumps(result))
     process.close()
