@@ -1,0 +1,27 @@
+"""Applying one attempt to the person's working tree: one checkpointed step of the parent session
+(its checkpoint holds the tree just before, so undo puts it back and review shows the change)."""
+from __future__ import annotations
+
+from frogtui.attempts.results import AttemptResult
+from frogtui.protocol import ToolCall
+from frogtui.vcs.checkpoints import Checkpoints
+from frogtui.vcs.repository import RepoState
+from frogtui.vcs.worktrees import apply_diff
+
+PICK_STEP = 1
+"""The parent session's step that applies the pick (the attempts themselves ran in their own sessions)."""
+
+
+def apply_pick(state: RepoState, chosen: AttemptResult) -> None:
+    """Checkpoint the working tree, then write attempt ``chosen``'s change into it (the index is
+    left alone).
+
+    Raises:
+        WorktreeFailed: the change does not apply (the working tree changed since the base).
+        FrogtuiError: git could not take the checkpoint (nothing was written).
+    """
+    checkpoints = Checkpoints(state)
+    call = ToolCall(id=f"attempt-{chosen.number}", name="Attempt", arguments={"attempt": chosen.number})
+    checkpoints.before_action(PICK_STEP, call)
+    checkpoints.flush()
+    apply_diff(state.repo, chosen.diff)
