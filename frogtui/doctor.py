@@ -136,6 +136,17 @@ def _git_identity() -> str:
     return f"git identity: {name} <{email}>"
 
 
+def _attempt_worktrees_line(repo: Path) -> str:
+    """The attempt worktrees a stopped ``--attempts`` run left in ``repo`` ('' when none), with how to remove them."""
+    from frogtui.vcs.worktrees import leftovers
+
+    paths = leftovers(repo)
+    if not paths:
+        return ""
+    removal = "; ".join(f"git worktree remove --force {path}" for path in paths)
+    return f"{len(paths)} attempt worktree(s) left by a stopped run: {', '.join(paths)} (remove: {removal})"
+
+
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 """The mark in front of each line: fine, works with a limit, stops a run."""
 
@@ -172,6 +183,7 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
     for label, path in (("user rules", user_rules), ("repository rules", repo_rules)):
         line("ok", f"{label}: {path} ({'in force' if path.is_file() else 'none'})")
     line("ok", f"sessions: {sessions_dir()}")
+    (leftover := _attempt_worktrees_line(repo)) and line("warn", leftover)
     print("ready: frogtui can run here" if model_ok else "not ready: fix the line marked ✗ (--model SPEC tries another model)", file=out)
     return 0 if model_ok else 1
 

@@ -62,6 +62,7 @@ class BwrapWrapper:
         writable = [self.root, self.tmp_dir]
         options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network)]
         options += mounts.toolchain_options(environ, writable)
+        options += mounts.state_first_options(state_dir(), writable)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
         for path in mounts.git_paths(self.root):
             if any(path == str(w) or path.startswith(f"{w}/") for w in writable):
