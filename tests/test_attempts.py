@@ -260,3 +260,17 @@ def test_kill_9_during_attempts_leaves_the_persons_tree_and_index_and_doctor_lis
     for path in leftovers:
         assert path in doctor.stdout
     assert "git worktree remove --force" in doctor.stdout
+
+
+def test_a_trusted_project_rules_file_applies_to_each_attempt_as_to_a_single_run(py_repo: Path, tmp_path: Path) -> None:
+    (py_repo / ".frogtui.toml").write_text('[[rules]]\ntool = "Edit"\nmatch = "calc.py"\ndecision = "allow"\n')
+    git(py_repo, "add", ".frogtui.toml")
+    git(py_repo, "commit", "-q", "-m", "rules")
+    assert frogtui("policy", "trust", "--repo", str(py_repo)).returncode == 0
+    replay = write_replay(tmp_path / "r.jsonl", fix_turns("a + b", "a + b"))
+    single = frogtui("run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}")
+    assert "allow Edit by rule" in single.stderr, single.stderr
+    git(py_repo, "checkout", "-q", "--", "calc.py")
+    proc = frogtui("run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}", "--attempts", "1", "--check", CHECK)
+    assert "[attempt 1] [1] allow Edit by rule" in proc.stderr, proc.stderr
+    assert proc.returncode == 0

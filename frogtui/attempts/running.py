@@ -124,9 +124,16 @@ class AttemptsRun:
                 self.results.append(AttemptResult(k, self.base_seed + k, "", str(worktree)))
             self.record()
             if self.concurrent:
-                with ThreadPoolExecutor(max_workers=self.n, thread_name_prefix="frogtui-attempt") as pool:
+                pool = ThreadPoolExecutor(max_workers=self.n, thread_name_prefix="frogtui-attempt")
+                try:
                     for future in [pool.submit(self.attempt, r) for r in self.results]:
                         future.result()
+                except KeyboardInterrupt:
+                    for core in self.cores:  # before waiting for the threads: each attempt ends its turn
+                        core.interrupt()
+                    raise
+                finally:
+                    pool.shutdown(wait=True)
             else:
                 for result in self.results:
                     self.attempt(result)
@@ -150,7 +157,7 @@ class AttemptsRun:
 
         k = result.number
         model = self.model.with_seed(result.seed) if hasattr(self.model, "with_seed") else self.model
-        core = SessionCore(self.config.replace(repo=Path(result.worktree)), model=model)
+        core = SessionCore(self.config.replace(repo=Path(result.worktree)), model=model, trust_as=self.config.repo)
         self.cores.append(core)
         result.session = core.session.id
         out = PrefixedLines(self.stderr, f"[attempt {k}] ", self.lock)
