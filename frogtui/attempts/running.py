@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,16 +19,20 @@ from typing import Any, TextIO
 from frogtui.agent.session_core import SessionCore
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.attempts.check import propose_check, run_check
-from frogtui.attempts.pick import apply_pick
+from frogtui.attempts.pick import PICK_STEP, apply_pick
 from frogtui.attempts.results import AttemptResult, best, group_same, table
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import Model
 from frogtui.session import Session
 from frogtui.tools import ToolRunner
-from frogtui.vcs.repository import discover
+from frogtui.vcs.checkpoints import Checkpoints
+from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.worktrees import MARKER, add_worktree, base_commit, final_change, keep_branch, remove_worktree
 
+Wire = Callable[[SessionCore, TextIO, int], Any]
+"""Builds attempt K's agent: ``wire(core, stream, K)`` prepares the core and starts it with an
+approver and a sink (``stream`` takes the attempt's lines)."""
 MAX_ATTEMPTS = 8
 RECORD = "attempts.json"
 """The parent session's record of its attempts (their sessions, results, the pick)."""
@@ -75,8 +80,12 @@ class AttemptsRun:
     """One ``--attempts N`` run (see the module's docstring)."""
 
     def __init__(self, task: str, config: Config, model: Model, *, attempts: int, check: str | None, pick: str | None,
-                 stderr: TextIO) -> None:
+                 stderr: TextIO, wire: Wire | None = None) -> None:
+        """``pick``: ``best`` (apply the best passing attempt), None (keep each as a branch) or
+        ``later`` (neither: the app asks the person, then calls ``apply``). ``wire``: builds each
+        attempt's agent (default ``headless.build_agent``: the policy approver, the trace)."""
         self.task, self.config, self.model = task, config, model
+        self.wire = wire
         self.n, self.pick, self.stderr = attempts, pick, stderr
         self.lock = threading.Lock()
         self.parent = Session.create(config.repo, config.model_spec)
@@ -85,6 +94,7 @@ class AttemptsRun:
         seed = config.sampling.seed
         self.base_seed = seed if seed is not None else secrets.randbelow(2**31 - MAX_ATTEMPTS)
         self.base = ""
+        self.start: RepoState | None = None
         self.results: list[AttemptResult] = []
         self.cores: list[SessionCore] = []
         self.picked: int | None = None
@@ -110,7 +120,7 @@ class AttemptsRun:
         """Run the attempts; returns the exit status (0: one passed, and with ``--pick best`` it
         was applied; 1: none passed or the pick failed; 2: the repository cannot hold attempts)."""
         repo, self.base = base_commit(self.config.repo)
-        start = discover(self.config.repo, self.parent.id)  # the parent session's start: the pick's checkpoint
+        self.start = start = discover(self.config.repo, self.parent.id)  # the parent session's start: the pick's checkpoint
         assert start is not None
         if self.proposed:
             self.say(f"no --check given; proposed from the repository: {self.check}" if self.check
@@ -163,7 +173,10 @@ class AttemptsRun:
         out = PrefixedLines(self.stderr, f"[attempt {k}] ", self.lock)
         started = time.monotonic()
         try:
-            build_agent(core, out)
+            if self.wire is not None:
+                self.wire(core, out, k)
+            else:
+                build_agent(core, out)
             run = core.send(self.task)
             result.exit_reason = run.exit_reason
             result.steps = int(run.trajectory.get("n_steps") or 0)
@@ -186,8 +199,25 @@ class AttemptsRun:
             core.close()
             self.record()
 
+    def apply(self, number: int, checkpoints: Checkpoints | None = None, step: int = PICK_STEP) -> AttemptResult:
+        """Apply attempt ``number`` to the working tree: one checkpointed step of the parent session,
+        or step ``step`` of the session whose ``checkpoints`` are given (the app's).
+
+        Raises:
+            FrogtuiError: it does not apply (the working tree changed since the base), or git failed.
+        """
+        chosen = next(r for r in self.results if r.number == number)
+        assert self.start is not None, "run() comes before apply()"
+        apply_pick(checkpoints if checkpoints is not None else self.start, chosen, step)
+        self.picked = number
+        self.record()
+        self.parent.log(f"applied attempt {number}")
+        return chosen
+
     def finish(self, repo: Any, start: Any) -> int:
         """The pick (``--pick best``) or the branches; the exit status."""
+        if self.pick == "later":
+            return 0 if any(r.passed for r in self.results) else 1
         if self.pick == "best":
             chosen = best(self.results)
             if chosen is None:

@@ -176,3 +176,27 @@ def leftovers(root: str | os.PathLike[str]) -> list[str]:
         return []
     paths = [line[len("worktree "):] for line in out.splitlines() if line.startswith("worktree ")]
     return [p for p in paths if MARKER in os.path.basename(p)]
+
+
+def changed_files(root: str | os.PathLike[str], base: str, commit: str) -> list[tuple[str, str | None, str]]:
+    """Each file ``commit`` changed against ``base``: (path, its text in ``base`` or None when new,
+    its text in ``commit``, '' when deleted), for the diff viewer. [] when git cannot say.
+    Undecodable bytes are shown replaced."""
+    repo = open_repo(root)
+    if repo is None:
+        return []
+    try:
+        out = run_git(repo, "diff", "--name-status", "-z", "--no-renames", base, commit).decode("utf-8", "surrogateescape")
+        words = out.split("\0")
+        files = []
+        for status, path in zip(words[0::2], words[1::2], strict=False):
+            before = None if status == "A" else _text_at(repo, base, path)
+            after = "" if status == "D" else _text_at(repo, commit, path)
+            files.append((path, before, after))
+        return files
+    except (GitFailed, FrogtuiError):
+        return []
+
+
+def _text_at(repo: git.Repo, commit: str, path: str) -> str:
+    return run_git(repo, "show", f"{commit}:{path}").decode("utf-8", "replace")
