@@ -274,3 +274,29 @@ def test_a_trusted_project_rules_file_applies_to_each_attempt_as_to_a_single_run
     proc = frogtui("run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}", "--attempts", "1", "--check", CHECK)
     assert "[attempt 1] [1] allow Edit by rule" in proc.stderr, proc.stderr
     assert proc.returncode == 0
+
+
+@needs_bwrap
+def test_ctrl_c_during_attempts_removes_the_worktrees_and_leaves_the_tree(person_repo: Path, tmp_path: Path) -> None:
+    slow = turn("", xml_call("Write", file_path="half.txt", content="half\n"), xml_call("Bash", command="sleep 60"))
+    replay = write_replay(tmp_path / "r.jsonl", [slow, turn("", answer="one"), slow, turn("", answer="two")])
+    before = person_state(person_repo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "frogtui", "run", "t", "--repo", str(person_repo), "--model", f"replay:{replay}", "--approve", "all",
+         "--attempts", "2", "--check", "true"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+    )
+    assert proc.stderr is not None
+    seen = ""
+    deadline = time.monotonic() + 120
+    while "[attempt 1] [1] allow Bash" not in seen and time.monotonic() < deadline:
+        seen += proc.stderr.readline()
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=60) == 1, rest
+    assert "frogtui: stopped" in rest
+    assert person_state(person_repo) == before
+    assert "frogtui-attempt" not in git(person_repo, "worktree", "list", "--porcelain")
+    _, record = parent_record()
+    assert record["picked"] is None and [r["exit_reason"] for r in record["results"]] == ["stopped", "stopped"]

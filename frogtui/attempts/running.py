@@ -154,6 +154,9 @@ class AttemptsRun:
         except KeyboardInterrupt:
             for core in self.cores:
                 core.interrupt()
+            for result in self.results:
+                if result.exit_reason == "running":
+                    result.exit_reason = "stopped"
             self.say("stopped")
             return 1
         finally:
