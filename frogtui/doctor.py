@@ -231,6 +231,17 @@ def _git_identity() -> str:
     return f"git identity: {name} <{email}>"
 
 
+def _attempt_worktrees_line(repo: Path) -> str:
+    """The attempt worktrees a stopped ``--attempts`` run left in ``repo`` ('' when none), with how to remove them."""
+    from frogtui.vcs.worktrees import leftovers
+
+    paths = leftovers(repo)
+    if not paths:
+        return ""
+    removal = "; ".join(f"git worktree remove --force {path}" for path in paths)
+    return f"{len(paths)} attempt worktree(s) left by a stopped run: {', '.join(paths)} (remove: {removal})"
+
+
 MARKS = {"ok": "✓", "warn": "!", "fail": "✗"}
 """The mark in front of each line: fine, works with a limit, stops a run."""
 
@@ -271,6 +282,7 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
     for mark, text in rules_lines:
         line(mark, text)
     line("ok", f"sessions: {sessions_dir()}")
+    (leftover := _attempt_worktrees_line(repo)) and line("warn", leftover)
     ready = model_ok and rules is not None and repository_mark != "fail"
     hint = "" if model_ok else " (--model SPEC tries another model)"
     print("ready: frogtui can run here" if ready else f"not ready: fix the line marked ✗{hint}", file=out)

@@ -94,6 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--handoff", action="store_true",
                         help="when the context nears its budget (limits.handoff_margin), continue in a fresh conversation from a "
                         "drafted hand-off (at most limits.max_handoffs times) instead of ending with max_context_len")
+    attempts = parser.add_argument_group("attempts (docs/ATTEMPTS.md)")
+    attempts.add_argument("--attempts", type=int, metavar="N",
+                          help="run the task as N attempts (1-8), each in its own git worktree and sandbox; the working tree is "
+                          "not touched unless --pick applies one")
+    attempts.add_argument("--check", metavar="CMD", help="with --attempts: the command that decides whether an attempt passed, run "
+                          "in each attempt's sandbox (default: proposed from the repository: pytest, npm test, cargo test, go test)")
+    attempts.add_argument("--pick", choices=("best",), help="with --attempts: apply the best passing attempt (fewest changed lines, "
+                          "then fewest steps) to the working tree; without it each attempt is kept as a branch")
     return parser
 
 
@@ -110,6 +118,10 @@ def main(argv: list[str]) -> int:
     if args.max_steps is not None and args.max_steps < 1:
         print("frogtui: --max-steps must be at least 1", file=sys.stderr)
         return 2
+    problem = attempts_usage(args)
+    if problem:
+        print(f"frogtui: {problem}", file=sys.stderr)
+        return 2
     try:
         config = load_config(repo=repo_folder(args.repo), model_spec=args.model, approve=args.approve,
                              project_instructions=False if args.no_project_instructions else None)
@@ -121,7 +133,26 @@ def main(argv: list[str]) -> int:
     except FrogtuiError as err:  # a model server's or a file's text may be in it
         print(f"frogtui: {err}", file=ControlFreeStream(sys.stderr))
         return 2
+    if args.attempts is not None:  # best of N: frogtui.attempts
+        from frogtui.attempts.running import run_attempts
+
+        return run_attempts(args.task, config, model, attempts=args.attempts, check=args.check, pick=args.pick,
+                            stderr=ControlFreeStream(sys.stderr), stdout=ControlFreeStream(sys.stdout))  # the model's text is in both
     return run_task(args.task, config, model, trajectory_path=args.trajectory, commit=args.commit, handoff=args.handoff)
+
+
+def attempts_usage(args: argparse.Namespace) -> str:
+    """Why ``--attempts``/``--check``/``--pick`` cannot go together as given ('' when they can)."""
+    if args.attempts is None:
+        return "--check and --pick go with --attempts N" if args.check is not None or args.pick is not None else ""
+    if not 1 <= args.attempts <= 8:
+        return "--attempts must be between 1 and 8"
+    clash = [flag for flag, on in (("--commit", args.commit), ("--handoff", args.handoff), ("--trajectory", args.trajectory)) if on]
+    if clash:
+        return f"{', '.join(clash)} cannot go with --attempts (each attempt keeps its own trajectory in its session folder)"
+    if args.check is not None and not args.check.strip():
+        return "--check is empty: give the command that checks an attempt, e.g. --check \"python -m pytest -q\""
+    return ""
 
 
 INTERRUPTING = {

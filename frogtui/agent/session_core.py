@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from frogtui.agent.events import EventSink
@@ -69,6 +70,8 @@ class SessionCore:
         clock: monotonic seconds (tool durations).
         handoff: whether the session hands off when the context nears its budget (the app;
             ``frogtui run --handoff``): runs then end ``[limits] handoff_margin`` tokens early.
+        trust_as: the repository whose trust in a ``.frogtui.toml`` counts, when ``config.repo``
+            is another checkout of it (an attempt's worktree, ``frogtui.attempts``).
     """
 
     def __init__(
@@ -80,9 +83,11 @@ class SessionCore:
         model_loader: ModelLoader | None = None,
         clock: Callable[[], float] = time.monotonic,
         handoff: bool = False,
+        trust_as: Path | None = None,
     ) -> None:
         self.config = config
         self.handoff = handoff
+        self.trust_as = trust_as
         self.model = model
         self.model_loader = model_loader or load_model
         self.clock = clock
@@ -131,7 +136,7 @@ class SessionCore:
             FrogtuiError: git cannot snapshot the working tree.
         """
         workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
-        engine = PolicyEngine.load(workspace, self.config.rules_file)
+        engine = PolicyEngine.load(workspace, self.config.rules_file, trust_as=self.trust_as)
         sandbox = make_sandbox(workspace, engine.rules.sandbox)
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())

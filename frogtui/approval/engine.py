@@ -35,9 +35,10 @@ class PolicyEngine:
         self.session_rules: list[Rule] = []
 
     @classmethod
-    def load(cls, workspace: Workspace, user_file: Path | None = None) -> PolicyEngine:
-        """An engine with the rules of ``workspace.root`` (raises ``ConfigError`` on bad rules)."""
-        return cls(workspace, load_rules(workspace.root, user_file))
+    def load(cls, workspace: Workspace, user_file: Path | None = None, *, trust_as: Path | None = None) -> PolicyEngine:
+        """An engine with the rules of ``workspace.root`` (raises ``ConfigError`` on bad rules);
+        ``trust_as`` as for ``load_rules``."""
+        return cls(workspace, load_rules(workspace.root, user_file, trust_as=trust_as))
 
     @property
     def rules(self) -> RuleSet:

@@ -46,9 +46,10 @@ def _read(path: Path) -> bytes:
     return read_regular(path, str(path), MAX_RULES_BYTES)
 
 
-def load_rules(repo: Path, user_file: Path | None = None) -> RuleSet:
+def load_rules(repo: Path, user_file: Path | None = None, *, trust_as: Path | None = None) -> RuleSet:
     """The rules in force for ``repo``: the user's file, tightened (or, once trusted, changed) by
-    the project's ``.frogtui.toml``.
+    the project's ``.frogtui.toml``. ``trust_as``: the repository whose trust counts for that file
+    (an attempt's worktree holds the person's repository's file: trusted with that content there).
 
     Raises:
         ConfigError: a rules file is not valid (one line naming the file).
@@ -56,7 +57,7 @@ def load_rules(repo: Path, user_file: Path | None = None) -> RuleSet:
     user = read_rule_file(user_rules_path(user_file), required=user_file is not None)
     project_path = Path(repo) / PROJECT_FILE
     project = read_rule_file(project_path)
-    trusted = project is not None and is_trusted(Path(repo), file_digest(project_path))
+    trusted = project is not None and is_trusted(Path(trust_as or repo), file_digest(project_path))
     return combine(user, project, project_trusted=trusted)
 
 

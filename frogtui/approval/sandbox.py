@@ -78,6 +78,7 @@ class BwrapWrapper:
         options += sandbox_home.hide_options(view) + self._gitconfig_options(environ, view)
         options += sandbox_home.socket_options(view, mounts.listening_sockets())
         options += mounts.toolchain_options(environ, writable, view.hidden)
+        options += mounts.state_first_options(state_dir(), writable)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
         for path in mounts.git_paths(self.root):  # a worktree's git dir in a hidden folder is shown, read-only
             if any(path == str(w) or path.startswith(f"{w}/") for w in writable) or not sandbox_home.visible(path, view):

@@ -11,7 +11,9 @@
    ``.git`` read-only (``sandbox_gitlinks``);
 6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty;
 7. frogtui's own state folder (every session's trajectory, log and temp folder, the trust store)
-   hidden, the session's temp folder bound back.
+   hidden, the session's temp folder bound back; where the repository itself lies in the state
+   folder (an attempt's worktree, ``frogtui.attempts``) the state folder is hidden before step 4
+   instead, so that step's binds bring the repository back and its read-only ``.git`` stays on top.
 """
 from __future__ import annotations
 
@@ -186,6 +188,16 @@ def state_options(state: Path, writable: Sequence[Path]) -> list[str]:
         return []
     back = [w for w in folders if _under_any(w, [real])]
     return ["--tmpfs", real, *[word for w in back for word in ("--bind", w, w)]]
+
+
+def state_first_options(state: Path, writable: Sequence[Path]) -> list[str]:
+    """Step 7 for a repository inside ``state`` (an attempt's worktree): an empty ``state``, to go
+    before step 4 (whose binds bring the repository and the temp folder back); nothing otherwise."""
+    real = os.path.realpath(state)
+    folders = [str(w) for w in writable]
+    if not folders or not os.path.isdir(real) or _under_any(real, folders) or not _under_any(folders[0], [real]):
+        return []
+    return ["--tmpfs", real]
 
 
 def _expand(path: str, home: str) -> str:

@@ -203,6 +203,17 @@ class FrogApp(SessionApp):
         text, severity, seconds = commands.mode_notice(self.approver.mode)
         self.notify(text, severity=severity, timeout=seconds)  # type: ignore[arg-type]
 
+    def action_attempts(self) -> None:
+        """Start the prompt with ``/attempts 4 `` (ui/attempts_run.py): the task typed after it runs as 4 attempts."""
+        from frogtui.ui.attempts_run import DEFAULT_N, PREFIX
+
+        prompt = self.query_one(PromptInput)
+        text = prompt.value
+        if not text.startswith(PREFIX):
+            prompt.value = f"{PREFIX} {DEFAULT_N} {text}"
+        prompt.cursor_position = len(prompt.value)
+        prompt.focus()
+
     def action_next_theme(self) -> None:
         names = sorted(self.catalog.themes) or ["textual-dark"]
         position = names.index(self.theme) if self.theme in names else -1

@@ -10,6 +10,7 @@ PALETTE: tuple[tuple[str, str, str], ...] = (
     ("New task", "Start a new conversation in a new session", "new_task"),
     ("Review & commit", "Accept or reject the changes hunk by hunk, then commit", "review"),
     ("Undo", "Undo the last change the agent made", "undo"),
+    ("Run as N attempts", "Start the prompt with /attempts 4: the task runs as 4 attempts in worktrees, you pick one", "attempts"),
     ("Hand off", "Continue in a fresh conversation from a drafted hand-off you can edit (frees the context)", "handoff"),
     ("Initialise git repository", "Run git init here to turn on checkpoints, undo, review and commit", "git_init"),
     ("Toggle reasoning", "Show or hide the model's thinking", "toggle_reasoning"),

@@ -31,6 +31,7 @@ from frogtui.errors import FrogtuiError
 from frogtui.programs import at_start
 from frogtui.ui import session_view
 from frogtui.ui.approver import UiApprover
+from frogtui.ui.attempts_run import AttemptsInApp, parse
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.links import open_link
@@ -100,7 +101,7 @@ def terminal_gone(had_terminal: bool) -> bool:
     return True
 
 
-class SessionApp(LongSession):
+class SessionApp(AttemptsInApp, LongSession):
     """A ``SessionCore`` shown and run in the terminal; complete without the commands.
 
     Args:
@@ -339,6 +340,13 @@ class SessionApp(LongSession):
             return
         if not message.text:  # Enter on the empty prompt sends the next queued message
             await self._send_queued()
+            return
+        if (attempts := parse(message.text)) is not None:  # /attempts N TASK (ui/attempts_run.py)
+            if isinstance(attempts, str) or self.model is None or not self.state.wired:
+                prompt.value = message.text
+                self.notify(attempts if isinstance(attempts, str) else "The model is not ready yet.", severity="warning")
+            else:
+                self.start_attempts(*attempts)
             return
         self.chat.add_user(message.text)
         if self.model is None or not self.state.wired:

@@ -1,0 +1,230 @@
+"""Attempts in the app: ``/attempts N TASK`` (or the palette's "Run as N attempts") runs the task
+as N attempts (``frogtui.attempts``) on a worker, with the session's loaded model; questions of
+an attempt come up in the approval modal, announced with the attempt's number, and an "always
+allow" there holds for every attempt of the task; at the end ``AttemptsScreen`` shows the table and
+the diffs, and the attempt the person picks is applied as one checkpointed step of this session
+(undo and review take it as any step)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.message import Message
+
+from frogtui.errors import FrogtuiError
+from frogtui.ui.messages import ApprovalRequested
+
+if TYPE_CHECKING:
+    from frogtui.agent.session_core import SessionCore
+    from frogtui.attempts.running import AttemptsRun
+    from frogtui.ui.diffmodel import FileDiff
+    from frogtui.ui.session_app import SessionApp
+
+PREFIX = "/attempts"
+DEFAULT_N = 4
+_COMMAND = re.compile(r"^/attempts(?:\s+(\S+))?(?:\s+(.*))?$", re.DOTALL)
+
+
+def parse(text: str) -> tuple[int, str] | str | None:
+    """``/attempts N TASK`` as (N, TASK); the one-line problem when it is malformed; None when the
+    message is not an attempts command."""
+    if not (text == PREFIX or text.startswith(PREFIX + " ")):
+        return None
+    match = _COMMAND.match(text.strip())
+    number, task = (match.group(1), (match.group(2) or "").strip()) if match else (None, "")
+    if number is None or not number.isdigit() or not 1 <= int(number) <= 8:
+        return "Write /attempts N TASK, with N from 1 to 8 (for example: /attempts 4 fix the failing test)."
+    if not task:
+        return f"Say what the {number} attempts should do: /attempts {number} TASK."
+    return int(number), task
+
+
+@dataclass
+class AttemptsProgress(Message):
+    """A line of an attempt's trace (``[attempt K] ...``) or of the run."""
+
+    line: str
+
+
+@dataclass
+class AttemptAsks(Message):
+    """Attempt ``number`` asks the person (the approval modal)."""
+
+    number: int
+    request: ApprovalRequested
+
+
+@dataclass
+class AttemptsFinished(Message):
+    """The attempts ended: their run (None when it could not start), each attempt's changed files,
+    and the one-line error when it failed."""
+
+    run: AttemptsRun | None
+    files: dict[int, list[FileDiff]]
+    error: str = ""
+
+
+class _Lines:
+    """A text stream whose lines become ``AttemptsProgress`` messages."""
+
+    def __init__(self, app: SessionApp) -> None:
+        self.app, self.pending = app, ""
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            self.app.post_message(AttemptsProgress(line))
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def run_attempts(app: SessionApp, n: int, task: str) -> AttemptsFinished:
+    """Run the attempts (blocking: call on a worker) and return what the app shows at the end."""
+    from frogtui.approval import PolicyEngine
+    from frogtui.attempts.running import AttemptsRun
+    from frogtui.headless import TraceSink
+    from frogtui.ui.approver import UiApprover
+    from frogtui.ui.diffmodel import FileDiff
+    from frogtui.vcs.worktrees import changed_files
+
+    shared: list[Any] = []
+    """The session rules "always allow" adds, one list for every attempt's policy."""
+    approvers: list[UiApprover] = []
+
+    def wire(core: SessionCore, out: Any, number: int) -> Any:
+        notes = core.prepare()
+        assert isinstance(core.engine, PolicyEngine)
+        core.engine.session_rules = shared
+
+        def post(message: Any) -> None:  # only the questions reach the app; the trace is the attempt's own lines
+            if isinstance(message, ApprovalRequested):
+                app.post_message(AttemptAsks(number, message))
+
+        for note in notes:
+            out.write(f"frogtui: warning: {note}\n")
+        approver = UiApprover(post, core.engine, sandboxed=core.sandboxed, mode=app.approver.mode)
+        approvers.append(approver)
+        return core.start(approver, TraceSink(out, core.session))
+
+    assert app.model is not None
+    try:
+        run = AttemptsRun(task, app.config, app.model, attempts=n, check=None, pick="later", stderr=_Lines(app), wire=wire)
+        app.attempts_stop = partial(_stop, run, approvers)
+        run.run()
+    except FrogtuiError as err:
+        return AttemptsFinished(None, {}, str(err))
+    files = {r.number: [FileDiff(path, before, after) for path, before, after in changed_files(app.config.repo, run.base, r.commit)]
+             for r in run.results if r.commit}
+    return AttemptsFinished(run, files)
+
+
+def _stop(run: AttemptsRun, approvers: list[Any]) -> None:
+    """Stop every attempt: its turn or command, and a question waiting for the person (denied)."""
+    for core in run.cores:
+        core.interrupt()
+    for approver in approvers:
+        approver.cancel_pending()
+
+
+def apply_choice(app: SessionApp, run: AttemptsRun, number: int) -> str:
+    """Apply attempt ``number`` as the next step of the app's session (blocking); the line to show."""
+    core = app.core
+    step = 1 + max((c.step for c in core.checkpoints.taken), default=app.status.step) if core.checkpoints is not None else 1
+    step = max(step, app.status.step + 1)
+    try:
+        chosen = run.apply(number, core.checkpoints, step)
+    except FrogtuiError as err:
+        return f"Attempt {number} not applied: {err}"
+    return (f"Applied attempt {number} to the working tree ({chosen.files} file(s), +{chosen.added} -{chosen.removed}) as step {step}: "
+            "review it (ctrl+r) or undo it (ctrl+z).")
+
+
+class AttemptsInApp(App[int]):
+    """The app's handlers for attempts (``SessionApp`` builds on it; see the module's docstring)."""
+
+    core: SessionCore
+    busy: bool
+    model: Any
+    attempts_notice: Any = None
+    attempts_lines: dict[str, str]
+    attempts_stop: Any = None
+    """Stops the attempts running (set on their worker), None when none run."""
+
+    def interrupt(self) -> None:
+        """Esc: the attempts stop too (each ends ``cancelled``; the table still comes)."""
+        if self.attempts_stop is not None:
+            self.attempts_stop()
+        super().interrupt()  # type: ignore[misc]
+
+    def on_unmount(self) -> None:
+        if self.attempts_stop is not None:  # never leave an attempt's thread waiting on a question nobody can answer
+            self.attempts_stop()
+
+    def start_attempts(self, n: int, task: str) -> None:
+        """Start ``/attempts N TASK`` (the model is loaded and the session wired)."""
+        from frogtui.ui.chat import ChatPane
+        from frogtui.ui.status import StatusBar
+
+        self.busy = True
+        self.query_one(StatusBar).state = "working"
+        self.attempts_lines = {}
+        chat = self.query_one(ChatPane)
+        chat.add_user(f"{PREFIX} {n} {task}")
+        self.attempts_notice = chat.add_notice(f"Running {n} attempts, each in its own worktree and sandbox; "
+                                               "your working tree is not touched until you pick one.")
+        self.run_worker(lambda: self.post_message(run_attempts(self, n, task)), thread=True, group="attempts", exit_on_error=False)  # type: ignore[arg-type]
+
+    def on_attempts_progress(self, message: AttemptsProgress) -> None:
+        key = message.line.split("]", 1)[0] + "]" if message.line.startswith("[attempt ") else "run"
+        self.attempts_lines[key] = message.line
+        if self.attempts_notice is not None:
+            self.attempts_notice.update("Attempts:\n" + "\n".join(self.attempts_lines.values()))
+
+    def on_attempt_asks(self, message: AttemptAsks) -> None:
+        from frogtui.ui.approval_screen import ApprovalScreen
+
+        self.notify(f"Attempt {message.number} asks:", timeout=4)
+
+        def answered(answer: Any) -> None:
+            if answer is not None and not message.request.future.done():
+                message.request.future.set_result(answer)
+
+        self.push_screen(ApprovalScreen(message.request), callback=answered)
+
+    def on_attempts_finished(self, message: AttemptsFinished) -> None:
+        from frogtui.ui.attempts_screen import AttemptsScreen
+        from frogtui.ui.chat import ChatPane
+        from frogtui.ui.status import StatusBar
+
+        self.busy, self.attempts_stop = False, None
+        self.query_one(StatusBar).state = "ready"
+        run = message.run
+        if run is None:
+            self.query_one(ChatPane).add_notice(f"The attempts could not run: {message.error}", "error")
+            return
+        check = f"check: {run.check} (proposed from the repository)" if run.proposed and run.check else f"check: {run.check or 'none'}"
+        if self.attempts_notice is not None:
+            self.attempts_notice.update(f"{len(run.results)} attempts ended ({check}); pick one to apply, or none.")
+
+        def picked(number: int | None) -> None:
+            if number is None:
+                self.query_one(ChatPane).add_notice("No attempt applied; the working tree is as it was.")
+                return
+            self.run_worker(lambda: self.call_from_thread(self._attempt_applied, apply_choice(self, run, number)),  # type: ignore[arg-type]
+                            thread=True, group="attempts", exit_on_error=False)
+
+        self.push_screen(AttemptsScreen(run.results, message.files, run.check), callback=picked)
+
+    def _attempt_applied(self, line: str) -> None:
+        from frogtui.ui.chat import ChatPane
+
+        self.query_one(ChatPane).add_notice(line, "error" if " not applied: " in line else "info")
+        refresh = getattr(self, "refresh_git", None)
+        if refresh is not None:
+            refresh()

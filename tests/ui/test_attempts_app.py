@@ -1,0 +1,102 @@
+"""Attempts in the app (``/attempts N TASK``, the palette's "Run as N attempts"): the real app on a
+real git repository with a replay model (attempt 1 plays the first turns, attempt 2 the next), the
+results screen at 80 and 120 columns, the pick applied as one step that undo takes back."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from frogtui.ui.approval_screen import ApprovalScreen
+from frogtui.ui.attempts_run import parse
+from frogtui.ui.attempts_screen import AttemptsScreen
+from frogtui.ui.diffview import DiffView
+from tests.support import git, turn, xml_call
+from tests.test_attempts import fix_turns, person_state
+from tests.ui.conftest import submit, wait_for
+
+ORIGINAL = "def add(a, b):\n    return a - b\n"
+
+
+@pytest.mark.parametrize("width", [80, 120])
+async def test_attempts_table_and_diffs_then_the_pick_is_one_undoable_step(make_app, py_repo: Path, width: int) -> None:
+    app = make_app(fix_turns("a * b", "a + b"), approve="all")
+    before = person_state(py_repo)
+    async with app.run_test(size=(width, 40)) as pilot:
+        await submit(pilot, "/attempts 2 fix add")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
+        assert person_state(py_repo) == before, "nothing of either attempt is in the working tree before the pick"
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.query(DataTable) and screen.query_one(DataTable).row_count == 2, what="the table")
+        table = screen.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [row[:5] for row in rows] == [["1", "failed", "1", "+1", "-1"], ["2", "passed", "2", "+2", "-1"]]
+        assert "python -m pytest -q" in str(screen.query_one("#attempts-title", Static).render())
+        await wait_for(pilot, lambda: screen.query(DiffView), what="attempt 1's diff")
+        await wait_for(pilot, lambda: screen.query_one(DiffView).region.width > 0, what="the diff laid out")
+        diff = screen.query_one(DiffView)
+        assert diff.diff.path == "calc.py" and "return a * b" in diff.diff.new_lines[1]
+        assert "FAILED test_calc.py::test_add" in str(screen.query_one("#attempts-tail", Static).render())
+        if width >= 110:  # the diff beside the table
+            assert diff.region.x >= table.region.right and diff.region.y <= table.region.bottom
+        else:  # below it
+            assert diff.region.y >= table.region.bottom and diff.region.width >= width - 2
+        await pilot.press("down")
+        await wait_for(pilot, lambda: screen.shown == 2, what="attempt 2 shown")
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: "file 2 of 2" in str(screen.query_one("#attempts-file", Static).render()), what="the next file")
+        assert screen.query_one(DiffView).diff.path == "calc.py"  # git orders NOTE.txt first
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Applied attempt 2" in " ".join(str(n.render()) for n in app.chat.query("Notice")),
+                       what="the pick applied")
+        assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+        assert (py_repo / "NOTE.txt").read_text() == "from attempt two\n"
+        assert git(py_repo, "diff", "--cached") == ""
+        app.action_undo()  # the pick is one step of the session: undo takes it back
+        await wait_for(pilot, lambda: (py_repo / "calc.py").read_text() == ORIGINAL and not (py_repo / "NOTE.txt").exists(),
+                       what="the undo")
+
+
+async def test_none_picked_leaves_the_tree_and_always_allow_holds_for_every_attempt(make_app, py_repo: Path) -> None:
+    edit = turn("", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b"))
+    app = make_app([edit, turn("", answer="one"), edit, turn("", answer="two")])  # --approve policy: an Edit is asked about
+    before = person_state(py_repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await submit(pilot, "/attempts 2 fix add")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=60, what="attempt 1's question")
+        assert any("Attempt 1 asks" in n.message for n in app._notifications)
+        await pilot.press("a")  # always allow: attempt 2's same edit is not asked about
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.query(DataTable) and screen.query_one(DataTable).row_count == 2, what="the table")
+        table = screen.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        assert [row[1] for row in rows] == ["passed", "passed"] and "=#1" in rows[1][-1]  # the same patch, grouped
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, AttemptsScreen), what="the screen closed")
+        assert person_state(py_repo) == before
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("/attempts 4 fix it", (4, "fix it")),
+    ("/attempts 9 fix it", "Write /attempts N TASK, with N from 1 to 8 (for example: /attempts 4 fix the failing test)."),
+    ("/attempts 2", "Say what the 2 attempts should do: /attempts 2 TASK."),
+    ("/attemptsx 2 y", None),
+    ("fix /attempts 2 y", None),
+])
+def test_parse(text: str, expected: object) -> None:
+    assert parse(text) == expected
+
+
+async def test_the_palette_entry_starts_the_prompt_with_the_prefix(make_app) -> None:
+    app = make_app([])
+    async with app.run_test(size=(80, 30)) as pilot:
+        prompt = app.query_one("#prompt")
+        prompt.value = "fix the test"
+        app.action_attempts()
+        await pilot.pause()
+        assert prompt.value == "/attempts 4 fix the test"
+        await submit(pilot, "/attempts 9 fix")
+        await pilot.pause()
+        assert prompt.value == "/attempts 9 fix" and any("N from 1 to 8" in n.message for n in app._notifications)
