@@ -1,6 +1,6 @@
 """Generation through frogtui's model process against llama.cpp in one process, on the same prompt.
 
-Usage: python bench/overhead.py MODEL.gguf [--runs 3] [--tokens 128] [--n-ctx 4096]
+Usage: python bench/overhead.py MODEL.gguf [--runs 3] [--tokens 128] [--n-ctx 4096] [--threads N]
 
 Three sides, alternating runs, same load and sampling settings (LEAF.md defaults):
 - ``process``: frogtui's ``LocalModel`` (llama.cpp in its own process, text streamed over a pipe);
@@ -83,9 +83,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tokens", type=int, default=128)
     parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, help="threads on every side (default: the model process's choice)")
     args = parser.parse_args()
     sampling = Sampling(seed=None)
-    settings = LlamaSettings(n_ctx=args.n_ctx)
+    settings = LlamaSettings(n_ctx=args.n_ctx, n_threads=args.threads, n_threads_batch=args.threads)
     config = Config(llama=settings, sampling=sampling)
     quiet = lambda line: None  # noqa: E731
     started = time.perf_counter()
