@@ -250,7 +250,7 @@ class _Walk:
             if step.outer:
                 self.simple(SimpleCommand(step.outer, via, (), (), assigns, cwd, None, text), scope)
             if step.opaque:
-                opaque = step.opaque
+                opaque, unknown = step.opaque, unknown or step.unknown
                 break
             for setting in words[1 : len(words) - len(step.inner)] if step.label == "env" else ():
                 self.command_value(setting, scope)

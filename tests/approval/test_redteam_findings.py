@@ -40,3 +40,31 @@ def test_a_filter_in_an_included_in_tree_config_never_runs_outside_the_sandbox(p
     assert run_commands(py_repo, tmp_path, commands, "all") == 0
     assert (py_repo / ".gitattributes").exists()  # the sandboxed write itself was allowed and ran
     assert not marker.exists(), "the model's filter ran outside the sandbox"
+
+
+RM_DENIED = '[[rules]]\ntool = "Bash"\nmatch = "rm *"\ndecision = "deny"\n'
+
+SHELL_CODE_RUN_LATER = [
+    "trap 'rm calc.py' EXIT",  # trap's code is eval'd at exit
+    "trap -- 'rm calc.py' INT EXIT",
+    "echo 'rm calc.py' | sh",  # a shell reading its script on standard input
+    "bash <<< 'rm calc.py'",
+    "bash - <<< 'rm calc.py'",
+    "source /dev/stdin <<< 'rm calc.py'",  # source of a pipe or a process substitution
+    ". <(echo rm calc.py)",
+    "shopt -s expand_aliases\nalias x=rm\nx calc.py",  # an alias' value runs where its name is a command
+]
+
+
+@needs_bwrap
+@pytest.mark.parametrize("command", SHELL_CODE_RUN_LATER)
+def test_a_deny_rule_denies_shell_code_run_later_under_approve_all(py_repo: Path, tmp_path: Path, command: str) -> None:
+    """h9 finding 2: with a deny ``rm *``, shell code that runs later or arrives when it runs (trap,
+    a shell on standard input, source of a pipe, an alias) was only asked about, so ``--approve all``
+    ran the ``rm``."""
+    from frogtui.config import config_dir
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text(RM_DENIED)
+    assert run_commands(py_repo, tmp_path, [command], "all") == 0
+    assert (py_repo / "calc.py").exists(), f"{command!r} ran rm under a deny rule"
