@@ -14,6 +14,7 @@ SECRET_STORES = (
     ".claude/.credentials.json", ".codex/auth.json", ".config/github-copilot", ".config/containers/auth.json", ".Xauthority",
     ".config/sops", ".pulumi", ".wrangler", ".config/configstore", ".oci", ".vscode-server", ".config/gitlab-cli",
     ".m2/settings-security.xml", ".local/share/uv/credentials", ".config/uv/credentials",
+    ".cargo/config.toml", ".cargo/config", ".conda/.condarc",  # registry and channel tokens, in folders the sandbox shows
     # keyrings and password stores
     ".local/share/keyrings", ".password-store", ".pki", ".config/Bitwarden CLI",
     # shell and REPL histories

@@ -68,3 +68,30 @@ def test_a_deny_rule_denies_shell_code_run_later_under_approve_all(py_repo: Path
     (config_dir() / "rules.toml").write_text(RM_DENIED)
     assert run_commands(py_repo, tmp_path, [command], "all") == 0
     assert (py_repo / "calc.py").exists(), f"{command!r} ran rm under a deny rule"
+
+
+TOOLCHAIN_CREDENTIALS = {
+    ".cargo/config.toml": '[registry]\ntoken = "SECRET-cargo-config"\n',  # cargo reads registry.token from any config file
+    ".cargo/config": '[registries.corp]\ntoken = "SECRET-cargo-legacy-config"\n',
+    ".conda/.condarc": "channels:\n  - https://conda.anaconda.org/t/SECRET-conda-token/corp\n",  # conda reads ~/.conda/.condarc
+}
+
+
+@needs_bwrap
+def test_credentials_in_shown_toolchain_folders_stay_hidden(py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """h9 finding 4: the sandbox shows toolchain folders read-only (``~/.cargo``, ``~/.conda``) with
+    the listed stores masked, but the config files in them that hold registry tokens were not
+    listed: under ``--approve all`` a command printed them."""
+    home = tmp_path / "home"
+    for name, text in TOOLCHAIN_CREDENTIALS.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text)
+    monkeypatch.setenv("HOME", str(home))
+    trajectory = tmp_path / "t.json"
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", xml_call("Bash", command='eval "$(printf "cat %s/.c*/config* %s/.conda/.condarc; echo END" ~ ~)"')),
+                                                 turn("", answer="done")])
+    assert main(["run", "go", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(trajectory)]) == 0
+    text = trajectory.read_text()
+    assert "END" in text
+    assert "SECRET-" not in text, "a toolchain folder's credentials were readable in the sandbox"
+    assert (home / ".cargo/config.toml").read_text().startswith("[registry]")  # untouched outside
