@@ -88,10 +88,55 @@ def test_credentials_in_shown_toolchain_folders_stay_hidden(py_repo: Path, tmp_p
         (home / name).write_text(text)
     monkeypatch.setenv("HOME", str(home))
     trajectory = tmp_path / "t.json"
-    replay = write_replay(tmp_path / "r.jsonl", [turn("", xml_call("Bash", command='eval "$(printf "cat %s/.c*/config* %s/.conda/.condarc; echo END" ~ ~)"')),
-                                                 turn("", answer="done")])
-    assert main(["run", "go", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(trajectory)]) == 0
+    command = 'eval "$(printf "cat %s/.c*/config* %s/.conda/.condarc; echo END" ~ ~)"'  # the floor cannot see the paths
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", xml_call("Bash", command=command)), turn("", answer="done")])
+    argv = ["run", "go", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(trajectory)]
+    assert main(argv) == 0
     text = trajectory.read_text()
     assert "END" in text
     assert "SECRET-" not in text, "a toolchain folder's credentials were readable in the sandbox"
     assert (home / ".cargo/config.toml").read_text().startswith("[registry]")  # untouched outside
+
+
+@needs_bwrap
+@pytest.mark.parametrize("command", ["r``m calc.py", '"r``m" calc.py', "rm`` calc.py", "``rm calc.py"])
+def test_an_empty_backtick_substitution_does_not_hide_the_program(py_repo: Path, tmp_path: Path, command: str) -> None:
+    """h9 finding 6: the parser keeps an empty command substitution (two backticks) as text, bash
+    drops it: ``r``m calc.py`` was the program ``r``m`` to the analysis, so a deny ``rm *`` did
+    not match and ``--approve all`` ran ``rm``."""
+    from frogtui.config import config_dir
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text(RM_DENIED)
+    assert run_commands(py_repo, tmp_path, [command], "all") == 0
+    assert (py_repo / "calc.py").exists(), f"{command!r} ran rm under a deny rule"
+
+
+def test_an_empty_backtick_substitution_does_not_hide_a_secret_store(py_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The floor's secret stores, with the backticks around the path or in it: denied or at least
+    asked (never read without asking)."""
+    for command in ("cat ``~/.ssh/id_rsa", "cat ~/.s``sh/id_rsa"):
+        assert main(["policy", "check", "--repo", str(py_repo), command]) == 0
+        kind = capsys.readouterr().out.split("\t")[0]
+        assert kind in ("deny", "ask"), command
+
+
+PUSH_DENIED = '[[rules]]\ntool = "Bash"\nmatch = "git push *"\ndecision = "deny"\n'
+
+
+@pytest.mark.parametrize("command", ["git -c x=y push origin", "git --git-dir=.git push", "git -C . push", "git -c alias.p=push p",
+                                     "git $(echo push)", 'git "$SUB" origin'])
+def test_a_git_deny_rule_denies_whatever_comes_before_the_subcommand(
+    py_repo: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """h9 finding 7: a deny ``git push *`` matched the words as written, so git's global options
+    before the subcommand, an alias given with ``-c`` or a subcommand only known when it runs were
+    only asked about (``--approve all`` ran them)."""
+    from frogtui.config import config_dir
+
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text(PUSH_DENIED)
+    assert main(["policy", "check", "--repo", str(py_repo), command]) == 0
+    assert capsys.readouterr().out.split("\t")[:2] == ["deny", "Bash: git push *"], command
+    assert main(["policy", "check", "--repo", str(py_repo), "git commit -m \"$MSG\""]) == 0
+    assert capsys.readouterr().out.split("\t")[0] != "deny"  # another subcommand stays as it was
