@@ -140,3 +140,22 @@ def test_a_git_deny_rule_denies_whatever_comes_before_the_subcommand(
     assert capsys.readouterr().out.split("\t")[:2] == ["deny", "Bash: git push *"], command
     assert main(["policy", "check", "--repo", str(py_repo), "git commit -m \"$MSG\""]) == 0
     assert capsys.readouterr().out.split("\t")[0] != "deny"  # another subcommand stays as it was
+
+
+@pytest.mark.xfail(strict=True, reason="h9 finding 8: the Read tool runs outside the sandbox and only the secret-store list stops it; "
+                   "under --approve all it reads ~/.gitconfig (URL tokens) and other projects' .env, which the sandbox hides (not fixed: "
+                   "a design choice for the lead, e.g. Read and Glob see only what the sandbox shows)")
+def test_the_read_tool_under_approve_all_reads_nothing_the_sandbox_hides(
+    py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / "projects" / "other").mkdir(parents=True)
+    (home / ".gitconfig").write_text('[url "https://SECRET-gitconfig-url@github.com/"]\n\tinsteadOf = https://github.com/\n')
+    (home / "projects" / "other" / ".env").write_text("TOKEN=SECRET-other-project\n")
+    monkeypatch.setenv("HOME", str(home))
+    trajectory = tmp_path / "t.json"
+    calls = [xml_call("Read", file_path="~/.gitconfig"), xml_call("Read", file_path="~/projects/other/.env")]
+    replay = write_replay(tmp_path / "r.jsonl", [*(turn("", c) for c in calls), turn("", answer="done")])
+    argv = ["run", "go", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(trajectory)]
+    assert main(argv) == 0
+    assert "SECRET-" not in trajectory.read_text()
