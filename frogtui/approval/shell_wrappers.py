@@ -234,7 +234,8 @@ def _shell(items: list[Word], name: str) -> Unwrapped | None:
                 return Unwrapped(f"{name} -c", opaque=f"{name} -c runs a string that is only known when it runs")
             return Unwrapped(f"{name} -c", script=script)
         if not text.startswith("-") or text == "-":
-            if text == "-" or run_time_file(word):
+            reads_stdin = any(w.text.startswith("-") and not w.text.startswith("--") and "s" in w.text[1:] for w in items[1:n])
+            if text == "-" or reads_stdin or run_time_file(word):  # ``sh -s arg``: arg is $1, the script is stdin
                 return Unwrapped(name, opaque=f"{name} runs a script only known when it runs ({text})", unknown=True)
             return None  # ``bash script.sh``: the program is the script runner itself
     # no script operand (or ``-s``): the shell runs what it reads on its standard input

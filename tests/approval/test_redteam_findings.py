@@ -50,6 +50,7 @@ SHELL_CODE_RUN_LATER = [
     "echo 'rm calc.py' | sh",  # a shell reading its script on standard input
     "bash <<< 'rm calc.py'",
     "bash - <<< 'rm calc.py'",
+    "sh -s arg <<< 'rm calc.py'",  # -s: the operands are $1..., the script is standard input
     "source /dev/stdin <<< 'rm calc.py'",  # source of a pipe or a process substitution
     ". <(echo rm calc.py)",
     "shopt -s expand_aliases\nalias x=rm\nx calc.py",  # an alias' value runs where its name is a command
