@@ -75,6 +75,11 @@ TOOLCHAIN_CREDENTIALS = {
     ".cargo/config.toml": '[registry]\ntoken = "SECRET-cargo-config"\n',  # cargo reads registry.token from any config file
     ".cargo/config": '[registries.corp]\ntoken = "SECRET-cargo-legacy-config"\n',
     ".conda/.condarc": "channels:\n  - https://conda.anaconda.org/t/SECRET-conda-token/corp\n",  # conda reads ~/.conda/.condarc
+    "miniconda3/.condarc": "channels:\n  - https://conda.anaconda.org/t/SECRET-conda-root/corp\n",
+    ".nvm/versions/node/v20.11.0/etc/npmrc": "//registry.npmjs.org/:_authToken=SECRET-nvm-global-npmrc\n",  # npm's global config
+    ".volta/tools/image/node/20.11.0/etc/npmrc": "//registry.npmjs.org/:_authToken=SECRET-volta-global-npmrc\n",
+    ".pyenv/versions/3.12.1/pip.conf": "[global]\nindex-url = https://u:SECRET-pyenv-pip@pypi.corp/simple\n",  # pip's site config
+    ".gradle/init.d/repos.gradle": "password = 'SECRET-gradle-init'\n",
 }
 
 
@@ -89,7 +94,7 @@ def test_credentials_in_shown_toolchain_folders_stay_hidden(py_repo: Path, tmp_p
         (home / name).write_text(text)
     monkeypatch.setenv("HOME", str(home))
     trajectory = tmp_path / "t.json"
-    command = 'eval "$(printf "cat %s/.c*/config* %s/.conda/.condarc; echo END" ~ ~)"'  # the floor cannot see the paths
+    command = 'eval "$(printf "grep -rah SECRE[T]- %s; echo END" ~)"'  # the floor cannot see the path
     replay = write_replay(tmp_path / "r.jsonl", [turn("", xml_call("Bash", command=command)), turn("", answer="done")])
     argv = ["run", "go", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--trajectory", str(trajectory)]
     assert main(argv) == 0
