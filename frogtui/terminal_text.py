@@ -19,6 +19,31 @@ CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 """The same, less tab and newline: for text written as lines (carriage return is still dropped)."""
 
 
+HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+"""Characters a terminal would not draw as themselves: controls (tab aside), zero-width characters,
+and the bidirectional marks, embeddings, overrides and isolates that reorder what is drawn around
+them (a right-to-left override can make ``rm -rf ~ #…`` read as something else)."""
+HIDDEN_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+"""The same, less newline: for text shown as lines (a command)."""
+
+
+def visible(char: str) -> str:
+    """A mark for a character that a terminal would not draw as itself."""
+    code = ord(char)
+    if code < 0x20:
+        return chr(0x2400 + code)  # ␀ … ␟ (␍ for CR, ␛ for ESC)
+    if code == 0x7F:
+        return "␡"
+    return f"⟨U+{code:04X}⟩"
+
+
+def marked(text: str, *, keep_lines: bool = True) -> str:
+    """``text`` with every character of ``HIDDEN`` drawn as a visible mark (newlines kept with
+    ``keep_lines``): what a person approves is drawn as what runs (the approval modal, an ACP
+    permission request, the review)."""
+    return (HIDDEN_BUT_LINES if keep_lines else HIDDEN).sub(lambda m: visible(m.group()), text)
+
+
 def without_controls(text: str, *, keep_lines: bool = False) -> str:
     """``text`` with its control characters dropped; with ``keep_lines``, tabs and newlines stay."""
     return (CONTROL_BUT_LINES if keep_lines else CONTROL).sub("", text)

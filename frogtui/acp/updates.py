@@ -12,6 +12,7 @@ from acp.helpers import text_block, tool_content, tool_diff_content
 
 from frogtui.acp.limits import DIFF_SIDE_BYTES, MAX_MESSAGE_BYTES, SHOWN_COMMAND_BYTES, TEXT_BYTES, cap_diff, cap_input, cap_text, json_size
 from frogtui.protocol import Approval, Preview, ToolCall
+from frogtui.terminal_text import marked
 
 TOOL_KINDS: dict[str, schema.ToolKind] = {"Read": "read", "Glob": "search", "Write": "edit", "Edit": "edit", "Bash": "execute"}
 STOP_REASONS: dict[str, schema.StopReason] = {
@@ -49,7 +50,7 @@ def tool_title(call: ToolCall) -> str:
     """What the editor shows as the call's title: ``Read calc.py``, the Bash command itself."""
     args = call.arguments
     if call.name == "Bash":
-        return one_line(str(args.get("command") or "Bash"))
+        return one_line(marked(str(args.get("command") or "Bash")))
     if call.name == "Glob":
         where = f" in {args['path']}" if args.get("path") else ""
         return one_line(f"Glob {args.get('pattern', '')}{where}")
@@ -131,12 +132,13 @@ class ToolCallView:
 
     def content(self) -> list[Content]:
         """What the editor shows of the call: for Bash the command itself whenever the title does
-        not show it exactly (fenced, whole up to ``SHOWN_COMMAND_BYTES``), then the model's
+        not show it exactly (fenced, whole up to ``SHOWN_COMMAND_BYTES``, its invisible and
+        direction-changing characters drawn as marks, ``terminal_text.marked``), then the model's
         description of it, marked as the model's; notes; the diff; the output."""
         items: list[Content] = []
         command = self.command
-        if command is not None and tool_title(self.call) != command:
-            items.append(text_content(fenced(command, "sh")))
+        if command is not None and tool_title(self.call) != command:  # a mark (⟨U+202E⟩) is no longer the command
+            items.append(text_content(fenced(marked(command), "sh")))
         description = self.call.arguments.get("description") if command is not None else None
         if isinstance(description, str) and description.strip():
             items.append(text_content(f"The model describes it as: {description.strip()}"))
@@ -180,8 +182,8 @@ class ToolCallView:
         """Why a permission request could not show the person all that "Allow once" would run
         (then frogtui refuses the call without asking), or ''."""
         command = self.command
-        if command is not None and json_size(command) > SHOWN_COMMAND_BYTES:
-            return (f"the command is {json_size(command):,} bytes long, too long to show the person whole in the editor "
+        if command is not None and json_size(marked(command)) > SHOWN_COMMAND_BYTES:  # as drawn, marks included
+            return (f"the command is {json_size(marked(command)):,} bytes long, too long to show the person whole in the editor "
                     f"(at most {SHOWN_COMMAND_BYTES:,} bytes), so frogtui refused it without asking: run shorter commands, "
                     "or write a script with Write and run that")
         if not self.diff_complete:

@@ -306,7 +306,8 @@ def _holds_secret(folder: str, places: Places) -> str | None:
         homes.add("/".join(folder.split("/")[:3 + folder.startswith("/var/home")]))
     for home in sorted(homes):
         for store in SECRET_STORES:
-            if _within(os.path.join(home, store), folder) and os.path.join(home, store) != folder:
+            fixed = store.split("/*")[0]  # a store with a ``*``: the folder it is found under
+            if _within(os.path.join(home, fixed), folder) and (os.path.join(home, store) != folder or fixed != store):
                 return f"~/{store}"
     return next((p for p in SYSTEM_SECRETS if _within(p.rstrip("_"), folder) and p.rstrip("_") != folder), None)
 
@@ -385,6 +386,15 @@ def glob_fact(pattern: str, path: str | None, places: Places) -> PathFact:
     return _glob_prefix_fact(pattern, full, places, listing=True) if first < len(parts) else resolve_text(full, places, shown=pattern)
 
 
+def store_holds(store: str, rel: str) -> bool:
+    """Whether ``rel`` (relative to a home folder) is the secret store ``store`` or inside it; a
+    ``*`` in the store stands for one name."""
+    if "*" not in store:
+        return rel == store or rel.startswith(store + "/")
+    want, have = store.split("/"), rel.split("/")
+    return len(have) >= len(want) and all(fnmatch.fnmatchcase(h, w) for w, h in zip(want, have))
+
+
 def _within(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
@@ -404,7 +414,7 @@ def _secret(path: str, places: Places) -> str | None:
             continue
         rel = os.path.relpath(path, home)
         for store in SECRET_STORES:
-            if rel == store or rel.startswith(store + "/"):
+            if store_holds(store, rel):
                 return f"~/{store}"
     if not _within(path, str(places.root)) and any(part in SECRET_NAMES for part in parts):
         return next(part for part in parts if part in SECRET_NAMES)

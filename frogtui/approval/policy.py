@@ -25,7 +25,7 @@ from frogtui.approval.rules import (
     path_matches,
     stricter_default,
 )
-from frogtui.approval.shell_effects import Target, program_name
+from frogtui.approval.shell_effects import Target, git_subcommand, program_name
 from frogtui.approval.shell_model import ROOT_CWD, SimpleCommand
 from frogtui.approval.shell_words import Word, display, embedded_paths
 
@@ -242,7 +242,26 @@ def _matches_any_stage(rule: Rule, command: SimpleCommand) -> bool:
     through (deny ``sudo *`` matches ``sudo -n true``), opaque words included: deny is deny."""
     stages = command.stages or (command.words,)
     named = [(Word(program_name(s[0].text), s[0].dynamic), *s[1:]) for s in stages if s and "/" in s[0].text]  # /bin/rm is rm
-    return any(command_matches(rule.match, tuple(w.text for w in s), tuple(w.dynamic for w in s)) for s in (*stages, *named) if s)
+    stages = (*stages, *named)
+    stages = (*stages, *(g for s in stages for g in _git_as_run(s)))
+    return any(command_matches(rule.match, tuple(w.text for w in s), tuple(w.dynamic for w in s), may_be=True) for s in stages if s)
+
+
+def _git_as_run(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """``git`` words as the subcommand runs them, for the deny and ask rules: without git's global
+    options (a deny ``git push *`` denies ``git -c x=y push`` and ``git -C . push``), and with a
+    ``-c alias.NAME=VALUE`` given there expanded (``git -c alias.p=push p``)."""
+    if not words or program_name(words[0].text) != "git":
+        return []
+    start, settings = git_subcommand(words[1:])
+    if start >= len(words) - 1:
+        return []
+    sub, rest = words[1 + start], words[2 + start :]
+    found: list[tuple[Word, ...]] = [(words[0], sub, *rest)] if start else []
+    for key, value in settings:
+        if key.lower() == f"alias.{sub.text}".lower() and value and not value.startswith("!"):
+            found.append((words[0], *(Word(v) for v in value.split()), *rest))
+    return found
 
 
 def _risky(command: SimpleCommand) -> list[str]:

@@ -272,12 +272,13 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
 
 
 # matching ------------------------------------------------------------------------------------
-def command_matches(pattern: str, words: Sequence[str], dynamic: Sequence[bool] = ()) -> bool:
+def command_matches(pattern: str, words: Sequence[str], dynamic: Sequence[bool] = (), *, may_be: bool = False) -> bool:
     """True when a Bash rule's pattern matches a simple command's words.
 
     Each pattern word is a glob (``fnmatch``) for one command word; a last pattern word ``*``
     matches any number of remaining words, including none. Words marked dynamic (an expansion
-    whose value is unknown) only match that trailing ``*``.
+    whose value is unknown) only match that trailing ``*``; with ``may_be`` (a deny or ask rule:
+    deny is deny), they match any pattern word, since they may be it when the command runs.
     """
     pattern_words = tuple(shlex.split(pattern))
     rest = pattern_words[-1] == "*"
@@ -286,6 +287,8 @@ def command_matches(pattern: str, words: Sequence[str], dynamic: Sequence[bool] 
         return False
     flags = tuple(dynamic) + (False,) * (len(words) - len(dynamic))
     for want, word, is_dynamic in zip(fixed, words, flags, strict=False):
+        if is_dynamic and may_be:
+            continue
         if is_dynamic or not fnmatch.fnmatchcase(word, want):
             return False
     return True

@@ -156,7 +156,7 @@ def _linked_git_dir(dot_git: Path) -> str | None:
 def secret_paths(home: str, hide: Iterable[str] = (), expose: Iterable[str] = ()) -> list[str]:
     """Step 6: the secret stores that exist, as real paths (``~`` expanded against ``home``)."""
     exposed = {os.path.realpath(_expand(path, home)) for path in expose}
-    wanted = [os.path.join(home, store) for store in SECRET_STORES] + [_expand(path, home) for path in hide]
+    wanted = [p for store in SECRET_STORES for p in _stores(os.path.join(home, store))] + [_expand(path, home) for path in hide]
     wanted += [p for prefix in SYSTEM_SECRETS for p in (glob.glob(prefix + "*") if prefix.endswith("_") else [prefix])]
     found = []
     for path in wanted:
@@ -165,6 +165,11 @@ def secret_paths(home: str, hide: Iterable[str] = (), expose: Iterable[str] = ()
             if real not in exposed and os.path.exists(real):
                 found.append(real)
     return list(dict.fromkeys(found))
+
+
+def _stores(path: str) -> list[str]:
+    """The paths a secret store names: itself, or what its ``*`` matches."""
+    return sorted(glob.glob(glob.escape(path).replace("[*]", "*"), include_hidden=True)) if "*" in path else [path]
 
 
 def mask_options(paths: Iterable[str], writable: Sequence[Path] = ()) -> list[str]:

@@ -14,6 +14,10 @@ SECRET_STORES = (
     ".claude/.credentials.json", ".codex/auth.json", ".config/github-copilot", ".config/containers/auth.json", ".Xauthority",
     ".config/sops", ".pulumi", ".wrangler", ".config/configstore", ".oci", ".vscode-server", ".config/gitlab-cli",
     ".m2/settings-security.xml", ".local/share/uv/credentials", ".config/uv/credentials",
+    # registry and channel tokens in the folders the sandbox shows (toolchains): their config files
+    ".cargo/config.toml", ".cargo/config", ".conda/.condarc", "miniconda3/.condarc", "anaconda3/.condarc", "miniforge3/.condarc",
+    "mambaforge/.condarc", ".nvm/versions/node/*/etc/npmrc", ".volta/tools/image/node/*/etc/npmrc", ".pyenv/versions/*/pip.conf",
+    ".gradle/init.gradle", ".gradle/init.d",
     # keyrings and password stores
     ".local/share/keyrings", ".password-store", ".pki", ".config/Bitwarden CLI",
     # shell and REPL histories
@@ -24,7 +28,8 @@ SECRET_STORES = (
     ".config/microsoft-edge", ".config/vivaldi", ".config/opera",
 )
 """Folders and files under a home folder that hold credentials, keys, histories or browser
-profiles: below the floor for every tool, and masked (empty) inside the sandbox."""
+profiles: below the floor for every tool, and masked (empty) inside the sandbox. A ``*`` stands for
+one name (a node or Python version): ``.nvm/versions/node/*/etc/npmrc``."""
 
 SECRET_NAMES = frozenset({".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".password-store", "keyrings"})
 """Names that mark a secret store anywhere outside the repository."""

@@ -52,9 +52,11 @@ from frogtui.approval.shell_words import (
     USER_HOME,
     Word,
     changed_dir,
+    empty_backticks,
     home_marks,
     odd_target,
     opaque_reason,
+    without_spans,
 )
 from frogtui.approval.shell_wrappers import unwrap
 
@@ -250,7 +252,7 @@ class _Walk:
             if step.outer:
                 self.simple(SimpleCommand(step.outer, via, (), (), assigns, cwd, None, text), scope)
             if step.opaque:
-                opaque = step.opaque
+                opaque, unknown = step.opaque, unknown or step.unknown
                 break
             for setting in words[1 : len(words) - len(step.inner)] if step.label == "env" else ():
                 self.command_value(setting, scope)
@@ -363,8 +365,11 @@ class _Walk:
             else:
                 dynamic = True
         text = node.word
+        blanks = empty_backticks(raw)  # ``r``m``: the parser keeps them, bash drops them
         if not getattr(node, "parts", None):
-            text = dequote(raw, node.word)
+            text = dequote(without_spans(raw, blanks), node.word.replace("``", "")) if blanks else dequote(raw, node.word)
+        elif blanks:
+            dynamic = True  # with other expansions around: only known when it runs
         else:
             for name, value in consts.items():
                 text = re.sub(r"\$\{" + name + r"\}|\$" + name + r"(?![A-Za-z0-9_])", lambda _m, v=value: v, text)

@@ -131,3 +131,39 @@ def embedded_paths(word: Word) -> list[Word]:
     if text.startswith("file://"):
         found.append(Word(text[len("file://") :], word.dynamic))
     return found
+
+
+def empty_backticks(raw: str) -> list[tuple[int, int]]:
+    """The spans of the empty command substitutions (two backticks, or blanks between) in a word's
+    source, outside single quotes and not escaped. The parser keeps them as literal text, but bash
+    replaces each with nothing: ``r``m`` runs ``rm``, ``~/.co``dex`` is ``~/.codex``."""
+    spans: list[tuple[int, int]] = []
+    single = double = False
+    n = 0
+    while n < len(raw):
+        char = raw[n]
+        if char == "\\" and not single:
+            n += 2
+            continue
+        if char == "'" and not double:
+            single = not single
+        elif char == '"' and not single:
+            double = not double
+        elif char == "`" and not single:
+            end = raw.find("`", n + 1)
+            while end > 0 and raw[end - 1] == "\\":
+                end = raw.find("`", end + 1)
+            if end < 0:
+                break
+            if not raw[n + 1 : end].strip():
+                spans.append((n, end + 1))
+            n = end
+        n += 1
+    return spans
+
+
+def without_spans(raw: str, spans: list[tuple[int, int]]) -> str:
+    """``raw`` with the ``spans`` cut out."""
+    for start, end in reversed(spans):
+        raw = raw[:start] + raw[end:]
+    return raw

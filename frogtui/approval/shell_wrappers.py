@@ -28,6 +28,8 @@ class Unwrapped:
         cwd_unknown: The wrapper changes the working folder (``env -C``).
         appends_input: The inner command gets more words at run time (``xargs``).
         assigns: Variables the wrapper sets for the inner command (``env X=1``).
+        unknown: What it runs is shell code only known when it runs (``sh`` reading its standard
+            input, ``. <(cmd)``): any program may run, so a Bash deny rule denies it.
     """
 
     label: str
@@ -38,6 +40,7 @@ class Unwrapped:
     opaque: str | None = None
     cwd_unknown: bool = False
     appends_input: bool = False
+    unknown: bool = False
     assigns: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -230,9 +233,45 @@ def _shell(items: list[Word], name: str) -> Unwrapped | None:
             if script.dynamic:
                 return Unwrapped(f"{name} -c", opaque=f"{name} -c runs a string that is only known when it runs")
             return Unwrapped(f"{name} -c", script=script)
-        if not text.startswith("-"):
+        if not text.startswith("-") or text == "-":
+            reads_stdin = any(w.text.startswith("-") and not w.text.startswith("--") and "s" in w.text[1:] for w in items[1:n])
+            if text == "-" or reads_stdin or run_time_file(word):  # ``sh -s arg``: arg is $1, the script is stdin
+                return Unwrapped(name, opaque=f"{name} runs a script only known when it runs ({text})", unknown=True)
             return None  # ``bash script.sh``: the program is the script runner itself
+    # no script operand (or ``-s``): the shell runs what it reads on its standard input
+    return Unwrapped(name, opaque=f"{name} runs the script it reads on its standard input, only known when it runs", unknown=True)
+
+
+RUN_TIME_FILES = ("<(", "/dev/stdin", "/dev/fd/", "/proc/")
+"""Files whose content only exists when the command runs (a process substitution, a pipe)."""
+
+
+def run_time_file(word: Word) -> bool:
+    """Whether ``word`` names a file whose content is only known when the command runs."""
+    return word.dynamic or word.text.startswith(RUN_TIME_FILES)
+
+
+def _source(items: list[Word], name: str) -> Unwrapped | None:
+    """``source FILE``/``. FILE``: a file of the tree is a script like ``bash FILE`` (asked about);
+    code from a process substitution or a pipe is only known when it runs."""
+    operands = [w for w in items[1:] if w.text != "--"]
+    if operands and run_time_file(operands[0]):
+        return Unwrapped(name, opaque=f"{name} runs code only known when it runs ({operands[0].text})", unknown=True)
     return None
+
+
+def _trap(items: list[Word], name: str) -> Unwrapped | None:
+    """``trap CODE SIGNAL...`` runs CODE later in this shell: CODE is decided as ``eval`` decides it."""
+    operands = items[2:] if len(items) > 1 and items[1].text == "--" else items[1:]
+    if not operands or operands[0].text.startswith("-") or len(operands) < 2 or not operands[0].text:
+        return None  # ``trap``, ``trap -p``, ``trap - EXIT``, ``trap '' INT``: no code
+    return Unwrapped(name, script=operands[0])
+
+
+def _alias(items: list[Word], name: str) -> Unwrapped | None:
+    """``alias NAME=VALUE``: VALUE runs wherever NAME is later a command (``shopt -s expand_aliases``)."""
+    values = [w.text.split("=", 1)[1] for w in items[1:] if "=" in w.text and not w.text.startswith("-")]
+    return Unwrapped(name, script=Word("\n".join(values))) if values else None
 
 
 def _flock(items: list[Word], name: str) -> Unwrapped:
@@ -333,6 +372,7 @@ _WRAPPERS: dict[str, Handler] = {
     **dict.fromkeys(_SIMPLE, _simple),
     **dict.fromkeys(SHELLS, _shell),
     "command": _command, "timeout": _timeout, "env": _env, "xargs": _xargs, "find": _find, "eval": _eval,
+    "source": _source, ".": _source, "trap": _trap, "alias": _alias,
     "flock": _flock, "chroot": _chroot, "watch": _watch, "su": _shell_as_user, "script": _shell_as_user, "sg": _shell_as_user,
     "parallel": _parallel,
     **dict.fromkeys(("uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba", "micromamba", "rye"), _env_runner),

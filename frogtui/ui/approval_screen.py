@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from frogtui.terminal_text import marked
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested, PersonAnswer
 
@@ -115,7 +116,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             description = str(self.call.arguments.get("description") or "").strip()
             if description:
                 yield Static(Text(f"the model says: {description}"), id="approval-description")
-            yield Static(Text(str(self.call.arguments.get("command", ""))), id="approval-command")
+            yield Static(Text(marked(str(self.call.arguments.get("command", "")))), id="approval-command")  # ⟨U+202E⟩: drawn as it runs
             timeout = self.call.arguments.get("timeout")
             sandbox = "on" if self.asked.sandboxed else "OFF: the command runs with your permissions"
             facts = f"folder  {display_path(request.root)}\nsandbox {sandbox}"

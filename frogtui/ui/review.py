@@ -21,6 +21,7 @@ from textual.errors import NoWidget
 from textual.screen import Screen
 from textual.widgets import Static, TextArea, Tree
 
+from frogtui.terminal_text import marked
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.review_widgets import (
     CONTROL_NOTE,
@@ -129,14 +130,16 @@ class ReviewScreen(Screen[None]):
     def _file_label(self, change: FileChange) -> Text:
         note = {"added": " (new)", "deleted": " (deleted)", "binary": " (binary)"}.get(change.status, "")
         unseen = UNSEEN_NOTE if any(g.accepted and not g.seen for g in change.groups) else ""
-        label = Text(f"{mark(change.accepted, change.partly_accepted)} {change.path}{note}{ORIGIN_NOTES[change.origin]}{unseen}")
+        name = marked(change.path, keep_lines=False)  # the model's name: ⟨U+202E⟩ and ␊ drawn, never acted on
+        label = Text(f"{mark(change.accepted, change.partly_accepted)} {name}{note}{ORIGIN_NOTES[change.origin]}{unseen}")
         if change.path in self.flagged and change.origin != "earlier":
             label.append(f" {CONTROL_NOTE}", "bold reverse")
         return label
 
     def _hunk_label(self, hunk: ReviewHunk) -> Text:
         unseen = UNSEEN_NOTE if any(g.accepted and not g.seen for g in hunk.groups) else ""
-        return Text(f"{mark(hunk.accepted, hunk.partly_accepted)} {hunk.label}{ORIGIN_NOTES[hunk.origin]}{unseen}")
+        label = marked(hunk.label, keep_lines=False)  # its @@ line quotes the file's text
+        return Text(f"{mark(hunk.accepted, hunk.partly_accepted)} {label}{ORIGIN_NOTES[hunk.origin]}{unseen}")
 
     def _refresh_labels(self, change: FileChange | None = None) -> None:
         """Relabel the nodes of ``change`` (every file when None; with 2,000 files, relabelling

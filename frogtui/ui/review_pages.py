@@ -9,11 +9,11 @@ tell when every row of a change group has been on screen: only then is the group
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from rich.cells import cell_len
 
+from frogtui.terminal_text import HIDDEN, visible
 from frogtui.vcs.hunks import FileChange, ReviewHunk
 
 PAGE_ROWS = 500
@@ -21,17 +21,6 @@ PAGE_ROWS = 500
 MIN_WIDTH = 8
 """Rows are never narrower (a pane narrower than this cannot show a row whole: nothing counts as seen)."""
 TAB_SIZE = 8
-_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
-
-
-def visible(char: str) -> str:
-    """A mark for a character that a terminal would not draw as itself."""
-    code = ord(char)
-    if code < 0x20:
-        return chr(0x2400 + code)  # ␀ … ␟ (␍ for CR, ␛ for ESC)
-    if code == 0x7F:
-        return "␡"
-    return f"⟨U+{code:04X}⟩"
 
 
 def display_text(value: str) -> str:
@@ -39,7 +28,7 @@ def display_text(value: str) -> str:
     text = value[:-1] if value.endswith("\n") else value
     crlf = text.endswith("\r")
     text = text[:-1] if crlf else text
-    text = _HIDDEN.sub(lambda m: visible(m.group()), text.expandtabs(TAB_SIZE))
+    text = HIDDEN.sub(lambda m: visible(m.group()), text.expandtabs(TAB_SIZE))
     return text + "␍" if crlf else text
 
 

@@ -16,6 +16,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import git
 
@@ -151,13 +152,16 @@ def snapshot(repo: git.Repo, *, watched: bool = False) -> Snapshot:
                 changed, folders = _changed_paths(repo, env)
             if changed:
                 changed, private.nested = leave_out(repo, env, changed, folders)
+            beyond = [path for path in changed if _beyond_link(repo, path)] if changed else []
+            if beyond:  # ``mv docs d2 && ln -s d2 docs``: git add refuses docs/guide.md; it is gone from the tree
+                changed = [path for path in changed if path not in set(beyond)]
+                with _nul_file(beyond) as handle:
+                    repo.git.update_index("--force-remove", "-z", "--stdin", env=env, istream=handle)
             if changed:
-                with tempfile.TemporaryFile(prefix="frogtui-stdin-") as handle:
-                    handle.write(b"".join(path + b"\0" for path in changed))
-                    handle.seek(0)
+                with _nul_file(changed) as handle:
                     literal = {**env, "GIT_LITERAL_PATHSPECS": "1"}
                     repo.git.add("--all", "--pathspec-from-file=-", "--pathspec-file-nul", env=literal, istream=handle)
-            if changed or private.tree is None:
+            if changed or beyond or private.tree is None:
                 private.tree = repo.git.write_tree(env=env)
             return Snapshot(private.tree, private.nested)
         except git.exc.GitCommandError as err:
@@ -239,6 +243,26 @@ def _fingerprint(paths: tuple[Path, ...]) -> tuple[tuple[int, int, int] | None, 
             continue
         result.append((stat.st_mtime_ns, stat.st_size, stat.st_ino))
     return tuple(result)
+
+
+def _nul_file(paths: list[bytes]) -> IO[bytes]:
+    """A temporary file holding ``paths``, each ended by NUL, read from its start (git's stdin)."""
+    handle = tempfile.TemporaryFile(prefix="frogtui-stdin-")
+    handle.write(b"".join(path + b"\0" for path in paths))
+    handle.seek(0)
+    return handle
+
+
+def _beyond_link(repo: git.Repo, path: bytes) -> bool:
+    """Whether a folder on the way to ``path`` is now a symbolic link or a file (the path is then
+    gone from the working tree, and ``git add`` refuses to name it)."""
+    folder = os.fsencode(repo.working_tree_dir or ".")
+    parts = path.split(b"/")[:-1]
+    for n in range(1, len(parts) + 1):
+        leading = os.path.join(folder, *parts[:n])
+        if os.path.islink(leading) or not os.path.isdir(leading):
+            return True
+    return False
 
 
 def _changed_paths(repo: git.Repo, env: dict[str, str]) -> tuple[list[bytes], list[bytes]]:

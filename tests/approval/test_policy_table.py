@@ -238,7 +238,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (B, "ls ~/*/id_rsa", "allow", "* does not match a leading dot"),
     (B, "echo x > \u202e~/.bashrc", "ask", "direction override in a redirection target"),
     (B, "source x.sh", "ask", "source of a file"),
-    (B, "sh <<< 'rm -rf ~'", "ask", "here-string into sh"),
+    (B, "sh <<< 'rm -rf ~'", "deny", "here-string into sh: its script is only known when it runs, and the table denies git push *"),
     (B, "python -c 'open(\"/etc/x\", \"w\")'", "ask", "interpreter code: asked, the sandbox confines it"),
     (R, "/proc/1/root/etc/shadow", FLOOR, "unreadable /proc link: lexical secret check"),
     (R, "/proc/self/environ", FLOOR, "a process's environment holds its secrets"),
