@@ -11,9 +11,12 @@ from pathlib import Path
 
 from frogtui.approval.decision import Decision
 from frogtui.approval.facts import Action, Places, gather
+from frogtui.approval.floor import FLOOR_HIDDEN, floor_deny
 from frogtui.approval.loading import load_rules
 from frogtui.approval.policy import decide, decide_commands
 from frogtui.approval.rules import Rule, RuleSet
+from frogtui.approval.sandbox_home import HomeView, home_view
+from frogtui.approval.sandbox_home import under as _under
 from frogtui.approval.session_rules import narrow_rules
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.tools.workspace import Workspace
@@ -33,6 +36,7 @@ class PolicyEngine:
         self.base_rules = rules or RuleSet()
         self.places = Places.of(workspace.root, workspace.tmp_dir, home)
         self.session_rules: list[Rule] = []
+        self._view: tuple[tuple[str, ...], HomeView] | None = None
 
     @classmethod
     def load(cls, workspace: Workspace, user_file: Path | None = None, *, trust_as: Path | None = None) -> PolicyEngine:
@@ -56,7 +60,7 @@ class PolicyEngine:
         """The policy's decision for a call (``allow``, ``ask`` or ``deny``), naming its rule."""
         call = request.call if isinstance(request, ApprovalRequest) else request
         action = self.action(call)
-        decision = decide(action, self.rules)
+        decision = self._hidden_floor(action) or decide(action, self.rules)
         preview = request.preview if isinstance(request, ApprovalRequest) else None
         if (
             preview is not None
@@ -68,6 +72,35 @@ class PolicyEngine:
                 "ask", f"{call.name}: preview mismatch", f"the change shown is for {preview.abs_path}, not {action.target.real}"
             )
         return decision
+
+    def _hidden_floor(self, action: Action) -> Decision | None:
+        """Read and Glob see what a sandboxed command sees (``sandbox_home``): a path outside the
+        repository in a folder the sandbox hides (the home folder, the folder holding the
+        repository and its sibling projects), and not in one it shows (toolchains, ``[sandbox]
+        expose``), is below the floor. An allowlist, like the sandbox's: a store nobody listed
+        (a token in ``~/.gitconfig``, another project's ``.env``) stays out of reach under every
+        mode, ``--approve all`` included."""
+        fact = action.target
+        if action.tool not in ("Read", "Glob") or fact is None or not fact.known or fact.inside or not fact.real:
+            return None
+        view = self._home_view()
+        real = fact.real
+        if not any(_under(real, hidden) for hidden in view.hidden):
+            return None
+        if any(_under(real, shown_real) or _under(real, dest) for shown_real, dest in view.shown):
+            return None
+        return floor_deny(
+            FLOOR_HIDDEN,
+            f"{fact.written} ({real}) is in a folder hidden from the agent, as from its commands' sandbox; "
+            "[sandbox] expose shows a folder read-only",
+        )
+
+    def _home_view(self) -> HomeView:
+        expose = tuple(self.base_rules.sandbox.expose)
+        if self._view is None or self._view[0] != expose:
+            places = self.places
+            self._view = (expose, home_view(str(places.home), places.root, [places.root, places.tmp_dir], expose))
+        return self._view[1]
 
     def session_rules_for(self, call: ToolCall) -> list[Rule]:
         """The rules "always allow for this session" would add for ``call`` (nothing is added)."""

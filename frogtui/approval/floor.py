@@ -24,6 +24,7 @@ FLOOR_DOWNLOAD = "floor: download run by a shell"
 FLOOR_SCHEDULE = "floor: schedules code to run later"
 FLOOR_STARTUP = "floor: shell start-up file"
 FLOOR_GIT_PLACE = "floor: git pointed outside the repository"
+FLOOR_HIDDEN = "floor: hidden from the agent"
 STARTUP_FILES = frozenset(
     {
         ".bashrc",

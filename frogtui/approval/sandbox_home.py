@@ -66,8 +66,8 @@ def home_view(home: str, root: Path, writable: Sequence[Path], expose: Iterable[
     exposed = {os.path.realpath(_expand(path, real_home)) for path in expose}
     hidden = [path for path in (_real_folder(home), _project_parent(root)) if path and path not in exposed]  # expose = ["~"]: all
     inside = [str(w) for w in writable]
-    hidden = [h for h in dict.fromkeys(hidden) if not any(_under(h, w) for w in inside)]  # a writable folder shows it all
-    hidden = [h for h in hidden if not any(_under(h, other) and h != other for other in hidden)]
+    hidden = [h for h in dict.fromkeys(hidden) if not any(under(h, w) for w in inside)]  # a writable folder shows it all
+    hidden = [h for h in hidden if not any(under(h, other) and h != other for other in hidden)]
     if not hidden:
         return HomeView()
     wanted = [os.path.join(real_home, pattern) for pattern in TOOLCHAINS]
@@ -76,9 +76,9 @@ def home_view(home: str, root: Path, writable: Sequence[Path], expose: Iterable[
     for pattern in wanted:
         for path in sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern]:
             dest = os.path.normpath(path)
-            if not os.path.isabs(dest) or not os.path.exists(dest) or not any(_under(dest, h) for h in hidden):
+            if not os.path.isabs(dest) or not os.path.exists(dest) or not any(under(dest, h) for h in hidden):
                 continue
-            if dest in hidden or any(_under(dest, w) for w in inside):
+            if dest in hidden or any(under(dest, w) for w in inside):
                 continue
             shown[dest] = os.path.realpath(dest)
     return HomeView(tuple(hidden), tuple((real, dest) for dest, real in shown.items()))
@@ -94,7 +94,7 @@ def hide_options(view: HomeView) -> list[str]:
 def socket_options(view: HomeView, sockets: Iterable[str]) -> list[str]:
     """Listening Unix sockets inside a shown folder (an agent's socket in an exposed ``~/.config``),
     covered: ``sandbox_mounts.runtime_options`` covers the others, before the folders were shown."""
-    return [word for sock in sockets if any(_under(sock, dest) for _, dest in view.shown) and os.path.exists(sock)
+    return [word for sock in sockets if any(under(sock, dest) for _, dest in view.shown) and os.path.exists(sock)
             for word in ("--ro-bind", "/dev/null", sock)]
 
 
@@ -106,9 +106,9 @@ def seal_options(view: HomeView) -> list[str]:
 
 def visible(path: str, view: HomeView) -> bool:
     """Whether ``path`` (real) exists inside the sandbox as far as the hidden folders go."""
-    if not any(_under(path, h) for h in view.hidden):
+    if not any(under(path, h) for h in view.hidden):
         return True
-    return any(_under(path, dest) for _, dest in view.shown)
+    return any(under(path, dest) for _, dest in view.shown)
 
 
 def _real_folder(home: str) -> str | None:
@@ -121,7 +121,7 @@ def _real_folder(home: str) -> str | None:
 def _project_parent(root: Path) -> str | None:
     """The folder that holds the repository, where other projects (and their ``.env``) live."""
     parent = os.path.dirname(os.path.realpath(root))
-    if parent in SYSTEM_FOLDERS or any(_under(parent, f) for f in ("/tmp", "/var/tmp", "/run", "/proc", "/dev", "/sys")):
+    if parent in SYSTEM_FOLDERS or any(under(parent, f) for f in ("/tmp", "/var/tmp", "/run", "/proc", "/dev", "/sys")):
         return None
     return parent
 
@@ -136,8 +136,9 @@ def _tilde(path: str, home: str) -> str:
     real_home = os.path.realpath(home)
     if path == real_home:
         return "~"
-    return "~" + path[len(real_home):] if _under(path, real_home) else path
+    return "~" + path[len(real_home):] if under(path, real_home) else path
 
 
-def _under(path: str, folder: str) -> bool:
+def under(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or inside it (both real paths)."""
     return path == folder or path.startswith(folder.rstrip("/") + "/")

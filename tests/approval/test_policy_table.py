@@ -271,7 +271,9 @@ CASES: list[tuple[str, str, str, str]] = [
     (R, "/proc/self/root<REPO>/calc.py", "ask", "/proc/self/root is never inside"),
     (R, "/proc/self/root<HOME>/.ssh/id_rsa", FLOOR, "/proc/self/root to a secret"),
     (R, "secrets/key.txt", "deny", "deny rule"),
-    (R, "~", "ask", "home folder"),
+    (R, "~", FLOOR, "home folder: hidden from the agent as from its sandbox"),
+    (R, "~/.gitconfig", FLOOR, "a file in the hidden home folder (tokens in URLs): no store list needed"),
+    (G, "~/*", FLOOR, "listing the hidden home folder"),
     (R, "<TMP>/scratch.txt", "allow", "private temp folder"),
     # Write and Edit
     (W, "new.py", "ask", "inside: the diff is shown first"),

@@ -148,9 +148,6 @@ def test_a_git_deny_rule_denies_whatever_comes_before_the_subcommand(
     assert capsys.readouterr().out.split("\t")[0] != "deny"  # another subcommand stays as it was
 
 
-@pytest.mark.xfail(strict=True, reason="h9 finding 8: the Read tool runs outside the sandbox and only the secret-store list stops it; "
-                   "under --approve all it reads ~/.gitconfig (URL tokens) and other projects' .env, which the sandbox hides (not fixed: "
-                   "a design choice for the lead, e.g. Read and Glob see only what the sandbox shows)")
 def test_the_read_tool_under_approve_all_reads_nothing_the_sandbox_hides(
     py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
