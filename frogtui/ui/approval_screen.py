@@ -36,6 +36,8 @@ DIALOG_SHARE = 0.9
 """The dialog's most width and height, as a share of the screen's (``approval_screen.tcss``)."""
 BODY_MIN_LINES = 3
 """The body's fewest lines, however small the screen."""
+DIFF_MAX_LINES = 24
+"""The most lines a Write/Edit diff takes in the modal (it scrolls)."""
 
 
 ITEM_MAX_LINES = 2
@@ -167,6 +169,19 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         box = 4 if self._input_open() is not None else 0  # an Input (3) and its margin
         room = int(self.size.height * DIALOG_SHARE) - dialog.styles.border.spacing.height - keys - box
         self.query_one("#approval-body").styles.max_height = max(room, BODY_MIN_LINES)
+        self.call_after_refresh(self._fit_diff, max(room, BODY_MIN_LINES))
+
+    def _fit_diff(self, room: int) -> None:
+        """The diff (which has the focus, so the keys scroll it and not the body) gets the body's
+        lines less what else the body shows (the rule, a repeat, the rules listed), so that its
+        last line and the rule below it are drawn, not cut off at the body's edge."""
+        diff = self.query("#approval-diff")
+        if not diff:
+            return
+        view = diff.first()
+        others = sum(child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+                     for child in self.query_one("#approval-body").children if child is not view and child.display)
+        view.styles.max_height = max(min(DIFF_MAX_LINES, room - others - view.styles.margin.top), BODY_MIN_LINES)
 
     def _keys(self) -> list[tuple[str, str, str | None]]:
         rules = self.asked.session_rule.split("; ") if self.asked.session_rule else []

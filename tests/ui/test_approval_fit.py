@@ -119,3 +119,24 @@ async def test_a_long_always_allow_rule_leaves_the_other_keys_on_screen(make_app
         assert body.scroll_y == body.max_scroll_y  # the list's end is reachable
         await pilot.press("n")
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal to close")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_end_of_a_long_diff_and_the_rule_are_drawn(make_app, size: tuple[int, int]) -> None:
+    """A new file of 120 lines: the diff (which has the focus) fits inside the body, so its last
+    line is drawn after End, and the rule that asked stays drawn below it (no part of either is
+    cut off by the body's edge, where the keys cannot scroll to it)."""
+    content = "".join(f"row {n}\n" for n in range(1, 121))
+    app = make_app([turn("Go.", xml_call("Write", file_path="big.txt", content=content)), turn("Done.", answer="Done.")])
+    async with app.run_test(size=size) as pilot:
+        screen = await open_modal(pilot, app)
+        body, diff, rule = (screen.query_one(f"#approval-{name}") for name in ("body", "diff", "rule"))
+        assert diff.has_focus
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert diff.scroll_y == diff.max_scroll_y > 0
+        assert body.region.contains_region(diff.region), (body.region, diff.region)
+        assert body.region.contains_region(rule.region), (body.region, rule.region)
+        assert screen.region.contains_region(screen.query_one("#approval-keys").region)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal to close")
