@@ -16,6 +16,9 @@ from frogtui.approval import ApprovalMode, Decision, PolicyEngine, apply_mode, a
 from frogtui.protocol import Approval, ApprovalRequest
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
+OPTION_NAME_MAX = 120
+"""The longest "Always allow" option name (editors draw it as a button); longer rules are listed
+in the request's text instead."""
 
 
 class AcpApprover:
@@ -53,16 +56,21 @@ class AcpApprover:
         call = request.call
         if self.cancelled.is_set():
             return Approval("deny", "the prompt was cancelled", by="person", rule=decision.rule)
-        rule = "; ".join(r.text for r in self.engine.session_rules_for(call))
+        rules = [r.text for r in self.engine.session_rules_for(call)]
+        rule = "; ".join(rules)
+        always = f"Always allow for this session: {rule}"
+        listed = len(always) > OPTION_NAME_MAX  # an editor's button: the rules go into the request instead
+        if listed:
+            always = f"Always allow for this session: the {len(rules)} rules listed in the request"
         options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
         if rule:
-            options.append(
-                schema.PermissionOption(option_id=ALLOW_ALWAYS, name=f"Always allow for this session: {rule}", kind="allow_always")
-            )
+            options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=always, kind="allow_always"))
         options.append(schema.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
         why = f"frogtui asks because of `{decision.rule}`: {decision.reason}"
         if request.repeat:
             why = f"frogtui asks because {request.repeat}"
+        if rule and listed:
+            why += "\n\nAlways allow for this session stores:\n" + "\n".join(f"- `{text}`" for text in rules)
         view = self.sink.view(call)
         problem = view.unshowable(why)
         if problem:  # the person would allow what they cannot see: never asked

@@ -230,7 +230,7 @@ class Agent:
             try:
                 self._observe(step, call, self._handle_call(step, call))
             except Stop as failed:  # the checkpoint before it failed
-                self._observe(step, call, CallResult(failed.observation or ""))
+                self._observe(step, call, CallResult(failed.observation or "", ran=False))
                 stop = failed
         self._step_end()
         if stop is not None:
@@ -298,7 +298,7 @@ class Agent:
         self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.observation})
         self.trajectory.record_observation(step, call, result.observation)
         if call.error is None:
-            self.repeats.record(call.name, call.arguments, result.observation, ok=result.ok, exit_code=result.exit_code)
+            self.repeats.record(call.name, call.arguments, result.observation, ok=result.ok, exit_code=result.exit_code, ran=result.ran)
 
     def _handle_call(self, step: int, call: ToolCall) -> CallResult:
         """Approve and run one call; every outcome is an observation."""
@@ -362,7 +362,7 @@ class Agent:
     def _not_run(self, step: int, call: ToolCall, observation: str) -> CallResult:
         """Report a call that did not run (invalid, denied, interrupted) and return its result."""
         self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
-        return CallResult(observation)
+        return CallResult(observation, ran=False)
 
     def _preview(self, call: ToolCall) -> tuple[Preview | None, str | None]:
         if call.name not in ("Write", "Edit"):

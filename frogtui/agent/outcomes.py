@@ -26,6 +26,8 @@ class CallResult:
     """The call ran and worked (a Bash command exited 0); False when it failed or did not run."""
     exit_code: int | None = None
     """A Bash command's exit code; None for the other tools, a timeout and a call that did not run."""
+    ran: bool = True
+    """False for a call that did not run (invalid, denied, interrupted before it ran)."""
 
 
 class Stop(Exception):

@@ -68,13 +68,21 @@ class Repeat:
     """Whether every earlier run gave the same outcome (``outcome_key``)."""
     failing: bool
     """True when it is counted as a retried failure rather than a run in a row."""
+    refused: int = 0
+    """How many of the calls in a row did not run (denied, interrupted): they have no result."""
 
     def describe(self) -> str:
         times = {1: "once", 2: "twice"}.get(self.times, f"{self.times} times")
         if self.failing:
             return f"this exact call already failed {times} in this conversation"
         result = "with the same result" if self.same_result else "with different results"
-        return f"this exact call ran {times} already in a row, {result}"
+        if not self.refused:
+            return f"this exact call ran {times} already in a row, {result}"
+        if self.refused == self.times:
+            return f"this exact call was refused {times} already in a row"
+        ran = self.times - self.refused
+        runs = f"; the {ran} that ran {'gave the same result' if self.same_result else 'gave different results'}" if ran > 1 else ""
+        return f"this exact call came {times} already in a row, {self.refused} of them refused{runs}"
 
 
 class RepeatTracker:
@@ -82,7 +90,8 @@ class RepeatTracker:
 
     def __init__(self, threshold: int = DEFAULT_THRESHOLD) -> None:
         self.threshold = max(2, threshold)
-        self._recent: list[tuple[Key, OutcomeKey]] = []
+        self._recent: list[tuple[Key, OutcomeKey | None]] = []
+        """The last calls, each with its outcome (None: it did not run)."""
         self._failures: Counter[Key] = Counter()
 
     def check(self, name: str, arguments: dict[str, Any]) -> Repeat | None:
@@ -91,15 +100,19 @@ class RepeatTracker:
         need = self.threshold - 1
         tail = self._recent[-need:]
         if len(tail) == need and all(k == key for k, _ in tail):
-            return Repeat(times=need, same_result=len({o for _, o in tail}) == 1, failing=False)
+            outcomes = [o for _, o in tail if o is not None]
+            return Repeat(times=need, same_result=len(set(outcomes)) <= 1, failing=False, refused=need - len(outcomes))
         if self._failures[key] >= need:
             return Repeat(times=self._failures[key], same_result=False, failing=True)
         return None
 
-    def record(self, name: str, arguments: dict[str, Any], observation: str, *, ok: bool, exit_code: int | None = None) -> None:
-        """A call ran (or was refused): remember it, its outcome and whether it failed."""
+    def record(
+        self, name: str, arguments: dict[str, Any], observation: str, *, ok: bool, exit_code: int | None = None, ran: bool = True
+    ) -> None:
+        """A call ran (or, ``ran`` False, was refused): remember it, its outcome (a refused call has
+        none to compare) and whether it failed."""
         key = call_key(name, arguments)
-        self._recent.append((key, outcome_key(observation, ok=ok, exit_code=exit_code)))
+        self._recent.append((key, outcome_key(observation, ok=ok, exit_code=exit_code) if ran else None))
         del self._recent[: -self.threshold]
         if not ok:
             self._failures[key] += 1

@@ -37,24 +37,41 @@ DIALOG_SHARE = 0.9
 """The dialog's most width and height, as a share of the screen's (``approval_screen.tcss``)."""
 BODY_MIN_LINES = 3
 """The body's fewest lines, however small the screen."""
+DIFF_MAX_LINES = 24
+"""The most lines a Write/Edit diff takes in the modal (it scrolls)."""
+
+
+ITEM_MAX_LINES = 2
+"""The most lines one key's label may take in the key row; a longer one (the rules of a command
+of many parts) uses its short label, and the body lists it in full."""
 
 
 class KeyLegend(Widget):
     """The modal's keys, ``[y] allow once   [n] deny …``, wrapped between items, never inside one
-    (a line break between ``e`` and ``edit command`` reads as two keys)."""
+    (a line break between ``e`` and ``edit command`` reads as two keys). An item may carry a short
+    label, used when the full one would take more than ``ITEM_MAX_LINES`` lines."""
 
     DEFAULT_CSS = "KeyLegend { height: auto; }"
     GAP = "   "
 
-    def __init__(self, items: list[tuple[str, str]], *, id: str | None = None) -> None:
+    def __init__(self, items: list[tuple[str, str]] | list[tuple[str, str, str | None]], *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.items = items
+        self.items: list[tuple[str, str, str | None]] = [(item[0], item[1], item[2] if len(item) > 2 else None) for item in items]
+
+    def _too_long(self, key: str, label: str, width: int) -> bool:
+        return Text.assemble(f" {key} ", f" {label}").cell_len > ITEM_MAX_LINES * max(width, 1)
+
+    def shortened(self, width: int) -> bool:
+        """Whether some item shows its short label at this width."""
+        return any(short is not None and self._too_long(key, label, width) for key, label, short in self.items)
 
     def lines(self, width: int) -> list[Text]:
         """The legend laid out in ``width`` cells: an item wider than that (a long rule) is wrapped
         here, so that the height asked for is the height drawn."""
         lines: list[Text] = [Text()]
-        for key, label in self.items:
+        for key, label, short in self.items:
+            if short is not None and self._too_long(key, label, width):
+                label = short
             item = Text.assemble((f" {key} ", "reverse"), f" {label}")
             line = lines[-1]
             if line.cell_len and line.cell_len + len(self.GAP) + item.cell_len > width:
@@ -127,6 +144,9 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             yield DiffView(self.asked.diff, id="approval-diff")
         else:
             yield Static(Text(repr(self.call.arguments)), id="approval-command")
+        rules = self.asked.session_rule.split("; ") if self.asked.session_rule else []
+        listed = "always allow (a) would store:\n" + "\n".join(f"  {rule}" for rule in rules)
+        yield Static(Text(listed), id="approval-always")  # shown by _fit_body when the key row has no room for it
         if request.repeat:
             yield Static(Text(f"↻ Repeat: {request.repeat}. Is the model going round in circles?"), id="approval-repeat")
         if request.repeat and decision.kind == "allow":
@@ -144,17 +164,37 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         are always on screen (at 80x24 too)."""
         dialog = self.query_one("#approval-dialog")
         width = int(self.size.width * DIALOG_SHARE) - 4  # border and padding
-        keys = len(self.query_one(KeyLegend).lines(max(width, 1))) + 1  # and its margin
+        legend = self.query_one(KeyLegend)
+        keys = len(legend.lines(max(width, 1))) + 1  # and its margin
+        self.query_one("#approval-always").display = legend.shortened(max(width, 1))
         box = 4 if self._input_open() is not None else 0  # an Input (3) and its margin
         room = int(self.size.height * DIALOG_SHARE) - dialog.styles.border.spacing.height - keys - box
         self.query_one("#approval-body").styles.max_height = max(room, BODY_MIN_LINES)
+        self.call_after_refresh(self._fit_diff, max(room, BODY_MIN_LINES))
 
-    def _keys(self) -> list[tuple[str, str]]:
-        always = f"always allow: {self.asked.session_rule}" if self.asked.session_rule else "always allow: no safe rule, allows once"
-        keys = [("y", "allow once"), ("a", always), ("n", "deny"), ("r", "deny with reason")]
+    def _fit_diff(self, room: int) -> None:
+        """The diff (which has the focus, so the keys scroll it and not the body) gets the body's
+        lines less what else the body shows (the rule, a repeat, the rules listed), so that its
+        last line and the rule below it are drawn, not cut off at the body's edge."""
+        diff = self.query("#approval-diff")
+        if not diff:
+            return
+        view = diff.first()
+        others = sum(child.outer_size.height + child.styles.margin.top + child.styles.margin.bottom
+                     for child in self.query_one("#approval-body").children if child is not view and child.display)
+        view.styles.max_height = max(min(DIFF_MAX_LINES, room - others - view.styles.margin.top), BODY_MIN_LINES)
+
+    def _keys(self) -> list[tuple[str, str, str | None]]:
+        rules = self.asked.session_rule.split("; ") if self.asked.session_rule else []
+        always = f"always allow: {self.asked.session_rule}" if rules else "always allow: no safe rule, allows once"
+        short = None
+        if rules:
+            short = "always allow: the rule listed above" if len(rules) == 1 else f"always allow: the {len(rules)} rules listed above"
+        keys: list[tuple[str, str, str | None]] = [("y", "allow once", None), ("a", always, short), ("n", "deny", None)]
+        keys.append(("r", "deny with reason", None))
         if self.is_bash:
-            keys.append(("e", "edit command"))
-        keys.append(("Esc", "interrupt"))
+            keys.append(("e", "edit command", None))
+        keys.append(("Esc", "interrupt", None))
         return keys
 
     def _input_open(self) -> Input | None:

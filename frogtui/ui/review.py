@@ -301,11 +301,12 @@ class ReviewScreen(Screen[None]):
     def _selection_changed(self) -> None:
         """Remember the person's choice (across commits, reopening and resume), and keep an
         untouched drafted message true to what is accepted: a summary is redrafted at once; a
-        model's draft is marked stale (commit then asks for ``m`` or an edit)."""
+        model's draft is marked stale (commit then asks for ``m`` or an edit); with nothing drafted
+        yet (nothing was accepted on opening), the first accepted change is drafted at once."""
         self._save_choices()
         if self._message_touched:
             return
-        if self.model is None:
+        if self.model is None or (not self._draft_text and self._drafting is None):
             self.redraft()
         else:
             self._status("The accepted changes differ from the drafted message: press m to redraft it, or edit it.")

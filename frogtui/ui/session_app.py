@@ -253,7 +253,8 @@ class SessionApp(AttemptsInApp, LongSession):
             rows = session_view.load_trace(self.session)
             steps = session_view.restore_view(self.chat, self.trace, self.status, self.core.saved, rows, self.session.notices(),
                                               earlier=self.core.chain[:-1])
-            self.chat.add_notice(f"Resumed session {self.session.id} ({steps} steps). Send a message to continue.")
+            counted = "1 step" if steps == 1 else f"{steps} steps"
+            self.chat.add_notice(f"Resumed session {self.session.id} ({counted}). Send a message to continue.")
         if self.loading_notice is None:
             self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
 

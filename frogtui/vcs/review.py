@@ -183,8 +183,11 @@ class ReviewSession:
         return decode(selection.to_patch())
 
     def commit(self, selection: HunkSelection, message: str) -> CommitResult:
-        """Commit the accepted groups with ``message`` plus the trailer. See ``commit.commit_patch``."""
-        return commit_patch(self.repo, selection.to_patch(), message, trailer=self.trailer)
+        """Commit the accepted groups with ``message`` plus the trailer, which says the model
+        assisted: left out when none of the accepted groups is the session's (the person's own
+        changes, from before or during it, alone). See ``commit.commit_patch``."""
+        assisted = any(group.accepted and group.origin in ("session", "mixed") for _, group in selection.groups())
+        return commit_patch(self.repo, selection.to_patch(), message, trailer=self.trailer if assisted else "")
 
     def discard_unaccepted(self, selection: HunkSelection, *, confirm: bool) -> DiscardResult:
         """Undo, in the working tree, this session's changes that are not accepted. The person's

@@ -245,3 +245,19 @@ async def test_a_repeated_call_is_asked_about_even_when_a_rule_allows_it(py_repo
     asked, options = client.permissions[0]
     assert "frogtui asks because this exact call ran twice already in a row" in asked.content[0].content.text
     assert [o.kind for o in options] == ["allow_once", "reject_once"]  # no session rule: Read is allowed already
+
+
+async def test_many_always_allow_rules_are_listed_in_the_request_not_in_the_button(py_repo: Path, tmp_path: Path) -> None:
+    """A command of 15 parts has 15 narrow rules: the option's name (an editor's button) stays
+    short and the request lists every rule it would store."""
+    command = " && ".join(f"touch build/report-{n}-with-a-rather-long-file-name-for-the-nightly-job.txt" for n in range(15))
+    replay = write_replay(tmp_path / "replay.jsonl", [turn("Touch.", xml_call("Bash", command=command)), turn("Done.", answer="Done.")])
+    client = ScriptedClient(["reject_once"])
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
+        new = await conn.new_session(cwd=str(py_repo))
+        await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("touch them")]), 60)
+    (call, options), = client.permissions
+    always = [o for o in options if o.kind == "allow_always"][0]
+    assert len(always.name) <= 120 and "15 rules" in always.name, always.name
+    text = " ".join(c.content.text for c in call.content if c.type == "content")
+    assert all(f"Bash: touch build/report-{n}-with" in text for n in range(15)), text

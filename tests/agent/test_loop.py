@@ -400,3 +400,15 @@ def test_a_failure_is_counted_from_the_outcome_not_from_the_text(py_repo: Path, 
     assert agent.messages[3]["content"].startswith("Note: the user edited this call")
     bash = [r for r in person.requests if r.call.name == "Bash"]
     assert bash[2].repeat == "this exact call already failed twice in this conversation"
+
+
+def test_a_refused_repeat_is_not_counted_as_a_run_with_a_different_result(py_repo: Path, tmp_path: Path) -> None:
+    """Two identical failing runs, the third refused as a repeat, a fourth try: the refusal did not
+    run, so it is no "different result"; the runs before it gave the same one."""
+    tests = xml_call("Bash", command="false")
+    agent, _ = make_agent(py_repo, tmp_path, [turn("", tests)] * 4 + [turn("", answer="done")], limits=Limits(repeat_threshold=3))
+    person = ScriptedPerson(Approval("allow", by="person"), Approval("allow", by="person"), Approval("deny", by="person"))
+    agent.approver = person
+    agent.run("test")
+    assert person.requests[2].repeat == "this exact call ran twice already in a row, with the same result"
+    assert person.requests[3].repeat == "this exact call came twice already in a row, 1 of them refused"

@@ -94,3 +94,19 @@ def test_a_different_exit_code_or_different_words_are_a_different_result() -> No
     tracker.record("Bash", {"command": "make"}, "Exit code: 2\nSTDOUT:\nbuilt\n", ok=False, exit_code=2)
     repeat = tracker.check("Bash", {"command": "make"})
     assert repeat is not None and not repeat.same_result
+
+
+def test_a_refused_call_in_the_row_has_no_result_to_compare() -> None:
+    tracker = RepeatTracker()
+    args = {"command": "git push"}
+    tracker.record("Bash", args, "PermissionError: denied", ok=False, ran=False)
+    tracker.record("Bash", args, "PermissionError: denied again", ok=False, ran=False)
+    repeat = tracker.check("Bash", args)
+    assert repeat is not None and repeat.describe() == "this exact call was refused twice already in a row"
+    tracker = RepeatTracker(threshold=4)
+    history = [("Exit code: 1\n2 failed in 0.31s", True), ("PermissionError: no", False), ("Exit code: 1\n2 failed in 0.35s", True)]
+    for observation, ran in history:
+        tracker.record("Bash", args, observation, ok=False, exit_code=1 if ran else None, ran=ran)
+    repeat = tracker.check("Bash", args)
+    assert repeat is not None
+    assert repeat.describe() == "this exact call came 3 times already in a row, 1 of them refused; the 2 that ran gave the same result"

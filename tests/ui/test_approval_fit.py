@@ -90,3 +90,53 @@ async def test_arrows_scroll_a_long_command_at_80x24(make_app) -> None:
         assert body.scroll_y == body.max_scroll_y > 0  # the rule at the bottom is reachable
         await pilot.press("y")
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal to close")
+
+
+MANY_PARTS = " && ".join(f"touch build/report-{n}-with-a-rather-long-file-name-for-the-nightly-job.txt" for n in range(15))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_a_long_always_allow_rule_leaves_the_other_keys_on_screen(make_app, size: tuple[int, int]) -> None:
+    """A command of 15 parts, each with its own narrow rule: the rules "always allow" would store
+    are listed in the body (which scrolls), and the key row keeps n, r, e and Esc on screen."""
+    app = make_app([turn("Go.", xml_call("Bash", command=MANY_PARTS, description="Touch the reports")), turn("Done.", answer="Done.")])
+    async with app.run_test(size=size) as pilot:
+        screen = await open_modal(pilot, app)
+        keys = screen.query_one("#approval-keys")
+        assert screen.query_one("#approval-dialog").region.contains_region(keys.region)
+        assert keys.region.height == len(keys.lines(keys.size.width)) <= 3
+        text = keys.render().plain
+        for key in ["y", "a", "n", "r", "e", "Esc"]:
+            assert f" {key} " in text
+        listed = screen.query_one("#approval-always")
+        assert listed.display
+        stored = str(listed.render())
+        assert all(f"report-{n}-with" in stored for n in range(15))
+        body = screen.query_one("#approval-body")
+        assert body.region.bottom <= keys.region.y
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert body.scroll_y == body.max_scroll_y  # the list's end is reachable
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal to close")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_end_of_a_long_diff_and_the_rule_are_drawn(make_app, size: tuple[int, int]) -> None:
+    """A new file of 120 lines: the diff (which has the focus) fits inside the body, so its last
+    line is drawn after End, and the rule that asked stays drawn below it (no part of either is
+    cut off by the body's edge, where the keys cannot scroll to it)."""
+    content = "".join(f"row {n}\n" for n in range(1, 121))
+    app = make_app([turn("Go.", xml_call("Write", file_path="big.txt", content=content)), turn("Done.", answer="Done.")])
+    async with app.run_test(size=size) as pilot:
+        screen = await open_modal(pilot, app)
+        body, diff, rule = (screen.query_one(f"#approval-{name}") for name in ("body", "diff", "rule"))
+        assert diff.has_focus
+        await pilot.press("end")
+        await pilot.pause(0.2)
+        assert diff.scroll_y == diff.max_scroll_y > 0
+        assert body.region.contains_region(diff.region), (body.region, diff.region)
+        assert body.region.contains_region(rule.region), (body.region, rule.region)
+        assert screen.region.contains_region(screen.query_one("#approval-keys").region)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal to close")

@@ -460,6 +460,7 @@ async def test_the_person_s_own_edits_are_theirs_in_the_review(make_app, py_repo
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), what="the review")
         await app.workers.wait_for_complete()
         await pilot.pause()
+        # who made each change (whether it was drawn yet, " · not seen yet", is another test's)
         files = [label.removesuffix(" · not seen yet") for label in tree_labels(app.screen) if not label.startswith("  ")]
         assert files == ["[x] NOTES.md (new)", "[x] calc.py", "[ ] test_calc.py (yours, made during the session)"]
 
@@ -476,3 +477,20 @@ async def test_the_projects_python_is_named_when_the_session_starts(py_repo: Pat
         await wait_for(pilot, lambda: app.state.wired, what="the session")
         notices = [n.render().plain for n in app.query(Notice)]
     assert f"Bash's python: {py_repo / '.venv' / 'bin' / 'python'} (the repository's .venv)" in notices, notices
+
+
+async def test_a_resumed_session_of_one_step_says_one_step(make_app, py_repo: Path, home: Path) -> None:
+    app = make_app([turn("Hello.", answer="Hi.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "say hi")
+        await wait_for(pilot, lambda: run_over(app), what="the run")
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")
+    session = Session.latest(py_repo)
+    assert session is not None
+    config = Config(repo=py_repo, model_spec=app.config.model_spec, theme="frog-dark", rules_file=rules_file(home))
+    resumed = FrogApp(config, resume=session, clock=fake_clock())
+    async with resumed.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        notices = [n.render().plain for n in resumed.query(Notice)]
+        assert f"Resumed session {session.id} (1 step). Send a message to continue." in notices, notices

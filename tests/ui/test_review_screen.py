@@ -511,3 +511,24 @@ async def test_a_draft_is_made_once_for_the_same_changes(py_repo: Path) -> None:
     async with Host(screen).run_test(size=(120, 40)) as pilot:
         await settle(pilot)
     assert model.turns == 2
+
+
+async def test_accepting_the_first_change_drafts_the_message(py_repo: Path) -> None:
+    """Only the person's own edits, made during the session: nothing starts accepted, so nothing
+    is drafted on opening; accepting one drafts the message then (the box is not left empty with
+    no hint), once."""
+    from frogtui.config import sessions_dir
+
+    (sessions_dir() / "mine").mkdir(parents=True)
+    state = discover(py_repo, "mine")
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    model = SlowModel(["Fix add\n\nReturn the sum."], 0.0)
+    screen = ReviewScreen(ReviewSession(state, trailer=""), model=model)
+    async with Host(screen).run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        message = screen.query_one("#review-message", TextArea)
+        assert message.text == "" and model.turns == 0
+        await pilot.press("a")
+        await settle(pilot)
+        assert message.text == "Fix add\n\nReturn the sum."
+        assert model.turns == 1

@@ -83,7 +83,7 @@ async def test_80x24_trace_status_and_modal_fit(make_app) -> None:
         lines = [line.plain for line in legend.lines(legend.size.width)]
         assert len(lines) > 1 and all(len(line) <= legend.size.width for line in lines)
         # every key sits on the same line as what it does
-        for key, label in legend.items:
+        for key, label, _short in legend.items:
             assert any(f" {key}  {label}" in line for line in lines), (key, lines)
         await pilot.press("y")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.call.name == "Edit", what="the Edit modal")

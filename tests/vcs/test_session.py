@@ -267,3 +267,30 @@ def test_the_person_s_edits_during_the_session_are_theirs_and_not_accepted(py_re
     selection = ReviewSession(state).load()
     origins = {f.path: {g.origin for g in f.groups} for f in selection.files}
     assert origins == {"new.txt": {"mixed"}, "test_calc.py": {"during"}, "mine.txt": {"during"}}
+
+
+def test_a_commit_of_only_the_person_s_own_changes_has_no_assisted_by_trailer(py_repo: Path, tmp_path: Path) -> None:
+    """The review commits what the person accepted: when none of it is the session's (their own
+    edits, made before or during it), the commit does not say the model assisted; once a change of
+    the session's is in it, the trailer is there."""
+    (sessions_dir() / "mine").mkdir(parents=True)
+    state = discover(py_repo, "mine")
+    assert state is not None
+    checkpoints = Checkpoints(state)
+    trailer = "Assisted-by: SmolLM2-135M via frogtui"
+    (py_repo / "test_calc.py").write_text((py_repo / "test_calc.py").read_text() + "# mine\n")  # no step ran yet
+    review = ReviewSession(state, trailer=trailer)
+    selection = review.load()
+    assert {g.origin for f in selection.files for g in f.groups} == {"during"}
+    for change in selection.files:
+        for group in change.groups:
+            group.accepted = True
+    review.commit(selection, "Note in the tests")
+    assert trailer not in git(py_repo, "log", "-1", "--format=%B")
+    run_agent(py_repo, tmp_path, [turn("", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")),
+                                  turn("", answer="done")], checkpoints)
+    checkpoints.flush()
+    selection = review.load()
+    assert {g.origin for f in selection.files for g in f.groups} == {"session"}
+    review.commit(selection, "Fix add")
+    assert git(py_repo, "log", "-1", "--format=%B").rstrip().endswith(trailer)
