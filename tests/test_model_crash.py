@@ -69,7 +69,7 @@ async def test_the_app_stays_open_says_so_and_the_next_message_works(
         await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, timeout=60, what="the crashed run to end")
         assert app.last_exit_reason == "llm_query_error" and crash_once.exists()
         notices = [n.render().plain for n in app.query(Notice)]
-        assert any(CRASH_LINE in n and "the next turn starts the model again" in n for n in notices), notices
+        assert any(CRASH_LINE in n and "the model starts again when it is next asked" in n for n in notices), notices
         await submit(pilot, "Shorter, please.")
         await wait_for(pilot, lambda: app.last_exit_reason != "llm_query_error" and not app.busy, timeout=60, what="the next run")
         assert app.last_exit_reason in ("agent", "max_tokens_per_turn")

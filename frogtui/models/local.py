@@ -360,7 +360,7 @@ class LocalModel:
             self._process = None
 
     def _crash_line(self, err: ProcessDied) -> str:
-        line = f"{err}; frogtui is fine, and the next turn starts the model again"
+        line = f"{err}; frogtui itself is unaffected, and the model starts again when it is next asked"
         if err.crashed and self._extra_buffers:
             line += " (if it crashes again, try [llama] extra_buffers = false)"
         return line

@@ -59,7 +59,7 @@ def test_sigsegv_while_generating_is_one_line_and_the_next_turn_starts_the_model
             list(stream)
         line = str(caught.value)
         assert "\n" not in line and "SIGSEGV" in line and "while generating" in line
-        assert "the next turn starts the model again" in line
+        assert "the model starts again when it is next asked" in line
         assert model.pid is None and gone(first_pid)
         again = list(model.stream_turn(STORY, [], max_tokens=8, cancel=threading.Event()))
         assert isinstance(again[-1], TurnEnd) and again[-1].finish_reason in ("stop", "length")
