@@ -7,7 +7,8 @@ the settings that reshape the diffs frogtui reads are git's defaults (``DIFF_FOR
 and before each command the git dir is checked to be the one opened (same folder, same
 ``commondir``/``gitdir`` pointers): a vanished or redirected ``.git`` stops with one line
 (``RepositoryChanged``). Clean/smudge filters stay on: their commands come only from git config
-(``.git/config`` is read-only in the sandbox, ``~/.gitconfig`` is outside it), and turning them
+(``.git/config`` is read-only in the sandbox, ``~/.gitconfig`` is outside it; an in-tree file
+that ``.git/config`` includes has its commands emptied: ``intree_config``), and turning them
 off would make every LFS file look changed.
 
 git itself is the one of frogtui's clean ``PATH`` (``frogtui.programs``: never a program inside this
@@ -31,6 +32,7 @@ import git
 from frogtui.errors import FrogtuiError
 from frogtui.programs import at_start
 from frogtui.vcs.control import control_files_changed  # noqa: F401  (its home was here)
+from frogtui.vcs.intree_config import InTreeConfig
 
 HARDENING = (
     ("core.fsmonitor", "false"),
@@ -158,10 +160,15 @@ class GuardedGit(git.Git):
     identity: GitDirIdentity | None = None
     executable: str | None = None
     """git's absolute path (``pinned_git``): replaces the ``git`` a command names."""
+    intree: InTreeConfig | None = None
+    """In-tree files the repository's config includes: their command-valued keys are emptied."""
 
     def execute(self, command: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         if self.identity is not None:
             self.identity.check()
+        overrides = self.intree.overrides() if self.intree is not None else ()
+        if overrides:
+            kwargs["env"] = {**(kwargs.get("env") or {}), **hardening_env(HARDENING + DIFF_FORMAT + overrides)}
         named = isinstance(command, (list, tuple)) and command and command[0] in ("git", self.GIT_PYTHON_GIT_EXECUTABLE)
         if self.executable is not None and named:
             command = [self.executable, *command[1:]]
@@ -182,10 +189,12 @@ class PinnedRepo(git.Repo):
         executable, path = pinned_git(work_tree)
         self.git.identity = identity  # type: ignore[attr-defined]
         self.git.executable = executable  # type: ignore[attr-defined]
-        self.git.update_environment(
+        pinned = dict(
             GIT_DIR=identity.git_dir, GIT_WORK_TREE=work_tree, GIT_CEILING_DIRECTORIES=str(Path(work_tree).parent),
             GIT_NO_REPLACE_OBJECTS="1", PATH=path, **hardening_env(HARDENING + DIFF_FORMAT),
         )
+        self.git.update_environment(**pinned)
+        self.git.intree = InTreeConfig(executable, identity.git_dir, work_tree, {**os.environ, **pinned})  # type: ignore[attr-defined]
         return self
 
 

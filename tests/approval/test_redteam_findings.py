@@ -22,8 +22,6 @@ def run_commands(repo: Path, tmp_path: Path, commands: list[str], approve: str) 
 
 
 @needs_bwrap
-@pytest.mark.xfail(strict=True, reason="h9 finding 1: a clean filter from an in-tree config file the person's .git/config includes "
-                   "runs in frogtui's own git, outside the sandbox (not fixed: the sandbox and the floor protect .git only)")
 def test_a_filter_in_an_included_in_tree_config_never_runs_outside_the_sandbox(py_repo: Path, tmp_path: Path) -> None:
     """Projects that share settings ask contributors to run ``git config include.path ../.gitconfig``;
     the sandbox may write ``.gitconfig`` (it is a file of the working tree), and frogtui's checkpoint
