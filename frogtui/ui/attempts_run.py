@@ -1,12 +1,14 @@
 """Attempts in the app: ``/attempts N TASK`` (or the palette's "Run as N attempts") runs the task
 as N attempts (``frogtui.attempts``) on a worker, with the session's loaded model; questions of
-an attempt come up in the approval modal, announced with the attempt's number, and an "always
-allow" there holds for every attempt of the task; at the end ``AttemptsScreen`` shows the table and
+the attempts wait in one queue and come up one at a time, in the order asked, in the approval modal,
+whose title names the attempt ("Attempt 2 of 4"); an "always allow" there holds for every attempt
+of the task; at the end ``AttemptsScreen`` shows the table and
 the diffs, and the attempt the person picks is applied as one checkpointed step of this session
 (undo and review take it as any step)."""
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -51,9 +53,10 @@ class AttemptsProgress(Message):
 
 @dataclass
 class AttemptAsks(Message):
-    """Attempt ``number`` asks the person (the approval modal)."""
+    """Attempt ``number`` of ``total`` asks the person (the approval modal)."""
 
     number: int
+    total: int
     request: ApprovalRequested
 
 
@@ -104,7 +107,7 @@ def run_attempts(app: SessionApp, n: int, task: str) -> AttemptsFinished:
 
         def post(message: Any) -> None:  # only the questions reach the app; the trace is the attempt's own lines
             if isinstance(message, ApprovalRequested):
-                app.post_message(AttemptAsks(number, message))
+                app.post_message(AttemptAsks(number, n, message))
 
         for note in notes:
             out.write(f"frogtui: warning: {note}\n")
@@ -155,6 +158,10 @@ class AttemptsInApp(App[int]):
     attempts_lines: dict[str, str]
     attempts_stop: Any = None
     """Stops the attempts running (set on their worker), None when none run."""
+    attempts_questions: deque[AttemptAsks] | None = None
+    """The attempts' questions not shown yet, oldest first (one modal at a time)."""
+    attempts_asking: AttemptAsks | None = None
+    """The question the modal shows now."""
 
     def interrupt(self) -> None:
         """Esc: the attempts stop too (each ends ``cancelled``; the table still comes)."""
@@ -187,15 +194,32 @@ class AttemptsInApp(App[int]):
             self.attempts_notice.update("Attempts:\n" + "\n".join(self.attempts_lines.values()))
 
     def on_attempt_asks(self, message: AttemptAsks) -> None:
+        if self.attempts_questions is None:
+            self.attempts_questions = deque()
+        self.attempts_questions.append(message)
+        self._ask_next()
+
+    def _ask_next(self) -> None:
+        """Show the oldest waiting question in the approval modal, unless one is open; a question
+        answered meanwhile (the attempts stopped) is dropped."""
         from frogtui.ui.approval_screen import ApprovalScreen
 
-        self.notify(f"Attempt {message.number} asks:", timeout=4)
+        if self.attempts_asking is not None or self.attempts_questions is None:
+            return
+        while self.attempts_questions:
+            message = self.attempts_questions.popleft()
+            if message.request.future.done():
+                continue
+            self.attempts_asking = message
 
-        def answered(answer: Any) -> None:
-            if answer is not None and not message.request.future.done():
-                message.request.future.set_result(answer)
+            def answered(answer: Any, message: AttemptAsks = message) -> None:
+                if answer is not None and not message.request.future.done():
+                    message.request.future.set_result(answer)
+                self.attempts_asking = None
+                self._ask_next()
 
-        self.push_screen(ApprovalScreen(message.request), callback=answered)
+            self.push_screen(ApprovalScreen(message.request, heading=f"Attempt {message.number} of {message.total}"), callback=answered)
+            return
 
     def on_attempts_finished(self, message: AttemptsFinished) -> None:
         from frogtui.ui.attempts_screen import AttemptsScreen

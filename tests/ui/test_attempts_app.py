@@ -3,15 +3,19 @@ real git repository with a replay model (attempt 1 plays the first turns, attemp
 results screen at 80 and 120 columns, the pick applied as one step that undo takes back."""
 from __future__ import annotations
 
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Static
 
+from frogtui.approval.decision import Decision
+from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.ui.approval_screen import ApprovalScreen
-from frogtui.ui.attempts_run import parse
+from frogtui.ui.attempts_run import AttemptAsks, parse
 from frogtui.ui.attempts_screen import AttemptsScreen
 from frogtui.ui.diffview import DiffView
+from frogtui.ui.messages import ApprovalRequested
 from tests.support import git, turn, xml_call
 from tests.test_attempts import fix_turns, person_state
 from tests.ui.conftest import submit, wait_for
@@ -65,7 +69,7 @@ async def test_none_picked_leaves_the_tree_and_always_allow_holds_for_every_atte
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "/attempts 2 fix add")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=60, what="attempt 1's question")
-        assert any("Attempt 1 asks" in n.message for n in app._notifications)
+        assert "Attempt 1 of 2" in str(app.screen.query_one("#approval-dialog").border_title)  # the modal names the attempt
         await pilot.press("a")  # always allow: attempt 2's same edit is not asked about
         await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
         screen = app.screen
@@ -100,3 +104,32 @@ async def test_the_palette_entry_starts_the_prompt_with_the_prefix(make_app) -> 
         await submit(pilot, "/attempts 9 fix")
         await pilot.pause()
         assert prompt.value == "/attempts 9 fix" and any("N from 1 to 8" in n.message for n in app._notifications)
+
+
+def _question(number: int, command: str) -> AttemptAsks:
+    """Attempt ``number`` of 2 asks about ``command`` (what its approver would post)."""
+    request = ApprovalRequest(ToolCall(id=f"c{number}", name="Bash", arguments={"command": command}), step=1, root="/tmp")
+    return AttemptAsks(number, 2, ApprovalRequested(request, Decision("ask", "Bash: ask (default)", ""), "", True, Future()))
+
+
+async def test_questions_of_attempts_at_once_queue_in_one_modal_that_names_the_attempt(make_app) -> None:
+    app = make_app([])
+    first, second = _question(1, "echo one"), _question(2, "echo two")
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.post_message(first)
+        app.post_message(second)  # asked while attempt 1's question is open
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the first question")
+        await pilot.pause()
+        assert sum(isinstance(s, ApprovalScreen) for s in app.screen_stack) == 1, "one modal, never stacked"
+        assert "Attempt 1 of 2" in str(app.screen.query_one("#approval-dialog").border_title)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: first.request.future.done(), what="attempt 1 answered")
+        assert first.request.future.result().choice == "once" and not second.request.future.done()
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.asked is second.request,
+                       what="attempt 2's question, next")
+        assert sum(isinstance(s, ApprovalScreen) for s in app.screen_stack) == 1
+        assert "Attempt 2 of 2" in str(app.screen.query_one("#approval-dialog").border_title)
+        await pilot.press("n")
+        await wait_for(pilot, lambda: second.request.future.done(), what="attempt 2 answered")
+        assert second.request.future.result().choice == "deny"
+        await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal closed")
