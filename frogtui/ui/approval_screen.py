@@ -103,8 +103,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
     def compose(self) -> ComposeResult:
         request = self.asked.request
         with Vertical(id="approval-dialog") as dialog:
-            title = f"Step {request.step} · approve {self.call.name}?"
-            dialog.border_title = f"{self.heading} · {title.lower()}" if self.heading else title
+            title = f"step {request.step} · approve {self.call.name}?"
+            dialog.border_title = f"{self.heading} · {title}" if self.heading else title[0].upper() + title[1:]
             with VerticalScroll(id="approval-body"):  # scrolls; the inputs and the keys below it stay on screen
                 yield from self._body()
             yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")
