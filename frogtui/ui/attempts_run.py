@@ -28,20 +28,32 @@ if TYPE_CHECKING:
 PREFIX = "/attempts"
 DEFAULT_N = 4
 _COMMAND = re.compile(r"^/attempts(?:\s+(\S+))?(?:\s+(.*))?$", re.DOTALL)
+_CHECK = re.compile(r"""^--check(?:=|\s+)(?:"([^"]*)"|'([^']*)'|([^\s"'][^\s]*))(?:\s+|$)""")
+"""``--check "CMD"``, ``--check 'CMD'`` or ``--check WORD`` (``=`` instead of the space too)."""
+USAGE = "Write /attempts N [--check \"CMD\"] TASK, with N from 1 to 8 (for example: /attempts 4 fix the failing test)."
 
 
-def parse(text: str) -> tuple[int, str] | str | None:
-    """``/attempts N TASK`` as (N, TASK); the one-line problem when it is malformed; None when the
-    message is not an attempts command."""
+def parse(text: str) -> tuple[int, str, str | None] | str | None:
+    """``/attempts N [--check "CMD"] TASK`` as (N, TASK, CMD or None when not given); the one-line
+    problem when it is malformed; None when the message is not an attempts command."""
     if not (text == PREFIX or text.startswith(PREFIX + " ")):
         return None
     match = _COMMAND.match(text.strip())
-    number, task = (match.group(1), (match.group(2) or "").strip()) if match else (None, "")
+    number, rest = (match.group(1), (match.group(2) or "").strip()) if match else (None, "")
     if number is None or not number.isdigit() or not 1 <= int(number) <= 8:
-        return "Write /attempts N TASK, with N from 1 to 8 (for example: /attempts 4 fix the failing test)."
-    if not task:
+        return USAGE
+    check = None
+    if rest.startswith("--check"):
+        given = _CHECK.match(rest)
+        if given is None:
+            return USAGE
+        check = next(g for g in given.groups() if g is not None).strip()
+        if not check:
+            return 'The check is empty: give the command that checks an attempt, e.g. --check "python -m pytest -q".'
+        rest = rest[given.end():].strip()
+    if not rest:
         return f"Say what the {number} attempts should do: /attempts {number} TASK."
-    return int(number), task
+    return int(number), rest, check
 
 
 @dataclass
@@ -87,8 +99,9 @@ class _Lines:
         pass
 
 
-def run_attempts(app: SessionApp, n: int, task: str) -> AttemptsFinished:
-    """Run the attempts (blocking: call on a worker) and return what the app shows at the end."""
+def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFinished:
+    """Run the attempts (blocking: call on a worker) with ``check`` ('' for none) and return what the
+    app shows at the end."""
     from frogtui.approval import PolicyEngine
     from frogtui.attempts.running import AttemptsRun
     from frogtui.headless import TraceSink
@@ -117,7 +130,7 @@ def run_attempts(app: SessionApp, n: int, task: str) -> AttemptsFinished:
 
     assert app.model is not None
     try:
-        run = AttemptsRun(task, app.config, app.model, attempts=n, check=None, pick="later", stderr=_Lines(app), wire=wire)
+        run = AttemptsRun(task, app.config, app.model, attempts=n, check=check, pick="later", stderr=_Lines(app), wire=wire)
         app.attempts_stop = partial(_stop, run, approvers)
         run.run()
     except FrogtuiError as err:
@@ -152,6 +165,7 @@ class AttemptsInApp(App[int]):
     """The app's handlers for attempts (``SessionApp`` builds on it; see the module's docstring)."""
 
     core: SessionCore
+    config: Any
     busy: bool
     model: Any
     attempts_notice: Any = None
@@ -173,8 +187,27 @@ class AttemptsInApp(App[int]):
         if self.attempts_stop is not None:  # never leave an attempt's thread waiting on a question nobody can answer
             self.attempts_stop()
 
-    def start_attempts(self, n: int, task: str) -> None:
-        """Start ``/attempts N TASK`` (the model is loaded and the session wired)."""
+    def start_attempts(self, n: int, task: str, check: str | None = None) -> None:
+        """Start ``/attempts N [--check CMD] TASK`` (the model is loaded and the session wired):
+        without ``check``, the person confirms, edits or declines the one proposed from the
+        repository first (``CheckScreen``)."""
+        from frogtui.attempts.check import propose_check
+        from frogtui.ui.check_screen import CheckScreen
+
+        if check is not None:
+            self._begin_attempts(n, task, check)
+            return
+
+        def confirmed(command: str | None) -> None:
+            if command is None:  # not run: the command goes back in the prompt
+                self.query_one("#prompt").value = f"{PREFIX} {n} {task}"  # type: ignore[attr-defined]
+                self.notify(f"The {n} attempts did not run.")
+            else:
+                self._begin_attempts(n, task, command)
+
+        self.push_screen(CheckScreen(n, propose_check(self.config.repo)), callback=confirmed)
+
+    def _begin_attempts(self, n: int, task: str, check: str) -> None:
         from frogtui.ui.chat import ChatPane
         from frogtui.ui.status import StatusBar
 
@@ -183,9 +216,10 @@ class AttemptsInApp(App[int]):
         self.attempts_lines = {}
         chat = self.query_one(ChatPane)
         chat.add_user(f"{PREFIX} {n} {task}")
+        chat.add_notice(f"Check: {check}" if check else "No check: the attempts are compared without one.")
         self.attempts_notice = chat.add_notice(f"Running {n} attempts, each in its own worktree and sandbox; "
                                                "your working tree is not touched until you pick one.")
-        self.run_worker(lambda: self.post_message(run_attempts(self, n, task)), thread=True, group="attempts", exit_on_error=False)  # type: ignore[arg-type]
+        self.run_worker(lambda: self.post_message(run_attempts(self, n, task, check)), thread=True, group="attempts", exit_on_error=False)  # type: ignore[arg-type]
 
     def on_attempts_progress(self, message: AttemptsProgress) -> None:
         key = message.line.split("]", 1)[0] + "]" if message.line.startswith("[attempt ") else "run"
@@ -232,7 +266,7 @@ class AttemptsInApp(App[int]):
         if run is None:
             self.query_one(ChatPane).add_notice(f"The attempts could not run: {message.error}", "error")
             return
-        check = f"check: {run.check} (proposed from the repository)" if run.proposed and run.check else f"check: {run.check or 'none'}"
+        check = f"check: {run.check or 'none'}"
         if self.attempts_notice is not None:
             self.attempts_notice.update(f"{len(run.results)} attempts ended ({check}); pick one to apply, or none.")
 

@@ -10,10 +10,12 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from frogtui.approval.decision import Decision
+from frogtui.config import sessions_dir
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.ui.approval_screen import ApprovalScreen
-from frogtui.ui.attempts_run import AttemptAsks, parse
+from frogtui.ui.attempts_run import USAGE, AttemptAsks, parse
 from frogtui.ui.attempts_screen import AttemptsScreen
+from frogtui.ui.check_screen import CheckScreen
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested
 from tests.support import git, turn, xml_call
@@ -29,6 +31,9 @@ async def test_attempts_table_and_diffs_then_the_pick_is_one_undoable_step(make_
     before = person_state(py_repo)
     async with app.run_test(size=(width, 40)) as pilot:
         await submit(pilot, "/attempts 2 fix add")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen), what="the proposed check, to confirm")
+        assert app.screen.query_one("#check-command").value == "python -m pytest -q"
+        await pilot.press("enter")  # confirmed as proposed
         await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
         assert person_state(py_repo) == before, "nothing of either attempt is in the working tree before the pick"
         screen = app.screen
@@ -67,7 +72,7 @@ async def test_none_picked_leaves_the_tree_and_always_allow_holds_for_every_atte
     app = make_app([edit, turn("", answer="one"), edit, turn("", answer="two")])  # --approve policy: an Edit is asked about
     before = person_state(py_repo)
     async with app.run_test(size=(120, 40)) as pilot:
-        await submit(pilot, "/attempts 2 fix add")
+        await submit(pilot, '/attempts 2 --check "python -m pytest -q" fix add')  # given: not asked
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=60, what="attempt 1's question")
         assert "Attempt 1 of 2" in str(app.screen.query_one("#approval-dialog").border_title)  # the modal names the attempt
         await pilot.press("a")  # always allow: attempt 2's same edit is not asked about
@@ -83,8 +88,15 @@ async def test_none_picked_leaves_the_tree_and_always_allow_holds_for_every_atte
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("/attempts 4 fix it", (4, "fix it")),
-    ("/attempts 9 fix it", "Write /attempts N TASK, with N from 1 to 8 (for example: /attempts 4 fix the failing test)."),
+    ("/attempts 4 fix it", (4, "fix it", None)),
+    ('/attempts 2 --check "python -m pytest -q" fix it', (2, "fix it", "python -m pytest -q")),
+    ("/attempts 2 --check 'npm test' fix it", (2, "fix it", "npm test")),
+    ("/attempts 2 --check=true fix --check it", (2, "fix --check it", "true")),
+    ("/attempts 2 fix --check it", (2, "fix --check it", None)),
+    ('/attempts 2 --check "" fix it', 'The check is empty: give the command that checks an attempt, e.g. --check "python -m pytest -q".'),
+    ('/attempts 2 --check "true"', "Say what the 2 attempts should do: /attempts 2 TASK."),
+    ('/attempts 2 --check "unclosed fix it', USAGE),
+    ("/attempts 9 fix it", USAGE),
     ("/attempts 2", "Say what the 2 attempts should do: /attempts 2 TASK."),
     ("/attemptsx 2 y", None),
     ("fix /attempts 2 y", None),
@@ -104,6 +116,51 @@ async def test_the_palette_entry_starts_the_prompt_with_the_prefix(make_app) -> 
         await submit(pilot, "/attempts 9 fix")
         await pilot.pause()
         assert prompt.value == "/attempts 9 fix" and any("N from 1 to 8" in n.message for n in app._notifications)
+
+
+def _rows(screen: AttemptsScreen) -> list[list[str]]:
+    table = screen.query_one(DataTable)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def test_the_proposed_check_is_edited_at_80x24_and_the_edited_command_decides(make_app, py_repo: Path) -> None:
+    app = make_app(fix_turns("a * b", "a + b"), approve="all")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "/attempts 2 fix add")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen), what="the proposed check")
+        screen = app.screen
+        box = screen.query_one("#check-command")
+        assert box.value == "python -m pytest -q" and box.has_focus
+        keys = screen.query_one("#check-keys")
+        assert keys.region.bottom <= 24 and keys.region.right <= 80 and "run without a check" in str(keys.render())
+        box.value = ""
+        await pilot.press(*"test -f NOTE.txt")  # typed: only attempt 2 writes NOTE.txt
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
+        results = app.screen
+        await wait_for(pilot, lambda: results.query(DataTable) and results.query_one(DataTable).row_count == 2, what="the table")
+        assert [row[1] for row in _rows(results)] == ["failed", "passed"]
+        assert "test -f NOTE.txt" in str(results.query_one("#attempts-title", Static).render())
+
+
+async def test_the_check_declined_runs_without_one_and_esc_runs_nothing(make_app, py_repo: Path) -> None:
+    app = make_app(fix_turns("a * b", "a + b"), approve="all")
+    before = person_state(py_repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "/attempts 2 fix add")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen), what="the proposed check")
+        await pilot.press("escape")  # not run: the command is back in the prompt
+        await wait_for(pilot, lambda: not isinstance(app.screen, CheckScreen), what="the question closed")
+        assert app.query_one("#prompt").value == "/attempts 2 fix add" and not app.busy
+        assert not list(sessions_dir().glob("*/attempts.json")) and person_state(py_repo) == before
+        await submit(pilot, "/attempts 2 fix add")
+        await wait_for(pilot, lambda: isinstance(app.screen, CheckScreen), what="the proposed check, again")
+        await pilot.press("ctrl+n")  # run without a check
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
+        results = app.screen
+        await wait_for(pilot, lambda: results.query(DataTable) and results.query_one(DataTable).row_count == 2, what="the table")
+        assert [row[1] for row in _rows(results)] == ["-", "-"]
+        assert "check: none" in str(results.query_one("#attempts-title", Static).render())
 
 
 def _question(number: int, command: str) -> AttemptAsks:
