@@ -20,6 +20,7 @@ from frogtui.agent.session_core import SessionCore
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.attempts.check import propose_check, run_check
 from frogtui.attempts.pick import PICK_STEP, apply_pick
+from frogtui.attempts.record import RECORD
 from frogtui.attempts.results import AttemptResult, best, group_same, table
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
@@ -34,8 +35,6 @@ Wire = Callable[[SessionCore, TextIO, int], Any]
 """Builds attempt K's agent: ``wire(core, stream, K)`` prepares the core and starts it with an
 approver and a sink (``stream`` takes the attempt's lines)."""
 MAX_ATTEMPTS = 8
-RECORD = "attempts.json"
-"""The parent session's record of its attempts (their sessions, results, the pick)."""
 
 
 class PrefixedLines:

@@ -21,6 +21,7 @@ from frogtui.ui.messages import ApprovalRequested
 
 if TYPE_CHECKING:
     from frogtui.agent.session_core import SessionCore
+    from frogtui.attempts.record import SavedAttempts
     from frogtui.attempts.running import AttemptsRun
     from frogtui.ui.diffmodel import FileDiff
     from frogtui.ui.session_app import SessionApp
@@ -103,11 +104,10 @@ def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFini
     """Run the attempts (blocking: call on a worker) with ``check`` ('' for none) and return what the
     app shows at the end."""
     from frogtui.approval import PolicyEngine
+    from frogtui.attempts.record import link
     from frogtui.attempts.running import AttemptsRun
     from frogtui.headless import TraceSink
     from frogtui.ui.approver import UiApprover
-    from frogtui.ui.diffmodel import FileDiff
-    from frogtui.vcs.worktrees import changed_files
 
     shared: list[Any] = []
     """The session rules "always allow" adds, one list for every attempt's policy."""
@@ -131,13 +131,42 @@ def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFini
     assert app.model is not None
     try:
         run = AttemptsRun(task, app.config, app.model, attempts=n, check=check, pick="later", stderr=_Lines(app), wire=wire)
+        link(app.session, run.parent.id)  # a resume of this session reopens their table
         app.attempts_stop = partial(_stop, run, approvers)
         run.run()
     except FrogtuiError as err:
         return AttemptsFinished(None, {}, str(err))
-    files = {r.number: [FileDiff(path, before, after) for path, before, after in changed_files(app.config.repo, run.base, r.commit)]
-             for r in run.results if r.commit}
-    return AttemptsFinished(run, files)
+    return AttemptsFinished(run, _files(app, run.base, [r for r in run.results if r.commit]))
+
+
+def _files(app: SessionApp, base: str, results: list[Any]) -> dict[int, list[FileDiff]]:
+    """Each attempt's changed files for the diff viewer (blocking: git)."""
+    from frogtui.ui.diffmodel import FileDiff
+    from frogtui.vcs.worktrees import changed_files
+
+    return {r.number: [FileDiff(path, before, after) for path, before, after in changed_files(app.config.repo, base, r.commit)]
+            for r in results}
+
+
+@dataclass
+class AttemptsReopened(Message):
+    """A resumed session's last task ran as attempts: their record, as it stands now, and each
+    remaining attempt's changed files."""
+
+    saved: SavedAttempts
+    files: dict[int, list[FileDiff]]
+
+
+def reopen(app: SessionApp) -> None:
+    """Post ``AttemptsReopened`` when the resumed session's last task ran as attempts (blocking:
+    call on a worker)."""
+    from frogtui.attempts.record import last_attempts, load
+
+    folder = last_attempts(app.session)
+    saved = load(folder, app.config.repo) if folder is not None else None
+    if saved is not None:
+        app.post_message(AttemptsReopened(saved, _files(app, saved.base, [r for r in saved.results
+                                                                           if r.commit and r.number not in saved.gone])))
 
 
 def _stop(run: AttemptsRun, approvers: list[Any]) -> None:
@@ -148,8 +177,9 @@ def _stop(run: AttemptsRun, approvers: list[Any]) -> None:
         approver.cancel_pending()
 
 
-def apply_choice(app: SessionApp, run: AttemptsRun, number: int) -> str:
-    """Apply attempt ``number`` as the next step of the app's session (blocking); the line to show."""
+def apply_choice(app: SessionApp, run: AttemptsRun | SavedAttempts, number: int) -> str:
+    """Apply attempt ``number`` (of the attempts just run, or of a resumed session's) as the next
+    step of the app's session (blocking); the line to show."""
     core = app.core
     step = 1 + max((c.step for c in core.checkpoints.taken), default=app.status.step) if core.checkpoints is not None else 1
     step = max(step, app.status.step + 1)
@@ -278,6 +308,37 @@ class AttemptsInApp(App[int]):
                             thread=True, group="attempts", exit_on_error=False)
 
         self.push_screen(AttemptsScreen(run.results, message.files, run.check), callback=picked)
+
+    def forget_attempts(self) -> None:
+        """A plain task is sent: a resume no longer reopens the attempts' table."""
+        from frogtui.attempts.record import unlink
+
+        unlink(self.session)  # type: ignore[attr-defined]
+
+    def reopen_attempts(self) -> None:
+        """A resumed session: when its last task ran as attempts, their table comes back."""
+        self.run_worker(partial(reopen, self), thread=True, group="attempts", exit_on_error=False)  # type: ignore[arg-type]
+
+    def on_attempts_reopened(self, message: AttemptsReopened) -> None:
+        from frogtui.ui.attempts_screen import AttemptsScreen
+        from frogtui.ui.chat import ChatPane
+
+        saved, chat = message.saved, self.query_one(ChatPane)
+        done = f"attempt {saved.picked} was applied" if saved.picked is not None else "none was applied"
+        chat.add_notice(f"The last task ran as {len(saved.results)} attempts ({saved.task}); {done}. Their table is open again.")
+        marks = {**saved.notes, **saved.gone}
+
+        def picked(number: int | None) -> None:
+            if number is None:
+                return
+            if saved.picked is not None:
+                chat.add_notice(f"Attempt {number} not applied: attempt {saved.picked} was applied already (undo it first).", "error")
+                return
+            self.run_worker(lambda: self.call_from_thread(self._attempt_applied, apply_choice(self, saved, number)),  # type: ignore[arg-type]
+                            thread=True, group="attempts", exit_on_error=False)
+
+        self.push_screen(AttemptsScreen(saved.results, message.files, saved.check, gone=saved.gone, marks=marks,
+                                        heading=f"reopened: {done}"), callback=picked)
 
     def _attempt_applied(self, line: str) -> None:
         from frogtui.ui.chat import ChatPane

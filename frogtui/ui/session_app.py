@@ -254,6 +254,8 @@ class SessionApp(AttemptsInApp, LongSession):
             steps = session_view.restore_view(self.chat, self.trace, self.status, self.core.saved, rows, self.session.notices(),
                                               earlier=self.core.chain[:-1])
             self.chat.add_notice(f"Resumed session {self.session.id} ({steps} steps). Send a message to continue.")
+        if self._core_args[0] is not None:  # its last task ran as attempts: their table again (ui/attempts_run.py)
+            self.reopen_attempts()
         if self.loading_notice is None:
             self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
 
@@ -349,6 +351,7 @@ class SessionApp(AttemptsInApp, LongSession):
                 self.start_attempts(*attempts)
             return
         self.chat.add_user(message.text)
+        self.forget_attempts()
         if self.model is None or not self.state.wired:
             if self.status.state in ("no model", "no policy"):
                 prompt.value = message.text

@@ -3,6 +3,10 @@ real git repository with a replay model (attempt 1 plays the first turns, attemp
 results screen at 80 and 120 columns, the pick applied as one step that undo takes back."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -10,17 +14,19 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from frogtui.approval.decision import Decision
-from frogtui.config import sessions_dir
+from frogtui.config import Config, sessions_dir
 from frogtui.protocol import ApprovalRequest, ToolCall
+from frogtui.session import Session
+from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.attempts_run import USAGE, AttemptAsks, parse
 from frogtui.ui.attempts_screen import AttemptsScreen
 from frogtui.ui.check_screen import CheckScreen
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested
-from tests.support import git, turn, xml_call
+from tests.support import git, turn, write_replay, xml_call
 from tests.test_attempts import fix_turns, person_state
-from tests.ui.conftest import submit, wait_for
+from tests.ui.conftest import fake_clock, rules_file, submit, wait_for
 
 ORIGINAL = "def add(a, b):\n    return a - b\n"
 
@@ -190,3 +196,69 @@ async def test_questions_of_attempts_at_once_queue_in_one_modal_that_names_the_a
         await wait_for(pilot, lambda: second.request.future.done(), what="attempt 2 answered")
         assert second.request.future.result().choice == "deny"
         await wait_for(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="the modal closed")
+
+
+def _resumed(home: Path, py_repo: Path, session: Session) -> FrogApp:
+    follow = write_replay(home / "follow.jsonl", [turn("", answer="nothing more")])
+    config = Config(repo=py_repo, model_spec=f"replay:{follow}", theme="frog-dark", rules_file=rules_file(home), approve="all")
+    return FrogApp(config, resume=session, clock=fake_clock())
+
+
+async def test_resume_reopens_the_table_of_the_last_task_run_as_attempts_and_a_pick_from_it_applies(
+        make_app, py_repo: Path, home: Path) -> None:
+    app = make_app(fix_turns("a * b", "a + b"), approve="all")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, '/attempts 2 --check "python -m pytest -q" fix add')
+        await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
+        await pilot.press("n")  # none applied
+        session = app.session
+    resumed = _resumed(home, py_repo, session)
+    async with resumed.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(resumed.screen, AttemptsScreen), timeout=30, what="the table, reopened")
+        screen = resumed.screen
+        await wait_for(pilot, lambda: screen.query(DataTable) and screen.query_one(DataTable).row_count == 2, what="the table")
+        assert [row[:2] for row in _rows(screen)] == [["1", "failed"], ["2", "passed"]]
+        assert "reopened: none was applied" in str(screen.query_one("#attempts-title", Static).render())
+        await wait_for(pilot, lambda: screen.query(DiffView), what="attempt 1's diff")
+        await pilot.press("down")
+        await wait_for(pilot, lambda: screen.shown == 2, what="attempt 2 shown")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a + b\n", what="the pick applied")
+        assert (py_repo / "NOTE.txt").read_text() == "from attempt two\n" and git(py_repo, "diff", "--cached") == ""
+        await submit(pilot, "anything more?")  # a plain task: the next resume no longer reopens the table
+        await wait_for(pilot, lambda: resumed.status.state == "ready" and resumed.agent is not None, what="the plain task")
+    assert not (session.folder / "last_attempts.json").exists()
+    (record,) = list(sessions_dir().glob("*/attempts.json"))
+    assert json.loads(record.read_text())["picked"] == 2
+
+
+async def test_resume_of_a_headless_attempts_session_shows_a_pruned_attempt_as_gone(py_repo: Path, home: Path) -> None:
+    replay = write_replay(home / "r.jsonl", fix_turns("a * b", "a + b"))
+    done = subprocess.run([sys.executable, "-m", "frogtui", "run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}",
+                           "--approve", "all", "--attempts", "2", "--check", "python -m pytest -q"],
+                          capture_output=True, text=True, timeout=180, env=os.environ.copy())
+    assert done.returncode == 0, done.stderr
+    (record,) = list(sessions_dir().glob("*/attempts.json"))
+    parent = Session.by_id(record.parent.name)
+    assert parent is not None
+    git(py_repo, "branch", "-D", f"frogtui/{parent.id}/attempt-1")  # attempt 1's branch deleted, its commit pruned
+    git(py_repo, "reflog", "expire", "--expire=now", "--all")
+    git(py_repo, "gc", "-q", "--prune=now")
+    before = (py_repo / "calc.py").read_text()
+    resumed = _resumed(home, py_repo, parent)
+    async with resumed.run_test(size=(120, 30)) as pilot:
+        await wait_for(pilot, lambda: isinstance(resumed.screen, AttemptsScreen), timeout=30, what="the table, reopened")
+        screen = resumed.screen
+        await wait_for(pilot, lambda: screen.query(DataTable) and screen.query_one(DataTable).row_count == 2, what="the table")
+        rows = _rows(screen)
+        assert rows[0][-1].endswith("gone") and not rows[1][-1].endswith("gone")
+        await wait_for(pilot, lambda: screen.shown == 1, what="attempt 1 shown")
+        assert "is gone" in str(screen.query_one("#attempts-file", Static).render())
+        assert "no longer in the repository" in str(screen.query_one("#attempts-tail", Static).render())
+        await pilot.press("enter")  # gone: nothing to apply, the table stays
+        await pilot.pause()
+        assert resumed.screen is screen and (py_repo / "calc.py").read_text() == before
+        await pilot.press("down")
+        await wait_for(pilot, lambda: screen.query(DiffView) and screen.shown == 2, what="attempt 2's diff")
+        assert screen.query_one(DiffView).diff.path == "NOTE.txt"  # attempt 2's change: NOTE.txt, then calc.py
+        assert "attempt 2 · file 1 of 2" in str(screen.query_one("#attempts-file", Static).render())
