@@ -310,7 +310,7 @@ class AttemptsInApp(App[int]):
         self.push_screen(AttemptsScreen(run.results, message.files, run.check), callback=picked)
 
     def forget_attempts(self) -> None:
-        """A plain task is sent: a resume no longer reopens the attempts' table."""
+        """A plain run starts (on its worker): a resume no longer reopens the attempts' table."""
         from frogtui.attempts.record import unlink
 
         unlink(self.session)  # type: ignore[attr-defined]

@@ -351,7 +351,6 @@ class SessionApp(AttemptsInApp, LongSession):
                 self.start_attempts(*attempts)
             return
         self.chat.add_user(message.text)
-        self.forget_attempts()
         if self.model is None or not self.state.wired:
             if self.status.state in ("no model", "no policy"):
                 prompt.value = message.text
@@ -379,6 +378,7 @@ class SessionApp(AttemptsInApp, LongSession):
             if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
                 return NOT_STARTED
         self.flat_out.at = time.monotonic()
+        self.forget_attempts()  # a plain run: a resume no longer reopens an attempts table (ui/attempts_run.py)
         agent = self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, stepped=self.flat_out.note))
         self._sink = agent.sink if isinstance(agent.sink, UiSink) else None
         if handoff:
