@@ -277,7 +277,9 @@ def test_a_trusted_project_rules_file_applies_to_each_attempt_as_to_a_single_run
 
 
 @needs_bwrap
-def test_ctrl_c_during_attempts_removes_the_worktrees_and_leaves_the_tree(person_repo: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_ctrl_c_sigterm_or_sighup_during_attempts_removes_the_worktrees_and_leaves_the_tree(
+        person_repo: Path, tmp_path: Path, signum: int) -> None:
     slow = turn("", xml_call("Write", file_path="half.txt", content="half\n"), xml_call("Bash", command="sleep 60"))
     replay = write_replay(tmp_path / "r.jsonl", [slow, turn("", answer="one"), slow, turn("", answer="two")])
     before = person_state(person_repo)
@@ -292,10 +294,11 @@ def test_ctrl_c_during_attempts_removes_the_worktrees_and_leaves_the_tree(person
     while "[attempt 1] [1] allow Bash" not in seen and time.monotonic() < deadline:
         seen += proc.stderr.readline()
     time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     rest = proc.stderr.read()
-    assert proc.wait(timeout=60) == 1, rest
-    assert "frogtui: stopped" in rest
+    assert proc.wait(timeout=60) == 1, rest  # as for Ctrl+C: an interrupt, not a death by the signal
+    assert [line for line in rest.splitlines() if line.startswith("frogtui:")] == ["frogtui: stopped"], rest
+    assert "Traceback" not in rest
     assert person_state(person_repo) == before
     assert "frogtui-attempt" not in git(person_repo, "worktree", "list", "--porcelain")
     _, record = parent_record()

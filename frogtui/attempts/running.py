@@ -9,6 +9,7 @@ replay model plays attempt 1's turns, then attempt 2's...).
 from __future__ import annotations
 
 import secrets
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from frogtui.agent.session_core import SessionCore
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.attempts.check import propose_check, run_check
 from frogtui.attempts.pick import PICK_STEP, apply_pick
+from frogtui.attempts.record import RECORD
 from frogtui.attempts.results import AttemptResult, best, group_same, table
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
@@ -34,8 +36,6 @@ Wire = Callable[[SessionCore, TextIO, int], Any]
 """Builds attempt K's agent: ``wire(core, stream, K)`` prepares the core and starts it with an
 approver and a sink (``stream`` takes the attempt's lines)."""
 MAX_ATTEMPTS = 8
-RECORD = "attempts.json"
-"""The parent session's record of its attempts (their sessions, results, the pick)."""
 
 
 class PrefixedLines:
@@ -102,7 +102,10 @@ class AttemptsRun:
 
     def say(self, line: str) -> None:
         with self.lock:
-            print(f"frogtui: {line}", file=self.stderr, flush=True)
+            try:
+                print(f"frogtui: {line}", file=self.stderr, flush=True)
+            except OSError:  # SIGHUP: the terminal may be gone; the run still ends cleanly (the log has the line)
+                pass
         self.parent.log(line)
 
     def worktree(self, number: int) -> Path:
@@ -251,9 +254,32 @@ class AttemptsRun:
         return 0 if passed else 1
 
 
+STOPPING = (signal.SIGTERM, signal.SIGHUP)
+"""Signals that stop the attempts as Ctrl+C does (``timeout``, CI runners, ``kill``; the terminal closed)."""
+
+
+def ctrl_c_on_signals() -> dict[int, Any]:
+    """The first SIGTERM or SIGHUP raises ``KeyboardInterrupt`` on the main thread, as Ctrl+C does:
+    ``AttemptsRun.run`` then stops each attempt, records it ``stopped`` and removes the worktrees;
+    later ones are ignored, so that clean-up finishes. Returns the handlers replaced (none off the
+    main thread, where Python cannot set any)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    stopping = threading.Event()
+
+    def handler(signum: int, frame: Any) -> None:
+        if not stopping.is_set():
+            stopping.set()
+            raise KeyboardInterrupt
+
+    return {signum: signal.signal(signum, handler) for signum in STOPPING}
+
+
 def run_attempts(task: str, config: Config, model: Model, *, attempts: int, check: str | None = None, pick: str | None = None,
                  stderr: TextIO, stdout: TextIO) -> int:
-    """``frogtui run TASK --attempts N``: returns the exit status; ``model`` is closed at the end."""
+    """``frogtui run TASK --attempts N``: returns the exit status; ``model`` is closed at the end.
+    SIGTERM and SIGHUP stop the attempts as Ctrl+C does (``ctrl_c_on_signals``)."""
+    previous = ctrl_c_on_signals()
     try:
         run = AttemptsRun(task, config, model, attempts=attempts, check=check, pick=pick, stderr=stderr)
         status = run.run()
@@ -261,6 +287,8 @@ def run_attempts(task: str, config: Config, model: Model, *, attempts: int, chec
         print(f"frogtui: {err}", file=stderr)
         return 2
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         model.close()
     picked = next((r for r in run.results if r.number == run.picked), None)
     if picked is not None and picked.final_message:

@@ -105,9 +105,11 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         Binding("escape", "escape", "Interrupt"),
     ]
 
-    def __init__(self, asked: ApprovalRequested) -> None:
+    def __init__(self, asked: ApprovalRequested, heading: str = "") -> None:
+        """``heading``: who asks, before the step in the title (``Attempt 2 of 4``)."""
         super().__init__()
         self.asked = asked
+        self.heading = heading
         self.call = asked.request.call
         if self.is_bash or asked.diff is None:  # the diff has the focus (its keys: scroll, s); else the body (arrows scroll it)
             self.AUTO_FOCUS = "#approval-body"
@@ -119,7 +121,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
     def compose(self) -> ComposeResult:
         request = self.asked.request
         with Vertical(id="approval-dialog") as dialog:
-            dialog.border_title = f"Step {request.step} · approve {self.call.name}?"
+            title = f"step {request.step} · approve {self.call.name}?"
+            dialog.border_title = f"{self.heading} · {title}" if self.heading else title[0].upper() + title[1:]
             with VerticalScroll(id="approval-body"):  # scrolls; the inputs and the keys below it stay on screen
                 yield from self._body()
             yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")

@@ -34,6 +34,8 @@ class AttemptsScreen(ModalScreen["int | None"]):
         results: the attempts, in order (``frogtui.attempts.results``).
         files: each attempt's changed files, by attempt number (made off the UI thread).
         check: the check command ('' for none).
+        gone, marks, heading: for a table reopened by ``--resume``: the attempts gone (not
+            applicable), a note per attempt, and a word after the title.
     """
 
     DEFAULT_CSS = """
@@ -58,8 +60,14 @@ class AttemptsScreen(ModalScreen["int | None"]):
         Binding("left_square_bracket", "previous_file", "Previous file"),
     ]
 
-    def __init__(self, results: list[AttemptResult], files: dict[int, list[FileDiff]], check: str) -> None:
+    def __init__(self, results: list[AttemptResult], files: dict[int, list[FileDiff]], check: str, *,
+                 gone: dict[int, str] | None = None, marks: dict[int, str] | None = None, heading: str = "") -> None:
         super().__init__()
+        self.gone = gone or {}
+        """Attempts that cannot be shown or applied any more (a resumed session's), with why."""
+        self.marks = marks or {}
+        """What to say about an attempt under the table (why it is gone, its branch deleted)."""
+        self.heading = heading
         self.results = results
         self.files = files
         self.check = check
@@ -69,7 +77,9 @@ class AttemptsScreen(ModalScreen["int | None"]):
 
     def compose(self) -> ComposeResult:
         passed = sum(1 for r in self.results if r.passed)
-        yield Static(f"{len(self.results)} attempts · check: {self.check or 'none'} · {passed} passed", id="attempts-title", markup=False)
+        heading = f" · {self.heading}" if self.heading else ""
+        yield Static(f"{len(self.results)} attempts · check: {self.check or 'none'} · {passed} passed{heading}", id="attempts-title",
+                     markup=False)
         with Container(id="attempts-body"):
             with Vertical(id="attempts-left"):
                 yield DataTable(id="attempts-table", cursor_type="row", zebra_stripes=True)
@@ -84,6 +94,7 @@ class AttemptsScreen(ModalScreen["int | None"]):
         table.add_columns("#", "check", "files", "+", "-", "steps", "tokens", "time", "end")
         for r in self.results:
             same = f" =#{r.same_as}" if r.same_as is not None else ""
+            same += " gone" if r.number in self.gone else ""
             table.add_row(str(r.number), verdict(r), str(r.files), f"+{r.added}", f"-{r.removed}", str(r.steps), str(r.tokens),
                           f"{r.seconds:.0f}s", f"{r.exit_reason}{same}", key=str(r.number))
         self._layout(self.size.width)
@@ -116,13 +127,15 @@ class AttemptsScreen(ModalScreen["int | None"]):
         self.shown, self.file_index = number, file_index
         tail = result.check.tail if result.check is not None and not result.passed else ""
         self.query_one("#attempts-tail", Static).update(
-            f"attempt {number}: {result.exit_reason}{(' · ' + result.error) if result.error else ''}" + (f"\n{tail}" if tail else ""))
+            f"attempt {number}: {result.exit_reason}{(' · ' + result.error) if result.error else ''}"
+            + (f" · {self.marks[number]}" if number in self.marks else "") + (f"\n{tail}" if tail else ""))
         right = self.query_one("#attempts-right")
         await right.query(DiffView).remove()
         files = self.files.get(number, [])
         label = self.query_one("#attempts-file", Static)
         if not files:
-            label.update(f"attempt {number} changed nothing")
+            gone = number in self.gone
+            label.update(f"attempt {number} is gone: its change cannot be shown" if gone else f"attempt {number} changed nothing")
             return
         diff = files[file_index % len(files)]
         label.update(f"attempt {number} · file {file_index % len(files) + 1} of {len(files)}: {diff.header}")
@@ -132,6 +145,9 @@ class AttemptsScreen(ModalScreen["int | None"]):
         if event.row_key.value is None:
             return
         number = int(event.row_key.value)
+        if number in self.gone:
+            self.notify(f"Attempt {number} is {self.gone[number]}: there is nothing to apply.", severity="warning")
+            return
         if not self.files.get(number):
             self.notify(f"Attempt {number} changed nothing: there is nothing to apply.", severity="warning")
             return

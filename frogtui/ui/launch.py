@@ -54,7 +54,9 @@ def find_resumed(resume: str, repo: str | None) -> Session:
 def quit_lines(session: Session) -> list[str]:
     """What is printed when the app quits: the session id, where it is saved, how to resume it
     (from any folder: the session knows its repository)."""
-    if not session.trajectory_path.is_file():
+    from frogtui.attempts.record import last_attempts
+
+    if not session.trajectory_path.is_file() and last_attempts(session) is None:  # a resume reopens an attempts table
         return [f"frogtui: session {session.id}: nothing was sent, nothing to resume"]
     home = Path.home()
     folder = f"~/{session.folder.relative_to(home)}" if session.folder.is_relative_to(home) else str(session.folder)

@@ -255,6 +255,8 @@ class SessionApp(AttemptsInApp, LongSession):
                                               earlier=self.core.chain[:-1])
             counted = "1 step" if steps == 1 else f"{steps} steps"
             self.chat.add_notice(f"Resumed session {self.session.id} ({counted}). Send a message to continue.")
+        if self._core_args[0] is not None:  # its last task ran as attempts: their table again (ui/attempts_run.py)
+            self.reopen_attempts()
         if self.loading_notice is None:
             self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
 
@@ -377,6 +379,7 @@ class SessionApp(AttemptsInApp, LongSession):
             if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
                 return NOT_STARTED
         self.flat_out.at = time.monotonic()
+        self.forget_attempts()  # a plain run: a resume no longer reopens an attempts table (ui/attempts_run.py)
         agent = self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, stepped=self.flat_out.note))
         self._sink = agent.sink if isinstance(agent.sink, UiSink) else None
         if handoff:

@@ -200,3 +200,31 @@ def changed_files(root: str | os.PathLike[str], base: str, commit: str) -> list[
 
 def _text_at(repo: git.Repo, commit: str, path: str) -> str:
     return run_git(repo, "show", f"{commit}:{path}").decode("utf-8", "replace")
+
+
+def saved_diff(root: str | os.PathLike[str], base: str, commit: str) -> str | None:
+    """The diff of an attempt recorded earlier (its ``commit`` on ``base``), as ``final_change``
+    makes it; None when either is no longer in the repository (its branch deleted and the objects
+    pruned) or git cannot say."""
+    repo = open_repo(root)
+    if repo is None or not base or not commit:
+        return None
+    try:
+        run_git(repo, "cat-file", "-e", f"{commit}^{{commit}}")
+        run_git(repo, "cat-file", "-e", f"{base}^{{commit}}")
+        return run_git(repo, "diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", base, commit).decode(
+            "utf-8", "surrogateescape")
+    except (GitFailed, FrogtuiError):
+        return None
+
+
+def branch_exists(root: str | os.PathLike[str], name: str) -> bool:
+    """Whether ``refs/heads/NAME`` exists in the repository holding ``root``."""
+    repo = open_repo(root)
+    if repo is None:
+        return False
+    try:
+        run_git(repo, "show-ref", "--verify", "--quiet", f"refs/heads/{name}")
+        return True
+    except (GitFailed, FrogtuiError):
+        return False

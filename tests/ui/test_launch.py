@@ -65,3 +65,12 @@ def test_an_unknown_theme_is_an_error_naming_the_themes(py_repo: Path, monkeypat
     monkeypatch.chdir(py_repo)
     with pytest.raises(FrogtuiError, match=r"no theme named 'nope'; themes: frog-dark, frog-light, .*textual-dark"):
         prepare(["--theme", "nope"])
+
+
+def test_a_session_whose_only_task_ran_as_attempts_can_be_resumed(py_repo: Path, home: Path) -> None:
+    parent = Session.create(py_repo, "replay:/x.jsonl")  # what an attempts run leaves: attempts.json, no trajectory
+    (parent.folder / "attempts.json").write_text('{"task": "t", "results": []}\n')
+    assert quit_lines(parent)[1] == f"  resume it: frogtui --resume {parent.id}"
+    app_session = Session.create(py_repo, "replay:/x.jsonl")  # an app session whose message was /attempts
+    (app_session.folder / "last_attempts.json").write_text(f'{{"session": "{parent.id}"}}\n')
+    assert quit_lines(app_session)[1] == f"  resume it: frogtui --resume {app_session.id}"
