@@ -116,10 +116,11 @@ class BwrapWrapper:
         """The environment for a sandboxed command: the allowlist plus ``[sandbox] env``; git's
         global config is the sanitized copy where the home folder is hidden."""
         env = sandbox_environment(environ, self.env_names)
-        target = self._gitconfig_target(environ, self.home_view(environ))
+        view = self.home_view(environ)
+        target = self._gitconfig_target(environ, view)
         if target:
             env["GIT_CONFIG_GLOBAL"] = target
-        elif "GIT_CONFIG_GLOBAL" in env and not sandbox_home.visible(os.path.realpath(env["GIT_CONFIG_GLOBAL"]), self.home_view(environ)):
+        elif "GIT_CONFIG_GLOBAL" in env and not sandbox_home.visible(os.path.realpath(env["GIT_CONFIG_GLOBAL"]), view):
             del env["GIT_CONFIG_GLOBAL"]
         return env
 
