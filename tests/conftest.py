@@ -2,7 +2,9 @@
 real git repositories and replay files in temp folders."""
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,3 +50,18 @@ def py_repo(tmp_path: Path) -> Path:
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "initial")
     return repo
+
+
+@pytest.fixture
+def on_disk() -> Iterator[Path]:
+    """A throwaway folder outside /tmp: the sandbox replaces /tmp with an empty one, so a repository
+    or a planted file there could not be seen from inside, written or not."""
+    base = Path.home() / ".cache"
+    if str(base).startswith(("/tmp/", "/var/tmp/", "/run/")):
+        pytest.skip("no folder outside /tmp to test with")
+    base.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="frogtui-test-", dir=base))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

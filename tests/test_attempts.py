@@ -9,9 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -155,21 +153,6 @@ def test_policy_approval_denies_in_each_attempt(py_repo: Path, tmp_path: Path) -
     assert proc.returncode == 1
     assert proc.stderr.count("deny Edit by") == 2
     assert git(py_repo, "branch", "--list", "frogtui/*") != ""
-
-
-@pytest.fixture
-def on_disk() -> Iterator[Path]:
-    """A throwaway folder outside /tmp (the sandbox replaces /tmp with an empty one, so a repository
-    there could not be seen from inside, written or not)."""
-    base = Path.home() / ".cache"
-    if str(base).startswith(("/tmp/", "/var/tmp/", "/run/")):
-        pytest.skip("no folder outside /tmp to test with")
-    base.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="frogtui-test-", dir=base))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @needs_bwrap

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,20 +34,6 @@ pytestmark = needs_bwrap
 def workspace(py_repo: Path, tmp_path: Path) -> Workspace:
     (tmp_path / "session-tmp").mkdir()
     return Workspace(py_repo, tmp_dir=tmp_path / "session-tmp")
-
-
-@pytest.fixture
-def on_disk() -> Iterator[Path]:
-    """A throwaway folder outside /tmp (which the sandbox replaces with an empty one)."""
-    base = Path.home() / ".cache"
-    if str(base).startswith(("/tmp/", "/var/tmp/", "/run/")):
-        pytest.skip("no folder outside /tmp to test with")
-    base.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="frogtui-test-", dir=base))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def run(workspace: Workspace, command: str, settings: SandboxSettings | None = None) -> str:

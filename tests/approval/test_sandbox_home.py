@@ -9,8 +9,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,24 +67,10 @@ GITCONFIG = """[user]
 
 
 @pytest.fixture
-def outside_tmp() -> Iterator[Path]:
-    """A throwaway folder outside /tmp (which the sandbox replaces with an empty one)."""
-    base = Path.home() / ".cache"
-    if str(base).startswith(("/tmp/", "/var/tmp/", "/run/")):
-        pytest.skip("LOUD SKIP: no folder outside /tmp to test with")
-    base.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="frogtui-test-home-", dir=base))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def planted(outside_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Workspace]:
+def planted(on_disk: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Workspace]:
     """$HOME with the stores, two toolchains on PATH and a git config with credentials; a repository
     beside another project (with its own ``.env``), outside the home folder and /tmp."""
-    home = outside_tmp / "home"
+    home = on_disk / "home"
     for name, store in STORES.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(f"SECRET-{store}\n")
@@ -95,14 +79,14 @@ def planted(outside_tmp: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, W
         (home / tool).parent.mkdir(parents=True, exist_ok=True)
         (home / tool).write_text(f"#!/bin/sh\necho {text}\n")
         (home / tool).chmod(0o755)
-    projects = outside_tmp / "projects"
+    projects = on_disk / "projects"
     (projects / "neighbour").mkdir(parents=True)
     (projects / "neighbour" / ".env").write_text("SECRET-neighbour-env\n")
     root = projects / "repo"
     root.mkdir()
     git(root, "init", "-q")
     (root / "a.txt").write_text("a\n")
-    session_tmp = outside_tmp / "session-tmp"
+    session_tmp = on_disk / "session-tmp"
     session_tmp.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", f"{home}/.local/bin:{home}/.cargo/bin:{os.environ['PATH']}")
