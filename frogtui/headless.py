@@ -15,7 +15,7 @@ from frogtui.agent.loop import Agent
 from frogtui.agent.session_core import SessionCore
 from frogtui.agent.tally import RunTally
 from frogtui.agent.trajectory import write_json_atomic
-from frogtui.approval import APPROVAL_MODES, PolicyApprover
+from frogtui.approval import APPROVAL_MODES, Approver
 from frogtui.cli import Parser
 from frogtui.config import SETTINGS_HELP, Config, Limits, load_config, repo_folder
 from frogtui.errors import FrogtuiError
@@ -214,7 +214,7 @@ def build_agent(core: SessionCore, stderr: TextIO, sink: TraceSink | None = None
         core.checkpoints.warn = warn
     sink = sink or TraceSink(stderr, session)
     sink.ignored = core.ignored_changed
-    return core.start(PolicyApprover(core.engine, config.approve, log=session.log), sink)
+    return core.start(Approver(core.engine, mode=config.approve, log=session.log), sink)
 
 
 def run_task(

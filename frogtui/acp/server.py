@@ -202,7 +202,7 @@ class FrogAgent:
         if acp_session.busy:
             raise RequestError.invalid_request({"message": "a prompt is already running in this session"})
         acp_session.busy = True
-        acp_session.approver.cancelled.clear()
+        acp_session.cancelled.clear()
         acp_session.outbox.reset()
         try:
             return schema.PromptResponse(stop_reason=await self._answer(acp_session, prompt_text(prompt)))
@@ -222,7 +222,7 @@ class FrogAgent:
         if not text.strip():
             say(update_agent_message_text("frogtui: the prompt has no text."))
             return "end_turn"
-        cancelled = acp_session.approver.cancelled
+        cancelled = acp_session.cancelled
         async with self.run_lock:
             if cancelled.is_set():
                 return "cancelled"

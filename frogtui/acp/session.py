@@ -1,15 +1,17 @@
 """One ACP session: the session core (``agent.session_core.SessionCore``: the session folder,
-policy, sandbox, checkpoints, the agent) with the ACP approver and sink plugged in. ``run`` is
-called on a worker thread, one prompt at a time."""
+policy, sandbox, checkpoints, the agent) with the gate (asking through ``session/request_permission``)
+and the ACP sink plugged in. ``run`` is called on a worker thread, one prompt at a time."""
 from __future__ import annotations
 
+import threading
 from typing import Any
 
-from frogtui.acp.approver import AcpApprover
 from frogtui.acp.outbox import Outbox
+from frogtui.acp.permission import PermissionAsk
 from frogtui.acp.sink import AcpSink
 from frogtui.agent.loop import RunResult
 from frogtui.agent.session_core import SessionCore
+from frogtui.approval import Approver
 
 
 class AcpSession:
@@ -32,7 +34,10 @@ class AcpSession:
         self.busy = False
         """A prompt is running."""
         self.sink = AcpSink(outbox, str(core.engine.workspace.root), self._context_size, log=core.session.log)
-        self.approver = AcpApprover(core.engine, self.sink, mode=core.config.approve, log=core.session.log)
+        self.cancelled = threading.Event()
+        """Set when the prompt is cancelled (cleared when the next starts): nothing more is asked."""
+        asking = PermissionAsk(self.sink, self.cancelled)
+        self.approver = Approver(core.engine, ask=asking.ask, show=asking.show, mode=core.config.approve, log=core.session.log)
 
     @property
     def id(self) -> str:
@@ -49,7 +54,7 @@ class AcpSession:
 
     def cancel(self) -> None:
         """Stop generation or the running command; what waits for an answer is denied."""
-        self.approver.cancelled.set()
+        self.cancelled.set()
         self.core.interrupt()
 
 
@@ -61,6 +66,6 @@ class _CancelAware:
 
     def emit(self, event: Any) -> None:
         agent = self.owner.core.agent
-        if self.owner.approver.cancelled.is_set() and agent is not None and not agent.cancel.is_set():
+        if self.owner.cancelled.is_set() and agent is not None and not agent.cancel.is_set():
             agent.interrupt()
         self.owner.sink.emit(event)

@@ -1,12 +1,13 @@
 """Approval gates: the pure policy (``decide``), the facts it decides on, the floor, the rules
-files, the Bash sandbox, and the approvers and engine the front ends use. See docs/APPROVALS.md."""
+files, the Bash sandbox, and the engine and the gate (``Approver``) the front ends use. See docs/APPROVALS.md."""
 from __future__ import annotations
 
 # isort: off
 # first, before shell_parse imports bashlex: its parser tables come from the cache, not rebuilt
 from frogtui.approval.bashlex_tables import bashlex  # noqa: F401
 # isort: on
-from frogtui.approval.approver import PolicyApprover, audit_line
+from frogtui.approval.answer import Ask, PersonAnswer, Question
+from frogtui.approval.approver import Approver, audit_line
 from frogtui.approval.decision import Decision
 from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.facts import Action, PathFact, Places, gather
@@ -20,11 +21,14 @@ __all__ = [
     "APPROVAL_MODES",
     "ApprovalMode",
     "Action",
+    "Approver",
+    "Ask",
     "Decision",
     "PathFact",
     "Places",
-    "PolicyApprover",
+    "PersonAnswer",
     "PolicyEngine",
+    "Question",
     "Rule",
     "RuleSet",
     "Sandbox",

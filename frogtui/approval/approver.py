@@ -1,11 +1,25 @@
-"""The headless approver (``frogtui run --approve policy|none|all``) around a ``PolicyEngine``."""
+"""The gate: ``Approver`` answers "may this call run?" for every front end (``protocol.Approver``).
+
+The policy decides (``PolicyEngine.evaluate``), the approval mode applies (``apply_mode``); when
+that says "ask a person", the front end's ask function does (the app's modal, the editor's
+``session/request_permission``; ``frogtui run`` has none, so it is denied, saying so). The answer
+is mapped here once: allow once, always allow (a narrow session rule, or this once when none is
+safe), deny with the person's reason, or edited arguments that go round the policy again. One
+audit line per call goes to the session log.
+"""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
+from frogtui.approval.answer import Ask, PersonAnswer, Question
+from frogtui.approval.decision import Decision
 from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.modes import APPROVAL_MODES, ApprovalMode, apply_mode, repeat_denial
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
+
+MAX_EDITS = 10
+"""A person who keeps editing one call is answered with a denial after this many questions."""
 
 
 def audit_line(step: int, call: ToolCall, approval: Approval) -> str:
@@ -16,34 +30,77 @@ def audit_line(step: int, call: ToolCall, approval: Approval) -> str:
     )
 
 
-class PolicyApprover:
-    """Answers for a run without a person: ``approval.modes.apply_mode`` under ``--approve MODE``,
-    and what it would ask a person about is denied (saying so).
+class Approver:
+    """Implements ``protocol.Approver`` for every front end (on the agent's thread).
 
     Args:
-        engine: The policy.
-        mode: ``policy``, ``none`` or ``all``.
-        log: Called with one line per decision (e.g. ``Session.log``), for the audit trail.
+        engine: The policy (rules, session rules, floor).
+        ask: The front end's way to ask a person (it may block); None without a person
+            (``frogtui run``): what would be asked is denied, and the mode is named as the
+            command line's flag (``--approve all``).
+        show: Called with each Write/Edit request that has a preview, before the policy decides
+            (the front end shows the change whether or not it asks).
+        mode: ``policy``, ``none`` or ``all`` (``approval.apply_mode``); a front end may change it
+            between calls.
+        log: Called with one audit line per call (``Session.log``).
     """
 
-    def __init__(self, engine: PolicyEngine, mode: ApprovalMode = "policy", log: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        engine: PolicyEngine,
+        *,
+        ask: Ask | None = None,
+        show: Callable[[ApprovalRequest], object] | None = None,
+        mode: ApprovalMode = "policy",
+        log: Callable[[str], object] | None = None,
+    ) -> None:
         if mode not in APPROVAL_MODES:
             raise ValueError(f"unknown approval mode {mode!r}")
         self.engine = engine
-        self.mode = mode
+        self.ask = ask
+        self.show = show
+        self.mode: ApprovalMode = mode
         self.log = log
 
     def approve(self, request: ApprovalRequest) -> Approval:
+        if self.show is not None and request.preview is not None:
+            self.show(request)
         approval = self._answer(request)
         if self.log is not None:
             self.log(audit_line(request.step, request.call, approval))
         return approval
 
     def _answer(self, request: ApprovalRequest) -> Approval:
-        decision = self.engine.evaluate(request)
-        approval = apply_mode(self.mode, decision, request.call.name, label=f"--approve {self.mode}", repeat=request.repeat)
-        if approval is not None:
-            return approval
+        asked, edited = request, None
+        label = "" if self.ask is not None else f"--approve {self.mode}"
+        for _ in range(MAX_EDITS):
+            decision = self.engine.evaluate(asked)
+            decided = apply_mode(self.mode, decision, asked.call.name, label=label, repeat=request.repeat)
+            if decided is not None:
+                return decided if edited is None else dataclasses.replace(decided, arguments=edited)
+            if self.ask is None:
+                return self._unasked(request, decision)
+            rules = tuple(rule.text for rule in self.engine.session_rules_for(asked.call))
+            answer = self.ask(Question(request=asked, decision=decision, session_rules=rules))
+            if answer.choice != "edit" or answer.arguments is None:
+                return self._answered(answer, asked.call, decision, edited)
+            edited = dict(answer.arguments)
+            asked = dataclasses.replace(asked, call=dataclasses.replace(asked.call, arguments=edited))
+        return Approval("deny", reason="too many edits of one call", by="person")
+
+    def _answered(self, answer: PersonAnswer, call: ToolCall, decision: Decision, edited: dict | None) -> Approval:
+        """The person's answer (not an edit) as the approval."""
+        if answer.choice == "once":
+            return Approval("allow", "allowed once", by=answer.by, rule=decision.rule, arguments=edited)
+        if answer.choice == "always":
+            stored = self.engine.allow_for_session(call)
+            if not stored:  # no narrow rule is safe for this call: it is allowed this once
+                return Approval("allow", "allowed once (no safe rule to store)", by=answer.by, rule=decision.rule, arguments=edited)
+            return Approval("allow", "always allowed for this session", by=answer.by, rule=stored, arguments=edited)
+        return Approval("deny", answer.reason, by=answer.by, rule=decision.rule)
+
+    def _unasked(self, request: ApprovalRequest, decision: Decision) -> Approval:
+        """The answer without a person (``frogtui run``): denied, saying why."""
         if request.repeat:
             return repeat_denial(request.repeat, decision)
         return Approval(

@@ -198,9 +198,11 @@ class FrogApp(SessionApp):
         self.push_screen(TrajectoryScreen(self.session.run_path(run)))
 
     def action_cycle_approval_mode(self) -> None:
-        self.approver.mode = APPROVAL_MODES[(APPROVAL_MODES.index(self.approver.mode) + 1) % len(APPROVAL_MODES)]
-        self.status.approval_mode = self.approver.mode
-        text, severity, seconds = commands.mode_notice(self.approver.mode)
+        self.approval_mode = APPROVAL_MODES[(APPROVAL_MODES.index(self.approval_mode) + 1) % len(APPROVAL_MODES)]
+        if self.approver is not None:  # the session is wired: its gate answers under the new mode
+            self.approver.mode = self.approval_mode
+        self.status.approval_mode = self.approval_mode
+        text, severity, seconds = commands.mode_notice(self.approval_mode)
         self.notify(text, severity=severity, timeout=seconds)  # type: ignore[arg-type]
 
     def action_attempts(self) -> None:

@@ -19,9 +19,10 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from frogtui.approval.answer import PersonAnswer
 from frogtui.terminal_text import marked
 from frogtui.ui.diffview import DiffView
-from frogtui.ui.messages import ApprovalRequested, PersonAnswer
+from frogtui.ui.messages import ApprovalRequested
 
 
 def display_path(path: str | os.PathLike[str]) -> str:

@@ -103,15 +103,15 @@ class _Lines:
 def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFinished:
     """Run the attempts (blocking: call on a worker) with ``check`` ('' for none) and return what the
     app shows at the end."""
-    from frogtui.approval import PolicyEngine
+    from frogtui.approval import Approver, PolicyEngine
     from frogtui.attempts.record import link
     from frogtui.attempts.running import AttemptsRun
     from frogtui.headless import TraceSink
-    from frogtui.ui.approver import UiApprover
+    from frogtui.ui.asking import ModalAsk
 
     shared: list[Any] = []
     """The session rules "always allow" adds, one list for every attempt's policy."""
-    approvers: list[UiApprover] = []
+    asking: list[ModalAsk] = []
 
     def wire(core: SessionCore, out: Any, number: int) -> Any:
         notes = core.prepare()
@@ -124,15 +124,16 @@ def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFini
 
         for note in notes:
             out.write(f"frogtui: warning: {note}\n")
-        approver = UiApprover(post, core.engine, sandboxed=core.sandboxed, mode=app.approver.mode)
-        approvers.append(approver)
+        modal = ModalAsk(post, sandboxed=core.sandboxed)
+        asking.append(modal)
+        approver = Approver(core.engine, ask=modal.ask, show=modal.show, mode=app.approval_mode, log=core.session.log)
         return core.start(approver, TraceSink(out, core.session))
 
     assert app.model is not None
     try:
         run = AttemptsRun(task, app.config, app.model, attempts=n, check=check, pick="later", stderr=_Lines(app), wire=wire)
         link(app.session, run.parent.id)  # a resume of this session reopens their table
-        app.attempts_stop = partial(_stop, run, approvers)
+        app.attempts_stop = partial(_stop, run, asking)
         run.run()
     except FrogtuiError as err:
         return AttemptsFinished(None, {}, str(err))
@@ -169,12 +170,12 @@ def reopen(app: SessionApp) -> None:
                                                                            if r.commit and r.number not in saved.gone])))
 
 
-def _stop(run: AttemptsRun, approvers: list[Any]) -> None:
+def _stop(run: AttemptsRun, asking: list[Any]) -> None:
     """Stop every attempt: its turn or command, and a question waiting for the person (denied)."""
     for core in run.cores:
         core.interrupt()
-    for approver in approvers:
-        approver.cancel_pending()
+    for modal in asking:
+        modal.cancel_pending()
 
 
 def apply_choice(app: SessionApp, run: AttemptsRun | SavedAttempts, number: int) -> str:

@@ -24,7 +24,7 @@ from frogtui.ui.trace import TracePane
 
 if TYPE_CHECKING:
     from frogtui.agent.session_core import SessionCore
-    from frogtui.ui.approver import UiApprover
+    from frogtui.ui.asking import ModalAsk
     from frogtui.ui.state import SessionUiState
 
 
@@ -35,7 +35,7 @@ class LongSession(App[int]):
     queue: MessageQueue
     busy: bool
     state: SessionUiState
-    approver: UiApprover
+    asking: ModalAsk
     interrupting: bool
     _run_text: str
     CONTROL_FILTER = ControlFilter()
@@ -79,7 +79,7 @@ class LongSession(App[int]):
         if not self.busy:
             return
         self.core.interrupt()
-        self.approver.cancel_pending()
+        self.asking.cancel_pending()
         from frogtui.ui.approval_screen import ApprovalScreen
 
         if isinstance(self.screen, ApprovalScreen):

@@ -10,7 +10,7 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -18,7 +18,7 @@ from frogtui.ui.pacing import MAX_WAIT_S
 
 if TYPE_CHECKING:  # the loop's events, the policy and pygments (a diff) come after the first paint
     from frogtui.agent.events import AgentEvent
-    from frogtui.approval import Decision
+    from frogtui.approval import Decision, PersonAnswer
     from frogtui.protocol import ApprovalRequest, Model, ToolCall
     from frogtui.ui.diffmodel import FileDiff
 
@@ -30,17 +30,6 @@ class AgentEventsPosted(Message):
 
     take: Callable[..., Awaitable[list[AgentEvent] | None]]
     """``UiSink.batch``: ``await take(ready=...)`` (None: held for the next frame, ask again)."""
-
-
-@dataclass(frozen=True)
-class PersonAnswer:
-    """What the person answered in the approval modal."""
-
-    choice: Literal["once", "always", "deny", "edit"]
-    reason: str = ""
-    """Deny: the reason sent to the model (may be empty)."""
-    arguments: dict[str, Any] | None = None
-    """Edit: the call's new arguments."""
 
 
 @dataclass
@@ -117,16 +106,14 @@ class UiSink:
 
     Args:
         post: the app's thread-safe ``post_message``.
-        audit: called on the loop's thread with one line per approval decision (the session log).
         stepped: called on the loop's thread with the time (monotonic) of each step started and
             each call finished (``pacing.FlatOut``).
     """
 
     def __init__(
-        self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None, stepped: Callable[[float], Any] | None = None,
+        self, post: Callable[[Message], Any], stepped: Callable[[float], Any] | None = None,
     ) -> None:
         self.post = post
-        self.audit = audit
         self.stepped = stepped
         self._events: list[AgentEvent] = []
         self._lock = threading.Lock()
@@ -139,17 +126,13 @@ class UiSink:
         """When ``batch`` first held the queued events back for a frame (None: not held)."""
         self._seen = 0
         """``_emitted`` at the last ``batch`` that held them."""
-        from frogtui.agent.events import ApprovalAnswered, RunEnded, StepStarted, ToolFinished  # the loop has imported them
+        from frogtui.agent.events import RunEnded, StepStarted, ToolFinished  # the loop has imported them
 
-        self._answered, self._run_ended, self._beats = ApprovalAnswered, RunEnded, (StepStarted, ToolFinished)
+        self._run_ended, self._beats = RunEnded, (StepStarted, ToolFinished)
 
     def emit(self, event: AgentEvent) -> None:
         if self.stepped is not None and isinstance(event, self._beats):
             self.stepped(time.monotonic())
-        if self.audit is not None and isinstance(event, self._answered):
-            from frogtui.approval import audit_line
-
-            self.audit(audit_line(event.step, event.call, event.approval))
         with self._lock:
             self._events.append(event)
             self._emitted += 1

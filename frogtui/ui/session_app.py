@@ -2,7 +2,7 @@
 policy, the agent's runs, approvals). ``app.FrogApp`` adds the person's commands to it.
 
 Threads: the model loads and the agent runs in ``@work(thread=True)`` workers; they reach the UI
-only through messages (``UiSink``, ``UiApprover``). Approvals block the worker on a ``Future``
+only through messages (``UiSink``, the gate's ``ModalAsk``). Approvals block the worker on a ``Future``
 that the approval modal resolves, so nothing runs while the modal is open.
 
 While a run goes, what the person sends is queued (``ui/queue.py``) and sent when it ends; a run
@@ -26,11 +26,11 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.worker import Worker, WorkerFailed, WorkerState
 
-from frogtui.config import Config
+from frogtui.config import ApprovalMode, Config
 from frogtui.errors import FrogtuiError
 from frogtui.programs import at_start
 from frogtui.ui import session_view
-from frogtui.ui.approver import UiApprover
+from frogtui.ui.asking import ModalAsk
 from frogtui.ui.attempts_run import AttemptsInApp, parse
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.footer import FittingFooter
@@ -62,6 +62,7 @@ if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on th
     from frogtui.agent import events as ev
     from frogtui.agent.loop import Agent
     from frogtui.agent.session_core import ModelLoader, SessionCore
+    from frogtui.approval import Approver
     from frogtui.protocol import Model
     from frogtui.session import Session
 
@@ -152,7 +153,11 @@ class SessionApp(AttemptsInApp, LongSession):
         """When the run's end was shown (monotonic; 0 while it runs): its worker may still save it (ui/pacing.py)."""
         self._sink: UiSink | None = None
         """The loop's sink (the session core keeps the first one it was given)."""
-        self.approver = UiApprover(self.post_message, mode=config.approve)
+        self.approval_mode: ApprovalMode = config.approve
+        self.asking = ModalAsk(self.post_message)
+        """The app's way to ask the person (the approval modal)."""
+        self.approver: Approver | None = None
+        """The gate (``approval.Approver``), built when the session is wired (the policy is loaded then)."""
         self.setup_error: str | None = None
         self._run_worker: Worker[Any] | None = None
         self._run_text = ""
@@ -232,7 +237,7 @@ class SessionApp(AttemptsInApp, LongSession):
         status.max_steps = self.config.limits.max_steps
         status.context_size = self.config.limits.max_context_tokens
         status.handoff_margin = self.config.limits.handoff_margin
-        status.approval_mode = self.approver.mode
+        status.approval_mode = self.approval_mode
         status.model_name = self.config.model_spec
         prompt = self.query_one(PromptInput)  # focused already (MainScreen.AUTO_FOCUS)
         if self.initial_note:
@@ -290,9 +295,14 @@ class SessionApp(AttemptsInApp, LongSession):
 
     def on_session_wired(self, message: SessionWired) -> None:
         self.state.wired = True
-        self.approver.engine = self.core.engine
-        self.approver.sandboxed = self.core.sandboxed
-        self.status.sandbox = self.approver.sandboxed
+        from frogtui.approval import Approver
+
+        assert self.core.engine is not None
+        self.asking.sandboxed = self.core.sandboxed
+        self.approver = Approver(
+            self.core.engine, ask=self.asking.ask, show=self.asking.show, mode=self.approval_mode, log=self.session.log
+        )
+        self.status.sandbox = self.asking.sandboxed
         self.status.sandbox_weak = self.core.sandbox is not None and self.core.sandbox.warning is not None
         for note in message.notes:
             self.chat.add_notice(note, "warning")
@@ -380,7 +390,8 @@ class SessionApp(AttemptsInApp, LongSession):
                 return NOT_STARTED
         self.flat_out.at = time.monotonic()
         self.forget_attempts()  # a plain run: a resume no longer reopens an attempts table (ui/attempts_run.py)
-        agent = self.core.start(self.approver, UiSink(self.post_message, audit=self.session.log, stepped=self.flat_out.note))
+        assert self.approver is not None, "a run starts once the session is wired"
+        agent = self.core.start(self.approver, UiSink(self.post_message, stepped=self.flat_out.note))
         self._sink = agent.sink if isinstance(agent.sink, UiSink) else None
         if handoff:
             self.core.hand_off(text)
@@ -456,7 +467,7 @@ class SessionApp(AttemptsInApp, LongSession):
         self.process_settings.restore()
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
-        self.approver.cancel_pending()
+        self.asking.cancel_pending()
 
     def _on_signals(self, handler: Callable[[int], None] | None) -> None:
         """Handle ``EXIT_SIGNALS`` with ``handler`` (None: as before). Only the main thread's loop

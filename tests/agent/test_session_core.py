@@ -9,7 +9,7 @@ import pytest
 
 from frogtui.agent import events as ev
 from frogtui.agent.session_core import SessionCore
-from frogtui.approval import PolicyApprover
+from frogtui.approval import Approver
 from frogtui.config import Config
 from frogtui.models.replay import ReplayModel
 from frogtui.protocol import Model
@@ -38,7 +38,7 @@ def started(core: SessionCore) -> ListSink:
     core.load_model()
     assert core.engine is not None
     sink = ListSink()
-    core.start(PolicyApprover(core.engine, core.config.approve), sink)
+    core.start(Approver(core.engine, mode=core.config.approve), sink)
     return sink
 
 
@@ -63,7 +63,7 @@ def test_the_model_loads_once_lazily_with_its_progress(py_repo: Path, tmp_path: 
 def test_start_needs_prepare_and_a_model(py_repo: Path, tmp_path: Path) -> None:
     core = SessionCore(replay_config(py_repo, tmp_path, [turn("", answer="hi")]))
     with pytest.raises(RuntimeError):
-        core.start(PolicyApprover.__new__(PolicyApprover), ListSink())
+        core.start(Approver.__new__(Approver), ListSink())
     with pytest.raises(RuntimeError):
         core.send("hi")
 

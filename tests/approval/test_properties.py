@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from frogtui.agent.loop import Agent
-from frogtui.approval import PolicyApprover, PolicyEngine, decide, gather
+from frogtui.approval import Approver, PolicyEngine, decide, gather
 from frogtui.approval.facts import Places
 from frogtui.approval.rules import RuleSet
 from frogtui.approval.shell import analyze
@@ -64,7 +64,7 @@ def test_a_denied_action_never_changes_a_file(files: dict[str, str], calls: list
         before = snapshot(root)
         replay = write_replay(base / "replay.jsonl", [turn("try", *calls), turn("done", answer="ok")])
         workspace = Workspace(root, tmp_dir=base / "tmp")
-        approver = PolicyApprover(PolicyEngine(workspace, RuleSet()), "none")
+        approver = Approver(PolicyEngine(workspace, RuleSet()), mode="none")
         result = Agent(ReplayModel(replay), ToolRunner(workspace), approver, Silent()).run("change things")
         approvals = [a for step in result.trajectory["steps"] for a in step["approvals"]]
         assert all(a["decision"] == "deny" for a in approvals if a["tool"] != "Read")
@@ -85,7 +85,7 @@ def test_the_floor_holds_for_any_path_under_approve_all(parts: list[str]) -> Non
         os.symlink(base / "outside", root / "link_out")
         path = os.path.join(*parts)
         workspace = Workspace(root, tmp_dir=base / "tmp")
-        approver = PolicyApprover(PolicyEngine(workspace, RuleSet()), "all")
+        approver = Approver(PolicyEngine(workspace, RuleSet()), mode="all")
         for tool in ("Write", "Edit"):
             call = ToolCall("t", tool, {"file_path": path, "content": "x", "old_string": "x", "new_string": "y"})
             approval = approver.approve(ApprovalRequest(call=call, step=1, root=str(root)))

@@ -1,5 +1,5 @@
 """The pieces of the UI on their own: themes as data, the diff model and viewer, the status bar,
-the approver's policy loop."""
+the modal ask behind the gate."""
 from __future__ import annotations
 
 import threading
@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 
-from frogtui.approval import PolicyEngine
+from frogtui.approval import Approver, PersonAnswer, PolicyEngine
 from frogtui.errors import ConfigError
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.tools import Workspace
-from frogtui.ui.approver import UiApprover
+from frogtui.ui.asking import ModalAsk
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
-from frogtui.ui.messages import ApprovalRequested, PersonAnswer
+from frogtui.ui.messages import ApprovalRequested
 from frogtui.ui.status import StatusBar, context_bar, context_level, quantisation
 from frogtui.ui.themes import (
     VARIABLE_DEFAULTS,
@@ -144,7 +144,7 @@ def test_approver_asks_and_always_allow_stores_the_narrow_rule(tmp_path: Path) -
             assert message.session_rule == "Bash: make test"
             message.future.set_result(PersonAnswer("always"))
 
-    approver = UiApprover(answer, engine(tmp_path))
+    approver = Approver(engine(tmp_path), ask=ModalAsk(answer).ask)
     request = ApprovalRequest(ToolCall("c1", "Bash", {"command": "make test"}), step=1, root=str(tmp_path))
     first = approver.approve(request)
     assert (first.decision, first.by, first.rule) == ("allow", "person", "Bash: make test")
@@ -156,15 +156,16 @@ def test_approver_asks_and_always_allow_stores_the_narrow_rule(tmp_path: Path) -
 
 
 def test_cancel_pending_denies_a_waiting_question(tmp_path: Path) -> None:
-    approver = UiApprover(lambda message: None, engine(tmp_path))
+    modal = ModalAsk(lambda message: None)
+    approver = Approver(engine(tmp_path), ask=modal.ask)
     request = ApprovalRequest(ToolCall("c1", "Bash", {"command": "rm -rf build"}), step=1, root=str(tmp_path))
     result: list[object] = []
     thread = threading.Thread(target=lambda: result.append(approver.approve(request)))
     thread.start()
     deadline = time.monotonic() + 5
-    while not approver._pending and time.monotonic() < deadline:
+    while not modal._pending and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert approver.cancel_pending() == 1
+    assert modal.cancel_pending() == 1
     thread.join(5)
     (approval,) = result
     assert (approval.decision, approval.by, approval.reason) == ("deny", "person", "Interrupted by the user")

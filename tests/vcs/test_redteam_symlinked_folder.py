@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from frogtui.agent.loop import Agent
-from frogtui.approval import PolicyApprover, PolicyEngine, SandboxSettings, make_sandbox
+from frogtui.approval import Approver, PolicyEngine, SandboxSettings, make_sandbox
 from frogtui.approval.sandbox import probe_bwrap
 from frogtui.models.replay import ReplayModel
 from frogtui.tools import ToolRunner, Workspace
@@ -41,7 +41,7 @@ def test_undo_restores_a_folder_replaced_by_a_symlink(py_repo: Path, tmp_path: P
     wrap = make_sandbox(workspace, SandboxSettings()).wrap if bwrap and probe_bwrap(bwrap) is None else None
     model = ReplayModel(write_replay(tmp_path / "r.jsonl", [
         turn("", xml_call("Bash", command=f"mv docs d2 && ln -s {outside} docs && echo x >> calc.py")), turn("", answer="done")]))
-    agent = Agent(model, ToolRunner(workspace, wrap=wrap), PolicyApprover(PolicyEngine.load(workspace, None), "all"), Quiet(),
+    agent = Agent(model, ToolRunner(workspace, wrap=wrap), Approver(PolicyEngine.load(workspace, None), mode="all"), Quiet(),
                   before_action=checkpoints.before_action)
     assert agent.run("go").exit_reason == "agent"
     assert (py_repo / "docs").is_symlink()

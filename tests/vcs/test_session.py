@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from frogtui.agent.loop import Agent
-from frogtui.approval import PolicyApprover, PolicyEngine
+from frogtui.approval import Approver, PolicyEngine
 from frogtui.config import sessions_dir
 from frogtui.models.replay import ReplayModel
 from frogtui.tools import ToolRunner, Workspace
@@ -29,7 +29,7 @@ class Quiet:
 def run_agent(repo: Path, tmp_path: Path, turns: list[str], checkpoints: Checkpoints) -> None:
     model = ReplayModel(write_replay(tmp_path / "replay.jsonl", turns))
     workspace = Workspace(repo)
-    approver = PolicyApprover(PolicyEngine.load(workspace, None), "all")
+    approver = Approver(PolicyEngine.load(workspace, None), mode="all")
     agent = Agent(model, ToolRunner(workspace), approver, Quiet(), before_action=checkpoints.before_action)
     assert agent.run("do it").exit_reason == "agent"
 
@@ -250,7 +250,7 @@ def test_the_person_s_edits_during_the_session_are_theirs_and_not_accepted(py_re
         turn("", answer="done"),
     ]))
     workspace = Workspace(py_repo)
-    approver = PolicyApprover(PolicyEngine.load(workspace, None), "all")
+    approver = Approver(PolicyEngine.load(workspace, None), mode="all")
     agent = Agent(model, ToolRunner(workspace), approver, Quiet(), before_action=person_then_checkpoint,
                   after_action=checkpoints.after_action)
     assert agent.run("do it").exit_reason == "agent"

@@ -1,0 +1,47 @@
+"""What the gate (``approval.Approver``) asks a person, and what the person answers: the whole of
+what a front end (the app's modal, the editor's ``session/request_permission``) exchanges with it."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from frogtui.approval.decision import Decision
+from frogtui.protocol import ApprovalRequest
+
+
+@dataclass(frozen=True)
+class Question:
+    """A call the policy asks a person about, under the approval mode."""
+
+    request: ApprovalRequest
+    """The call as it would run (with the person's edits so far), its step, the working folder,
+    the Write/Edit preview and, for a repeat, why it repeats."""
+    decision: Decision
+    """Why the policy asks (its rule and reason)."""
+    session_rules: tuple[str, ...] = ()
+    """The narrow rules "always allow" would store, as people read them (``Bash: pytest *``);
+    empty when none is safe (then "always allow" allows this once)."""
+
+    @property
+    def session_rule(self) -> str:
+        """The rules "always allow" would store, joined by ``; `` ('' when none)."""
+        return "; ".join(self.session_rules)
+
+
+@dataclass(frozen=True)
+class PersonAnswer:
+    """What the person answered."""
+
+    choice: Literal["once", "always", "deny", "edit"]
+    reason: str = ""
+    """Deny: the reason sent to the model (may be empty)."""
+    arguments: dict[str, Any] | None = None
+    """Edit: the call's new arguments (the policy decides on them again)."""
+    by: str = "person"
+    """Who answered: the person, or ``display`` for a denial without asking, when the front end
+    could not show the call whole (the person would allow what they cannot see)."""
+
+
+Ask = Callable[[Question], PersonAnswer]
+"""A front end's way to ask a person (it may block: the gate runs on the agent's thread)."""

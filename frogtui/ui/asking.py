@@ -1,0 +1,73 @@
+"""The app's way to ask a person, for the gate (``approval.Approver``'s ``ask`` and ``show``): a modal.
+
+``ModalAsk.ask`` runs on the agent's worker thread. It posts an ``ApprovalRequested`` message
+carrying a ``Future`` and blocks on it; the app shows the modal and sets the result.
+``cancel_pending`` (interrupt, quit) answers every waiting future with a denial.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from frogtui.ui.messages import ApprovalRequested, CallPreviewed
+
+if TYPE_CHECKING:  # the policy is imported with the session, after the first paint
+    from frogtui.approval import PersonAnswer, Question
+    from frogtui.protocol import ApprovalRequest, Preview
+    from frogtui.ui.diffmodel import FileDiff
+
+INTERRUPTED = "Interrupted by the user"
+
+
+class ModalAsk:
+    """Asks the person with the approval modal (one agent thread at a time).
+
+    Args:
+        post: posts a Textual message to the app (thread-safe ``App.post_message``).
+        sandboxed: whether Bash runs in the sandbox (shown in the modal).
+    """
+
+    def __init__(self, post: Callable[[Any], Any], *, sandboxed: bool = False) -> None:
+        self.post = post
+        self.sandboxed = sandboxed
+        self._shown: tuple[Preview, FileDiff] | None = None
+        """The last Write/Edit change shown (its diff goes with the question about it)."""
+        self._pending: set[Future[PersonAnswer]] = set()
+        self._lock = threading.Lock()
+
+    def show(self, request: ApprovalRequest) -> None:
+        """Show a Write/Edit call's change in the trace, whether or not the person is asked."""
+        assert request.preview is not None
+        from frogtui.ui.diffmodel import FileDiff  # pygments, on the agent's thread
+
+        diff = FileDiff(request.preview.path, request.preview.before, request.preview.after)
+        self._shown = (request.preview, diff)
+        self.post(CallPreviewed(request.call, diff))
+
+    def ask(self, question: Question) -> PersonAnswer:
+        """Post the question and wait for the modal's answer (or ``cancel_pending``)."""
+        request = question.request
+        diff = self._shown[1] if self._shown is not None and request.preview is self._shown[0] else None
+        future: Future[PersonAnswer] = Future()
+        with self._lock:
+            self._pending.add(future)
+        try:
+            self.post(ApprovalRequested(request, question.decision, question.session_rule, self.sandboxed, future, diff))
+            return future.result()
+        finally:
+            with self._lock:
+                self._pending.discard(future)
+
+    def cancel_pending(self, reason: str = INTERRUPTED) -> int:
+        """Answer every waiting question with a denial (thread-safe). Returns how many there were."""
+        with self._lock:
+            pending = list(self._pending)
+        if pending:
+            from frogtui.approval import PersonAnswer  # loaded: a question was asked
+
+            for future in pending:
+                if not future.done():
+                    future.set_result(PersonAnswer("deny", reason=reason))
+        return len(pending)
