@@ -9,7 +9,7 @@ import pytest
 
 from frogtui.agent.outcomes import denial_observation
 from frogtui.approval import Approver, PersonAnswer, PolicyEngine, Question
-from frogtui.protocol import ApprovalRequest, ToolCall
+from frogtui.protocol import ApprovalRequest, Preview, ToolCall
 from frogtui.tools.workspace import Workspace
 
 
@@ -163,3 +163,16 @@ def test_without_a_person_what_would_be_asked_is_denied_saying_so(tmp_path: Path
 def test_an_unknown_mode_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown approval mode"):
         Approver(PolicyEngine(Workspace(tmp_path, tmp_dir=tmp_path / ".tmp")), mode="sometimes")  # type: ignore[arg-type]
+
+
+def test_a_change_is_shown_before_the_policy_decides_whether_or_not_it_asks(tmp_path: Path) -> None:
+    shown: list[ApprovalRequest] = []
+    engine = PolicyEngine(Workspace(tmp_path, tmp_dir=tmp_path / ".tmp"))
+    approver = Approver(engine, ask=ScriptedPerson(), show=shown.append, mode="all")
+    preview = Preview(path="new.txt", abs_path=str(tmp_path / "new.txt"), before=None, after="hello\n", before_hash=None)
+    call = ToolCall("c1", "Write", {"file_path": "new.txt", "content": "hello\n"})
+    write = ApprovalRequest(call, step=1, root=str(tmp_path), preview=preview)
+    assert approver.approve(write).allowed
+    assert shown == [write]
+    approver.approve(bash("ls"))
+    assert shown == [write], "only a call with a preview is shown"
