@@ -9,6 +9,7 @@ from pathlib import Path
 
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner
+from frogtui.tools.observations import output_lines
 from frogtui.tools.specs import BASH
 
 TAIL_LINES = 5
@@ -48,7 +49,5 @@ def run_check(runner: ToolRunner, command: str, cancel: threading.Event | None =
     """Run ``command`` as a Bash call of the attempt (its sandbox, its worktree, its temp folder)."""
     call = ToolCall(id="check", name=BASH.name, arguments={"command": command, "timeout": CHECK_TIMEOUT_S})
     outcome = runner.run(call, cancel=cancel)
-    lines = [line for line in outcome.observation.splitlines() if line.strip()]
-    while lines and lines[-1].strip() in ("STDOUT:", "STDERR:"):  # an empty stream's heading
-        lines.pop()
+    lines = output_lines(outcome.observation)
     return CheckResult(outcome.exit_code == 0, outcome.exit_code, "\n".join(lines[-TAIL_LINES:]))

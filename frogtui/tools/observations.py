@@ -101,9 +101,13 @@ def timeout_head(seconds: float) -> str:
     return f"{_TIMEOUT_HEAD}{seconds:.1f}s"
 
 
+STREAM_HEADINGS = ("STDOUT:", "STDERR:")
+"""The lines that open a command's two streams in its observation."""
+
+
 def bash_observation(head: str, stdout: str, stderr: str) -> str:
     """A command's observation: its head (exit code, timeout, interrupt), then both streams."""
-    return f"{head}\nSTDOUT:\n{stdout}\nSTDERR:\n{stderr}"
+    return f"{head}\n{STREAM_HEADINGS[0]}\n{stdout}\n{STREAM_HEADINGS[1]}\n{stderr}"
 
 
 def truncated_chars(dropped: int) -> str:
@@ -166,6 +170,15 @@ class Reading:
 
     kind: OutcomeKind
     exit_code: int | None = None
+
+
+def output_lines(observation: str) -> list[str]:
+    """A command's observation as its non-empty lines, without the heading of an empty stream at
+    the end (what a person wants to see of its output's tail)."""
+    lines = [line for line in observation.splitlines() if line.strip()]
+    while lines and lines[-1].strip() in STREAM_HEADINGS:
+        lines.pop()
+    return lines
 
 
 def error_kind(observation: str) -> str | None:
