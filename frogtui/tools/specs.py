@@ -57,8 +57,9 @@ class ToolSpec:
     subject_argument: str
     """The argument that says what a call does (the command, the file, the pattern): what the
     trace and the approval modal show of it."""
-    describe: Callable[[Mapping[str, Any]], str]
-    """The call in a few words (``summary``)."""
+    summary: Callable[[Mapping[str, Any]], str]
+    """The call on one line, in a few words: ``Bash `pytest -q` ``, ``Edit src/app.py``,
+    ``Glob *.py in src`` (the hand-off's list of calls, the editor's title)."""
     execute: Callable[[ToolRunner, Mapping[str, Any], RunRequest], ToolOutcome]
     """Runs a call with converted arguments; raises ``OSError``/``ValueError`` for a failure."""
     preview: Callable[[Workspace, Mapping[str, Any]], Preview] | None = None
@@ -76,10 +77,6 @@ class ToolSpec:
     def subject(self, arguments: Mapping[str, Any]) -> str:
         """The value of the argument that says what a call does ('' when absent)."""
         return str(arguments.get(self.subject_argument) or "")
-
-    def summary(self, arguments: Mapping[str, Any]) -> str:
-        """One line: ``Bash `pytest -q` ``, ``Edit src/app.py``, ``Glob *.py in src``."""
-        return self.describe(arguments)
 
 
 def first_line(text: str, limit: int) -> str:
@@ -172,7 +169,7 @@ READ = ToolSpec(
     mutates=False,
     path_argument="file_path",
     subject_argument="file_path",
-    describe=lambda args: f"Read {args.get('file_path', '')}".rstrip(),
+    summary=lambda args: f"Read {args.get('file_path', '')}".rstrip(),
     execute=_read,
 )
 WRITE = ToolSpec(
@@ -190,7 +187,7 @@ WRITE = ToolSpec(
     mutates=True,
     path_argument="file_path",
     subject_argument="file_path",
-    describe=lambda args: f"Write {args.get('file_path', '')}".rstrip(),
+    summary=lambda args: f"Write {args.get('file_path', '')}".rstrip(),
     execute=_write,
     preview=_preview_write,
 )
@@ -211,7 +208,7 @@ EDIT = ToolSpec(
     mutates=True,
     path_argument="file_path",
     subject_argument="file_path",
-    describe=lambda args: f"Edit {args.get('file_path', '')}".rstrip(),
+    summary=lambda args: f"Edit {args.get('file_path', '')}".rstrip(),
     execute=_edit,
     preview=_preview_edit,
 )
@@ -230,7 +227,7 @@ GLOB = ToolSpec(
     mutates=False,
     path_argument=None,
     subject_argument="pattern",
-    describe=lambda args: f"Glob {args.get('pattern', '')}" + (f" in {args['path']}" if args.get("path") else ""),
+    summary=lambda args: f"Glob {args.get('pattern', '')}" + (f" in {args['path']}" if args.get("path") else ""),
     execute=_glob,
 )
 BASH = ToolSpec(
@@ -249,7 +246,7 @@ BASH = ToolSpec(
     mutates=True,
     path_argument=None,
     subject_argument="command",
-    describe=lambda args: f"Bash `{first_line(str(args.get('command', '')), 120)}`",
+    summary=lambda args: f"Bash `{first_line(str(args.get('command', '')), 120)}`",
     execute=_bash,
 )
 
