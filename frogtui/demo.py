@@ -17,6 +17,7 @@ from typing import Any
 
 from frogtui.cli import Parser
 from frogtui.programs import which
+from frogtui.tools.specs import BASH, EDIT, GLOB, READ
 
 FILES = {
     "stats.py": (
@@ -45,20 +46,20 @@ def _turn(reasoning: str, *calls: str, answer: str = "") -> str:
 
 
 TURNS = [
-    _turn("The user says a test fails. Let me see what is in the repository.", _call("Glob", pattern="**/*.py")),
-    _turn("Two files. Read the module and its tests.", _call("Read", file_path="stats.py"), _call("Read", file_path="test_stats.py")),
-    _turn("Run the tests to see the failure.", _call("Bash", command="python -m pytest -q", description="Run the test suite")),
+    _turn("The user says a test fails. Let me see what is in the repository.", _call(GLOB.name, pattern="**/*.py")),
+    _turn("Two files. Read the module and its tests.", _call(READ.name, file_path="stats.py"), _call(READ.name, file_path="test_stats.py")),
+    _turn("Run the tests to see the failure.", _call(BASH.name, command="python -m pytest -q", description="Run the test suite")),
     _turn(
         "median returns the upper middle element for even-length lists; it should average the two middle ones.",
         _call(
-            "Edit",
+            EDIT.name,
             file_path="stats.py",
             old_string="    return ordered[middle]",
             new_string="    if len(ordered) % 2:\n        return ordered[middle]\n    return (ordered[middle - 1] + ordered[middle]) / 2",
         ),
         answer="The bug is in `median`: for an even number of values it must average the two middle ones.",
     ),
-    _turn("Validate the fix.", _call("Bash", command="python -m pytest -q", description="Run the test suite again")),
+    _turn("Validate the fix.", _call(BASH.name, command="python -m pytest -q", description="Run the test suite again")),
     _turn(
         "All three tests pass now.",
         answer=(

@@ -4,7 +4,6 @@ call with its observation."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +14,12 @@ from frogtui.acp.limits import CHUNK_BYTES, cap_text
 from frogtui.acp.updates import ToolCallView
 from frogtui.agent.project_instructions import without_instructions
 from frogtui.protocol import ToolCall
+from frogtui.tools.observations import classify
+from frogtui.tools.specs import tool_spec
 
-_FAILED = re.compile(r"^(The user denied|Interrupted by the user|Unknown tool|\w*(Error|Exception): )")
+FAILED_KINDS = frozenset({"denied", "interrupted", "error", "not_run"})
+"""How a saved call ended when the editor shows it as failed; a command that exited non-zero or
+timed out ran, and shows its output as completed."""
 
 
 def replay_updates(saved: dict[str, Any], root: str, id_prefix: str = "") -> Iterator[Any]:
@@ -46,7 +49,9 @@ def replay_updates(saved: dict[str, Any], root: str, id_prefix: str = "") -> Ite
             view = views.pop(id_prefix + str(message.get("tool_call_id")), None)
             if view is not None:
                 view.set_output(text)
-                yield view.progress("failed" if _FAILED.match(text) else "completed")
+                spec = tool_spec(view.call.name)
+                reading = classify(text, command=spec is not None and spec.kind == "execute")
+                yield view.progress("failed" if reading.kind in FAILED_KINDS else "completed")
 
 
 def saved_calls(message: dict[str, Any], id_prefix: str = "") -> list[ToolCall]:

@@ -13,8 +13,8 @@ from acp.helpers import text_block, tool_content, tool_diff_content
 from frogtui.acp.limits import DIFF_SIDE_BYTES, MAX_MESSAGE_BYTES, SHOWN_COMMAND_BYTES, TEXT_BYTES, cap_diff, cap_input, cap_text, json_size
 from frogtui.protocol import Approval, Preview, ToolCall
 from frogtui.terminal_text import marked
+from frogtui.tools.specs import tool_spec
 
-TOOL_KINDS: dict[str, schema.ToolKind] = {"Read": "read", "Glob": "search", "Write": "edit", "Edit": "edit", "Bash": "execute"}
 STOP_REASONS: dict[str, schema.StopReason] = {
     "agent": "end_turn",
     "max_tokens_per_turn": "max_tokens",
@@ -47,26 +47,24 @@ def one_line(text: str, width: int = TITLE_CHARS) -> str:
 
 
 def tool_title(call: ToolCall) -> str:
-    """What the editor shows as the call's title: ``Read calc.py``, the Bash command itself."""
-    args = call.arguments
-    if call.name == "Bash":
-        return one_line(marked(str(args.get("command") or "Bash")))
-    if call.name == "Glob":
-        where = f" in {args['path']}" if args.get("path") else ""
-        return one_line(f"Glob {args.get('pattern', '')}{where}")
-    if call.name in ("Read", "Write", "Edit"):
-        return one_line(f"{call.name} {args.get('file_path', '')}")
-    return one_line(call.name or "tool call")
+    """What the editor shows as the call's title: ``Read calc.py``, a command itself."""
+    spec = tool_spec(call.name)
+    if spec is None:
+        return one_line(call.name or "tool call")
+    if spec.kind == "execute":
+        return one_line(marked(spec.subject(call.arguments) or spec.name))
+    return one_line(spec.summary(call.arguments))
 
 
 def locations(call: ToolCall, root: str) -> list[schema.ToolCallLocation] | None:
     """The file a path tool touches, as an absolute path (with the first line read, for Read)."""
-    path = call.arguments.get("file_path") if call.name in ("Read", "Write", "Edit") else None
+    spec = tool_spec(call.name)
+    path = call.arguments.get(spec.path_argument) if spec is not None and spec.path_argument else None
     if not isinstance(path, str) or not path:
         return None
     full = os.path.normpath(os.path.join(root, os.path.expanduser(path)))
     offset = call.arguments.get("offset")
-    line = offset if call.name == "Read" and isinstance(offset, int) and offset > 0 else None
+    line = offset if spec is not None and spec.kind == "read" and isinstance(offset, int) and offset > 0 else None
     return [schema.ToolCallLocation(path=full, line=line)]
 
 
@@ -123,12 +121,14 @@ class ToolCallView:
 
     @property
     def kind(self) -> schema.ToolKind:
-        return TOOL_KINDS.get(self.call.name, "other")
+        spec = tool_spec(self.call.name)
+        return spec.kind if spec is not None else "other"
 
     @property
     def command(self) -> str | None:
-        """A Bash call's command (None for other calls)."""
-        return str(self.call.arguments.get("command", "")) if self.call.name == "Bash" else None
+        """The command of a call that runs one (None for other calls)."""
+        spec = tool_spec(self.call.name)
+        return spec.subject(self.call.arguments) if spec is not None and spec.kind == "execute" else None
 
     def content(self) -> list[Content]:
         """What the editor shows of the call: for Bash the command itself whenever the title does

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from frogtui.protocol import Approval, ToolCall, Usage
+
+if TYPE_CHECKING:  # the front ends import the events before the tools
+    from frogtui.tools.observations import ToolOutcome
 
 ExitReason = Literal[
     "agent",
@@ -93,14 +96,30 @@ class ToolOutput(StepEvent):
 
 @dataclass(frozen=True)
 class ToolFinished(CallEvent):
-    observation: str
-    duration_s: float
-    exit_code: int | None = None
-    """Bash exit code; None for other tools, for a timeout and for a call that did not run."""
-    ok: bool = True
-    """False when the observation is an error (exception, denial, timeout)."""
-    ran: bool = True
-    """False when the call was denied or invalid and nothing ran."""
+    """A call ended: it ran, or it did not (denied, invalid, interrupted before it ran)."""
+
+    outcome: ToolOutcome
+    """How it ended, as data (``ok``, ``exit_code``, ``kind``...) beside the observation the model sees."""
+    duration_s: float = 0.0
+
+    @property
+    def observation(self) -> str:
+        return self.outcome.observation
+
+    @property
+    def exit_code(self) -> int | None:
+        """A command's exit code; None for other tools, for a timeout and for a call that did not run."""
+        return self.outcome.exit_code
+
+    @property
+    def ok(self) -> bool:
+        """False when the observation is an error (exception, denial, timeout)."""
+        return self.outcome.ok
+
+    @property
+    def ran(self) -> bool:
+        """False when the call was denied or invalid and nothing ran."""
+        return self.outcome.ran
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from frogtui.agent.project_instructions import without_instructions
+from frogtui.tools.observations import classify
+from frogtui.tools.specs import first_line, tool_spec
 
 MAX_CALLS = 40
 """Calls listed in the hand-off (the most recent ones)."""
@@ -68,38 +70,25 @@ class CallOutcome:
 
 def one_line(text: str, limit: int = MAX_LINE) -> str:
     """The first line of ``text``, cut to ``limit`` characters (an ellipsis marks a cut)."""
-    lines = text.strip().splitlines()
-    first = lines[0] if lines else ""
-    if len(first) > limit:
-        return first[: limit - 1] + "…"
-    return first + (" …" if len(lines) > 1 else "")
+    return first_line(text, limit)
 
 
 def call_summary(tool: str, arguments: dict[str, Any]) -> str:
-    """A call in a few words, as the hand-off lists it."""
-    if tool == "Bash":
-        return f"Bash `{one_line(str(arguments.get('command', '')), 120)}`"
-    if tool == "Glob":
-        return f"Glob {arguments.get('pattern', '')}"
-    return f"{tool} {arguments.get('file_path', '')}".rstrip()
+    """A call in a few words, as the hand-off lists it (its spec's ``summary``)."""
+    spec = tool_spec(tool)
+    if spec is None:
+        return f"{tool} {arguments.get('file_path', '')}".rstrip()
+    return spec.summary(arguments)
 
 
 def observation_outcome(tool: str, observation: str) -> str:
-    """How a call ended, read from its observation (Leaf's strings)."""
-    head = observation.lstrip()
-    if head.startswith(("The user denied", "PermissionError")):
-        return "denied"
-    if head.startswith("Interrupted by the user"):
-        return "interrupted"
-    if tool == "Bash":
-        if head.startswith("Timed out"):
-            return "timeout"
-        match = re.match(r"Exit code: (-?\d+)", head)
-        if match:
-            return "ok" if match.group(1) == "0" else f"exit {match.group(1)}"
-    if re.match(r"^[A-Z][A-Za-z]*(Error|Exception): ", head):
-        return "error"
-    return "ok"
+    """How a call ended, read from its observation (a transcript holds only the text):
+    ``ok``, ``exit N``, ``timeout``, ``interrupted``, ``denied``, ``error``, ``not run``."""
+    spec = tool_spec(tool)
+    reading = classify(observation, command=spec is not None and spec.kind == "execute")
+    if reading.kind == "exit":
+        return f"exit {reading.exit_code}"
+    return reading.kind.replace("_", " ")
 
 
 def calls_from_messages(messages: list[dict[str, Any]]) -> list[CallOutcome]:

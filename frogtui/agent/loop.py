@@ -15,14 +15,14 @@ from typing import Any
 
 from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
-from frogtui.agent.outcomes import CallResult, RunResult, Stop, denial_observation
+from frogtui.agent.outcomes import RunResult, Stop, denial_observation
 from frogtui.agent.repeats import RepeatTracker
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
 from frogtui.protocol import ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
-from frogtui.tools import MUTATING_TOOLS, SYSTEM_PROMPT, TOOL_SCHEMAS, ToolRunner, convert_arguments, error_observation
+from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, observations, tool_spec
 
 MAX_STALE_RETRIES = 3
 
@@ -224,13 +224,15 @@ class Agent:
         stop: Stop | None = None  # every call gets its observation, also after a failed checkpoint
         for call in calls:
             if self.cancel.is_set() or stop is not None:
-                why = "Interrupted by the user before it ran" if stop is None else "Not run: the run stopped at a failed checkpoint"
-                self._observe(step, call, self._not_run(step, call, why))
+                if stop is None:
+                    self._observe(step, call, self._not_run(step, call, observations.INTERRUPTED_BEFORE_RUN, cancelled=True))
+                else:
+                    self._observe(step, call, self._not_run(step, call, observations.NOT_RUN_AFTER_FAILED_CHECKPOINT))
                 continue
             try:
                 self._observe(step, call, self._handle_call(step, call))
             except Stop as failed:  # the checkpoint before it failed
-                self._observe(step, call, CallResult(failed.observation or "", ran=False))
+                self._observe(step, call, ToolOutcome.not_run(failed.observation or ""))
                 stop = failed
         self._step_end()
         if stop is not None:
@@ -294,16 +296,19 @@ class Agent:
             ]
         return message
 
-    def _observe(self, step: int, call: ToolCall, result: CallResult) -> None:
-        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.observation})
-        self.trajectory.record_observation(step, call, result.observation)
+    def _observe(self, step: int, call: ToolCall, outcome: ToolOutcome) -> None:
+        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.observation})
+        self.trajectory.record_observation(step, call, outcome)
         if call.error is None:
-            self.repeats.record(call.name, call.arguments, result.observation, ok=result.ok, exit_code=result.exit_code, ran=result.ran)
+            self.repeats.record(call.name, call.arguments, outcome)
 
-    def _handle_call(self, step: int, call: ToolCall) -> CallResult:
+    def _handle_call(self, step: int, call: ToolCall) -> ToolOutcome:
         """Approve and run one call; every outcome is an observation."""
         if call.error is not None:  # unparsable, unknown tool, or arguments that do not convert
             return self._not_run(step, call, call.error)
+        spec = tool_spec(call.name)
+        if spec is None:  # a call made without conversion (restored, or a front end's own)
+            return self._not_run(step, call, observations.unknown_tool(call.name))
         edited_note = ""
         found = self.repeats.check(call.name, call.arguments)
         repeat = found.describe() if found is not None else ""
@@ -316,25 +321,26 @@ class Agent:
             self.trajectory.record_approval(step, call, approval, repeat=repeat)
             self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=repeat))
             if not approval.allowed:
-                return self._not_run(step, call, denial_observation(approval))
+                return self._not_run(step, call, denial_observation(approval), denied=True)
             if approval.arguments is not None and approval.arguments != call.arguments:
                 arguments, error = convert_arguments(call.name, approval.arguments)
                 if error is not None:
                     return self._not_run(step, call, error)
                 call = dataclasses.replace(call, arguments=arguments)
-                edited_note = f"Note: the user edited this call before it ran; it ran with {json.dumps(arguments, ensure_ascii=False)}\n"
-                if call.name != "Bash":
-                    continue  # a new change needs a new preview and approval
+                edited_note = observations.edited_note(arguments)
+                if spec.kind != "execute":
+                    continue  # a new change needs a new preview and approval; an edited command runs as the person wrote it
             if self.cancel.is_set():
-                return self._not_run(step, call, "Interrupted by the user before it ran")
+                return self._not_run(step, call, observations.INTERRUPTED_BEFORE_RUN, cancelled=True)
             # proven read-only: no checkpoint, and the read-only sandbox is the backstop if the proof is wrong
-            proven_read_only = approval.read_only and approval.arguments is None and call.name == "Bash" and self.runner.confines_read_only
-            checkpointed = call.name in MUTATING_TOOLS and self.before_action is not None and not proven_read_only
+            runs_command = spec.kind == "execute"
+            proven_read_only = approval.read_only and approval.arguments is None and runs_command and self.runner.confines_read_only
+            checkpointed = spec.mutates and self.before_action is not None and not proven_read_only
             if checkpointed:
                 try:
                     self.before_action(step, call)
                 except (FrogtuiError, OSError) as err:  # git or the disk failed: one line, a named end
-                    observation = self._not_run(step, call, f"not run: the checkpoint before it failed: {err}").observation
+                    observation = self._not_run(step, call, observations.checkpoint_failed(err)).observation
                     raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
             self.sink.emit(ev.ToolStarted(step=step, call=call))
             started = self.clock()
@@ -349,28 +355,28 @@ class Agent:
                     pass
             if outcome.stale:
                 continue  # the file changed after the diff was shown: show it again
-            observation = edited_note + outcome.observation
-            self.sink.emit(ev.ToolFinished(step, call, observation, duration, outcome.exit_code, outcome.ok))
-            return CallResult(observation, ok=outcome.ok, exit_code=outcome.exit_code)
-        path = call.arguments.get("file_path", "")
-        return self._not_run(step, call, f"RuntimeError: {path} kept changing while waiting for approval; nothing was written")
+            if edited_note:
+                outcome = dataclasses.replace(outcome, observation=edited_note + outcome.observation)
+            self.sink.emit(ev.ToolFinished(step, call, outcome, duration))
+            return outcome
+        path = call.arguments.get(spec.path_argument or "", "")
+        return self._not_run(step, call, observations.kept_changing(path))
 
     def _output_to_sink(self, step: int, call: ToolCall) -> Callable[[str], None]:
         """Passes a running command's output on as ``ToolOutput`` events (on the loop's thread)."""
         return lambda text: self.sink.emit(ev.ToolOutput(step, call, text))
 
-    def _not_run(self, step: int, call: ToolCall, observation: str) -> CallResult:
-        """Report a call that did not run (invalid, denied, interrupted) and return its result."""
-        self.sink.emit(ev.ToolFinished(step, call, observation, 0.0, ok=False, ran=False))
-        return CallResult(observation, ran=False)
+    def _not_run(self, step: int, call: ToolCall, observation: str, *, denied: bool = False, cancelled: bool = False) -> ToolOutcome:
+        """Report a call that did not run (invalid, denied, interrupted) and return its outcome."""
+        outcome = ToolOutcome.not_run(observation, denied=denied, cancelled=cancelled)
+        self.sink.emit(ev.ToolFinished(step, call, outcome, 0.0))
+        return outcome
 
     def _preview(self, call: ToolCall) -> tuple[Preview | None, str | None]:
-        if call.name not in ("Write", "Edit"):
-            return None, None
         try:
             return self.runner.preview(call), None
         except (OSError, ValueError) as err:
-            return None, error_observation(err)
+            return None, observations.error_observation(err)
 
     def _step_end(self) -> None:
         self.trajectory.context_tokens = self.context_tokens

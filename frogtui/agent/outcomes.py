@@ -1,5 +1,5 @@
-"""How a run ends: its result, the exception that ends it, what the model sees for a denied call,
-and how one call ended (as data, beside its observation)."""
+"""How a run ends: its result, the exception that ends it, and what the model sees for a denied
+call. How one call ended travels as data: ``tools.ToolOutcome``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,6 +7,7 @@ from typing import Any
 
 from frogtui.agent.events import ExitReason
 from frogtui.protocol import Approval
+from frogtui.tools import observations
 
 
 @dataclass(frozen=True)
@@ -15,19 +16,6 @@ class RunResult:
     final_message: str
     error: str | None
     trajectory: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class CallResult:
-    """What one call gave the model, and how it ended as data (never parsed back from the text)."""
-
-    observation: str
-    ok: bool = False
-    """The call ran and worked (a Bash command exited 0); False when it failed or did not run."""
-    exit_code: int | None = None
-    """A Bash command's exit code; None for the other tools, a timeout and a call that did not run."""
-    ran: bool = True
-    """False for a call that did not run (invalid, denied, interrupted before it ran)."""
 
 
 class Stop(Exception):
@@ -42,6 +30,5 @@ class Stop(Exception):
 def denial_observation(approval: Approval) -> str:
     """What the model sees for a denied call: the person's words, or the rule's reason."""
     if approval.by == "person":
-        text = "The user denied this tool call."
-        return f"{text} Reason: {approval.reason}" if approval.reason else text
-    return f"PermissionError: {approval.reason or 'denied by policy'}"
+        return observations.denied_by_person(approval.reason)
+    return observations.denied_by_policy(approval.reason)

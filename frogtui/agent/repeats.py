@@ -3,11 +3,11 @@
 A call repeats when it is the same tool with the same arguments as the ``threshold - 1`` calls just
 before it (the model is going round in circles), or when the same call has already failed
 ``threshold - 1`` times in this conversation (it keeps retrying what does not work). The loop asks
-``RepeatTracker.check`` before approval and tells it each outcome with ``record``, as data (whether
-it worked, the exit code) beside the observation.
+``RepeatTracker.check`` before approval and tells it each call's ``ToolOutcome`` with ``record``:
+whether it ran and worked, and its exit code, are read from the outcome's data, never from its text.
 
-Whether earlier runs gave "the same result" compares outcomes, not raw text (``outcome_key``): the
-exit code, whether it worked, and the observation with what changes from run to run on its own
+Whether earlier runs gave "the same result" compares outcomes, not raw text (``outcome_key``): how
+each ended (worked, exit code, kind) and its output with what changes from run to run on its own
 (numbers, durations, timestamps, hex addresses and ids, the width of padding) normalised, so four
 identical passing ``pytest -q`` runs whose timing line differs are the same result.
 """
@@ -19,11 +19,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from frogtui.tools import ToolOutcome
+
 DEFAULT_THRESHOLD = 3
 """The third identical call in a row (or the third try of a failing one) is a repeat."""
 
 Key = tuple[str, str]
-OutcomeKey = tuple[bool, "int | None", str]
+OutcomeKey = tuple[bool, "int | None", str, str]
 
 _UNIT = r"(?:ns|us|µs|ms|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)"
 _VOLATILE = (
@@ -47,10 +49,10 @@ def normalise_output(text: str) -> str:
     return text
 
 
-def outcome_key(observation: str, *, ok: bool, exit_code: int | None = None) -> OutcomeKey:
+def outcome_key(outcome: ToolOutcome) -> OutcomeKey:
     """What two runs must share to have given the same result: whether each worked, the exit
-    code, and the normalised observation."""
-    return ok, exit_code, normalise_output(observation)
+    code, how it ended, and the normalised output."""
+    return outcome.ok, outcome.exit_code, outcome.kind, normalise_output(outcome.observation)
 
 
 def call_key(name: str, arguments: dict[str, Any]) -> Key:
@@ -106,15 +108,13 @@ class RepeatTracker:
             return Repeat(times=self._failures[key], same_result=False, failing=True)
         return None
 
-    def record(
-        self, name: str, arguments: dict[str, Any], observation: str, *, ok: bool, exit_code: int | None = None, ran: bool = True
-    ) -> None:
-        """A call ran (or, ``ran`` False, was refused): remember it, its outcome (a refused call has
-        none to compare) and whether it failed."""
+    def record(self, name: str, arguments: dict[str, Any], outcome: ToolOutcome) -> None:
+        """A call ended: remember it, its outcome (a call that did not run has none to compare)
+        and whether it failed."""
         key = call_key(name, arguments)
-        self._recent.append((key, outcome_key(observation, ok=ok, exit_code=exit_code) if ran else None))
+        self._recent.append((key, outcome_key(outcome) if outcome.ran else None))
         del self._recent[: -self.threshold]
-        if not ok:
+        if not outcome.ok:
             self._failures[key] += 1
 
     def reset(self) -> None:

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 from frogtui.agent import events as ev
+from frogtui.tools.specs import tool_spec
 from frogtui.vcs.ignored import describe
 
 _DIFF_FILE = re.compile(r"^diff --git ", re.MULTILINE)
@@ -46,8 +47,8 @@ class RunTally:
         elif isinstance(event, ev.ToolFinished):
             if not event.ran and event.call.id not in self._answered:  # unparsable, unknown tool, bad argument
                 self.invalid += 1
-            elif event.ran and event.ok and event.call.name in ("Write", "Edit"):
-                self.written.add(str(event.call.arguments.get("file_path", "")))
+            elif event.ran and event.ok and (spec := tool_spec(event.call.name)) is not None and spec.kind == "edit":
+                self.written.add(str(event.call.arguments.get(spec.path_argument or "", "")))
         elif isinstance(event, ev.RunEnded):
             self.steps = event.n_steps
             self.exit_reason = event.exit_reason

@@ -1,5 +1,6 @@
 """The Leaf trajectory record (``trajectory_format: leaf-function-calling``) plus frogtui's
-per-step ``approvals`` and ``usage`` and the top-level ``model``."""
+per-step ``approvals`` and ``usage``, each observation's ``outcome`` (how its call ended, as data)
+and the top-level ``model``."""
 from __future__ import annotations
 
 import json
@@ -11,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from frogtui.protocol import Approval, ToolCall, Usage
+from frogtui.tools import ToolOutcome
 
 
 @dataclass
 class StepRecord:
     step: int
     assistant: dict[str, Any] = field(default_factory=dict)
-    observations: list[dict[str, str]] = field(default_factory=list)
+    observations: list[dict[str, Any]] = field(default_factory=list)
     approvals: list[dict[str, str]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     raw_output: str = ""
@@ -71,8 +73,12 @@ class Trajectory:
             record["repeat"] = repeat
         self.step(n).approvals.append(record)
 
-    def record_observation(self, n: int, call: ToolCall, observation: str) -> None:
-        self.step(n).observations.append({"tool": call.name, "observation": observation})
+    def record_observation(self, n: int, call: ToolCall, outcome: ToolOutcome) -> None:
+        """Leaf's ``{tool, observation}``, with how the call ended: ``outcome`` (``ok``, ``exit``,
+        ``timeout``, ``interrupted``, ``denied``, ``error``, ``not_run``) and the exit code."""
+        self.step(n).observations.append(
+            {"tool": call.name, "observation": outcome.observation, "outcome": outcome.kind, "exit_code": outcome.exit_code}
+        )
 
     def record_usage(self, n: int, usage: Usage) -> None:
         self.step(n).usage = usage.as_dict()

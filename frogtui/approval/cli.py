@@ -26,6 +26,7 @@ from frogtui.cli import Parser
 from frogtui.config import repo_folder
 from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall
+from frogtui.tools.specs import TOOL_SPECS
 from frogtui.tools.workspace import Workspace
 
 
@@ -36,27 +37,30 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--repo", default=".", help="repository root (default: current folder)")
     check.add_argument("--rules", type=Path, help="use this file as the user's rules")
     what = check.add_mutually_exclusive_group(required=True)
-    what.add_argument("--read", metavar="PATH", help="a Read of PATH")
-    what.add_argument("--write", metavar="PATH", help="a Write of PATH")
-    what.add_argument("--edit", metavar="PATH", help="an Edit of PATH")
-    what.add_argument("--glob", metavar="PATTERN", help="a Glob for PATTERN")
-    what.add_argument("command", nargs="?", help="a Bash command")
+    for spec in TOOL_SPECS:  # --read PATH, --write PATH, --edit PATH, --glob PATTERN, then the command
+        article = "an" if spec.name[0] in "AEIOU" else "a"
+        if spec.kind == "execute":
+            what.add_argument(spec.subject_argument, nargs="?", help=f"{article} {spec.name} {spec.subject_argument}")
+        else:
+            metavar = "PATH" if spec.path_argument else spec.subject_argument.upper()
+            how = "for" if spec.kind == "search" else "of"
+            what.add_argument(f"--{spec.name.lower()}", metavar=metavar, help=f"{article} {spec.name} {how} {metavar}")
     for name, text in (("trust", f"trust this repository's {PROJECT_FILE} (it may then loosen rules)"), ("untrust", "forget that trust")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--repo", default=".", help="repository root (default: current folder)")
     return parser
 
 
-def call_for(args: argparse.Namespace) -> ToolCall:
-    if args.read is not None:
-        return ToolCall("check", "Read", {"file_path": args.read})
-    if args.write is not None:
-        return ToolCall("check", "Write", {"file_path": args.write, "content": ""})
-    if args.edit is not None:
-        return ToolCall("check", "Edit", {"file_path": args.edit, "old_string": "", "new_string": ""})
-    if args.glob is not None:
-        return ToolCall("check", "Glob", {"pattern": args.glob})
-    return ToolCall("check", "Bash", {"command": args.command})
+def call_for(args: argparse.Namespace) -> ToolCall | None:
+    """The call the options name: the tool's argument that says what a call does set to the value
+    given, its other required arguments empty (None when they name none)."""
+    for spec in TOOL_SPECS:
+        value = getattr(args, spec.subject_argument if spec.kind == "execute" else spec.name.lower(), None)
+        if value is not None:
+            arguments = {key: "" for key in spec.required}
+            arguments[spec.subject_argument] = value
+            return ToolCall("check", spec.name, arguments)
+    return None
 
 
 def main(argv: list[str]) -> int:
@@ -71,7 +75,8 @@ def main(argv: list[str]) -> int:
         if args.action == "untrust":
             print("forgotten" if untrust_project(repo) else "was not trusted")
             return 0
-        if args.command is None and all(getattr(args, k) is None for k in ("read", "write", "edit", "glob")):
+        call = call_for(args)
+        if call is None:
             parser.error("give a COMMAND or one of --read, --write, --edit, --glob")
         rules = load_rules(repo, args.rules)
     except ConfigError as err:
@@ -80,7 +85,7 @@ def main(argv: list[str]) -> int:
     workspace = Workspace(repo, tmp_dir=repo)  # no session temp folder for a check
     rules, no_backstop = backstopped(rules, make_sandbox(workspace, rules.sandbox))  # as a run would decide
     engine = PolicyEngine(workspace, rules)
-    decision = engine.evaluate(call_for(args))
+    decision = engine.evaluate(call)
     floor = " (floor: no rule or mode lifts it)" if decision.floor else ""
     print(f"{decision.kind}\t{decision.rule}\t{decision.reason}{floor}")
     for note in (*rules.notes, *([no_backstop] if no_backstop else [])):

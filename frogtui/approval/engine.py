@@ -19,6 +19,7 @@ from frogtui.approval.sandbox_home import HomeView, home_view
 from frogtui.approval.sandbox_home import under as _under
 from frogtui.approval.session_rules import narrow_rules
 from frogtui.protocol import ApprovalRequest, ToolCall
+from frogtui.tools.specs import tool_spec
 from frogtui.tools.workspace import Workspace
 
 
@@ -81,7 +82,9 @@ class PolicyEngine:
         (a token in ``~/.gitconfig``, another project's ``.env``) stays out of reach under every
         mode, ``--approve all`` included."""
         fact = action.target
-        if action.tool not in ("Read", "Glob") or fact is None or not fact.known or fact.inside or not fact.real:
+        spec = tool_spec(action.tool)
+        reads = spec is not None and spec.kind in ("read", "search")
+        if not reads or fact is None or not fact.known or fact.inside or not fact.real:
             return None
         view = self._home_view()
         real = fact.real

@@ -30,6 +30,7 @@ from frogtui.approval.shell_words import (
     embedded_paths,
 )
 from frogtui.protocol import ToolCall
+from frogtui.tools.specs import tool_spec
 
 
 @dataclass(frozen=True)
@@ -118,25 +119,27 @@ def gather(call: ToolCall, places: Places) -> Action:
     """The action for ``call``, every path resolved (the I/O happens here, not in ``decide``)."""
     args = call.arguments
     home = str(places.home)
-    if call.name in ("Read", "Write", "Edit") and isinstance(args.get("file_path"), str):
-        path = args["file_path"]
+    spec = tool_spec(call.name)
+    kind = spec.kind if spec is not None else None
+    if spec is not None and spec.path_argument and isinstance(args.get(spec.path_argument), str):  # one file
+        path = args[spec.path_argument]
         odd = path_oddity(path)
         if odd and "\x00" in path:
             return Action(call.name, target=PathFact(display(path), known=False, odd=odd), home=home)
         return Action(call.name, target=replace(resolve_text(path, places), odd=odd), home=home)
-    if call.name == "Glob" and isinstance(args.get("pattern"), str):
+    if kind == "search" and isinstance(args.get("pattern"), str):  # a pattern, from an optional folder
         base = args.get("path") if isinstance(args.get("path"), str) else None
         odd = path_oddity(args["pattern"]) or path_oddity(base or "")
         if odd and "\x00" in args["pattern"] + (base or ""):
-            return Action("Glob", target=PathFact(display(args["pattern"]), known=False, odd=odd), home=home)
-        return Action("Glob", target=replace(glob_fact(args["pattern"], base, places), odd=odd), home=home)
-    if call.name == "Bash" and isinstance(args.get("command"), str):
+            return Action(call.name, target=PathFact(display(args["pattern"]), known=False, odd=odd), home=home)
+        return Action(call.name, target=replace(glob_fact(args["pattern"], base, places), odd=odd), home=home)
+    if kind == "execute" and isinstance(args.get("command"), str):
         budget = Budget()
         analysis = analyze(args["command"])
         paths = shell_facts(analysis, places, budget)
         for piece in analysis.hidden:
             paths = {**shell_facts(piece, places, budget), **paths}
-        return Action("Bash", shell=analysis, paths=paths, home=home, stopped=budget.stopped)
+        return Action(call.name, shell=analysis, paths=paths, home=home, stopped=budget.stopped)
     return Action(call.name, home=home)
 
 

@@ -23,11 +23,13 @@ from frogtui.approval.rules import (
     RuleSet,
     command_matches,
     path_matches,
+    runs_commands,
     stricter_default,
 )
 from frogtui.approval.shell_effects import Target, git_subcommand, program_name
 from frogtui.approval.shell_model import ROOT_CWD, SimpleCommand
 from frogtui.approval.shell_words import Word, display, embedded_paths
+from frogtui.tools.specs import BASH, READ, WRITE, tool_spec
 
 RISKY_VARIABLES = (
     "PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*",
@@ -48,7 +50,7 @@ def decide(action: Action, rules: RuleSet) -> Decision:
         if action.target is None:
             return Decision("ask", f"{action.tool}: no path", f"{action.tool} has no usable path")
         return _decide_path(action.tool, action.target, rules, action.home)
-    if action.tool == "Bash":
+    if runs_commands(action.tool):
         if action.shell is None:
             return Decision("ask", "Bash: no command", "Bash has no usable command")
         return _decide_shell(action, rules)
@@ -58,7 +60,8 @@ def decide(action: Action, rules: RuleSet) -> Decision:
 # files ---------------------------------------------------------------------------------------
 def _decide_path(tool: str, fact: PathFact, rules: RuleSet, home: str) -> Decision:
     floor = secret_read(fact)
-    if floor is None and tool in ("Write", "Edit"):
+    spec = tool_spec(tool)
+    if floor is None and spec is not None and spec.mutates:
         floor = write_floor(fact) if fact.known else None
     if floor is not None:
         return floor
@@ -156,7 +159,7 @@ def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
                 return replace(decision, reason=f"the command cannot be parsed, and a piece of it is below the floor: {decision.reason}")
             if decision.kind == "deny" and denied is None:
                 denied = replace(decision, reason=f"the command cannot be parsed, and a piece of it is denied: {decision.reason}")
-    catch_all = [r for r in rules.rules if r.tool == "Bash" and r.decision == "deny" and r.match.strip() == "*"]
+    catch_all = [r for r in rules.rules if r.tool == BASH.name and r.decision == "deny" and r.match.strip() == "*"]
     if denied is None and catch_all:
         return _from_rules(catch_all, "a command that cannot be parsed")
     return denied
@@ -165,7 +168,7 @@ def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
 def _denied_by_default(decision: Decision, rules: RuleSet) -> Decision:
     """Under ``[tools] Bash = "deny"`` what would be asked about is denied: only what a rule
     allows runs (no mode, ``--approve all`` included, runs the rest)."""
-    if decision.kind != "ask" or rules.tools.get("Bash") != "deny":
+    if decision.kind != "ask" or rules.tools.get(BASH.name) != "deny":
         return decision
     return Decision("deny", "Bash: deny (default)", f"{decision.reason}; [tools] Bash = \"deny\" denies every command no rule allows")
 
@@ -219,19 +222,19 @@ def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> D
         return Decision("allow", "Bash: redirection only", "only redirects or sets variables inside the repository")
     words = tuple(w.text for w in command.words)
     dynamic = tuple(w.dynamic for w in command.words)
-    matched = [r for r in rules.rules if r.tool == "Bash" and r.decision != "allow" and _matches_any_stage(r, command)]
-    denies = [r for r in rules.rules if r.tool == "Bash" and r.decision == "deny"]
+    matched = [r for r in rules.rules if r.tool == BASH.name and r.decision != "allow" and _matches_any_stage(r, command)]
+    denies = [r for r in rules.rules if r.tool == BASH.name and r.decision == "deny"]
     if command.unknown_program and denies and not matched:
         named = ", ".join(repr(r.text) for r in denies[:MAX_RULES_NAMED])
         return Decision("deny", denies[0].text, f"{display(' '.join(words))}: which program runs is only known when it runs, "
                         f"and it may be one a deny rule denies ({named}); deny is deny")
     if not command.opaque:
-        matched += [r for r in rules.rules if r.tool == "Bash" and r.decision == "allow" and command_matches(r.match, words, dynamic)]
+        matched += [r for r in rules.rules if r.tool == BASH.name and r.decision == "allow" and command_matches(r.match, words, dynamic)]
     if matched:
         return _from_rules(matched, display(" ".join(words)))
-    if rules.read_only and rules.tools.get("Bash") != "deny" and proven_read_only(action, command):
+    if rules.read_only and rules.tools.get(BASH.name) != "deny" and proven_read_only(action, command):
         return Decision("allow", READ_ONLY_RULE, f"{display(' '.join(words))} only reads files and prints (the read-only default)")
-    kind = rules.tools.get("Bash", "ask")
+    kind = rules.tools.get(BASH.name, "ask")
     return Decision(
         kind, f"Bash: {kind} (default)", f"{display(words[0])} is {_word(kind)} by default (no rule matches {display(' '.join(words))!r})"
     )
@@ -322,18 +325,18 @@ def _decide_read(target: Target, fact: PathFact, rules: RuleSet, home: str) -> D
         return Decision("ask", "Bash: unknown read", f"{target.how} reads {fact.written}, which is only known at run time")
     if fact.reaches:
         return Decision("ask", "Read: outside the repository", f"{target.how} reads {fact.reaches} through a symlink in {fact.written}")
-    matched = [r for r in rules.rules if r.tool == "Read" and path_matches(r.match, fact.rel, fact.real, home)]
+    matched = [r for r in rules.rules if r.tool == READ.name and path_matches(r.match, fact.rel, fact.real, home)]
     if target.under:  # everything under the folder is read: a stricter rule for any of it counts
-        matched += [r for r in rules.rules if r.tool == "Read" and r.decision != "allow" and _may_match_under(r.match, fact, home)]
+        matched += [r for r in rules.rules if r.tool == READ.name and r.decision != "allow" and _may_match_under(r.match, fact, home)]
     if matched:
         return _from_rules(matched, f"{target.how} reading {fact.written}")
     if fact.inside or fact.special:
-        kind = rules.tools.get("Read", "allow")
+        kind = rules.tools.get(READ.name, "allow")
         return Decision(kind, f"Read: {kind} (default)", f"{target.how} reads {fact.written} inside the repository")
     system = any(fact.real.startswith(p) or fact.real == p.rstrip("/") for p in SYSTEM_FILES)
     if system and not fact.holds_secret and not _SYSTEM_KEYS.search(fact.real):
         return Decision("allow", "Read: system file", f"{target.how} reads the system file {fact.real}")
-    kind = stricter_default("Read", rules.tools, "ask")
+    kind = stricter_default(READ.name, rules.tools, "ask")
     return Decision(kind, "Read: outside the repository", f"{target.how} reads {fact.written}, outside the repository ({fact.real})")
 
 
@@ -344,10 +347,10 @@ def _decide_write(target: Target, fact: PathFact, rules: RuleSet, home: str) -> 
         return Decision("allow", "Bash: writes no file", f"{target.how} {fact.written} changes no file")
     if fact.inside and fact.rel is None:
         return Decision("allow", "Bash: private temp folder", f"{target.how} writes {fact.written} in the session's private temp folder")
-    matched = [r for r in rules.rules if r.tool == "Write" and path_matches(r.match, fact.rel, fact.real, home)]
+    matched = [r for r in rules.rules if r.tool == WRITE.name and path_matches(r.match, fact.rel, fact.real, home)]
     if matched:
         return _from_rules(matched, f"{target.how} writing {fact.written}")
-    kind = rules.tools.get("Write", "ask")
+    kind = rules.tools.get(WRITE.name, "ask")
     return Decision(
         kind, f"Write: {kind} (default)", f"{target.how} writes {fact.written}; a Write inside the repository is {_word(kind)} by default"
     )

@@ -41,12 +41,16 @@ from typing import Any
 
 from frogtui.approval.decision import KINDS, STRICTNESS, Kind, stricter_kind
 from frogtui.errors import ConfigError
+from frogtui.tools.specs import TOOL_SPECS, tool_spec
 
-TOOLS = ("Read", "Write", "Edit", "Glob", "Bash")
-PATH_TOOLS = frozenset({"Read", "Write", "Edit", "Glob"})
-DEFAULT_TOOL_DECISIONS: Mapping[str, Kind] = {"Read": "allow", "Glob": "allow", "Write": "ask", "Edit": "ask", "Bash": "ask"}
-"""Decisions inside the repository when no rule matches. Outside it Read and Glob are at least
-``ask`` and Write and Edit are denied by the floor."""
+TOOLS = tuple(spec.name for spec in TOOL_SPECS)
+"""The tool names a rules file may use: the tools' own (``tools.specs``)."""
+PATH_TOOLS = frozenset(spec.name for spec in TOOL_SPECS if spec.kind != "execute")
+"""The tools whose rules are path globs (every tool but the one that runs commands)."""
+DEFAULT_TOOL_DECISIONS: Mapping[str, Kind] = {spec.name: "ask" if spec.mutates else "allow" for spec in TOOL_SPECS}
+"""Decisions inside the repository when no rule matches: a tool that changes nothing is allowed,
+the others are asked about. Outside it Read and Glob are at least ``ask`` and Write and Edit are
+denied by the floor."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,12 @@ def parse_rules(text: str, source: str) -> RuleFile:
     return RuleFile(source=source, tools=tools, rules=rules, sandbox=dict(sandbox), read_only=bash.get("read_only"))
 
 
+def runs_commands(tool: object) -> bool:
+    """Whether ``tool`` runs commands (its rules match a command's words, not paths)."""
+    spec = tool_spec(tool) if isinstance(tool, str) else None
+    return spec is not None and spec.kind == "execute"
+
+
 def _table(value: Any, source: str, name: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f"{source}: {name} must be a table")
@@ -200,13 +210,13 @@ def _rule(entry: Any, n: int, source: str) -> Rule:
     if extra:
         raise ConfigError(f"{source}: {where} has unknown key(s) {', '.join(sorted(extra))}")
     read_only = entry.get("read_only", False)
-    if not isinstance(read_only, bool) or (read_only and (entry["tool"] != "Bash" or entry["decision"] != "allow")):
+    if not isinstance(read_only, bool) or (read_only and (not runs_commands(entry["tool"]) or entry["decision"] != "allow")):
         raise ConfigError(f"{source}: {where}: read_only = true is for a Bash rule that allows (it runs what it allows read-only)")
     tool = _tool_name(entry["tool"], source)
     match = entry["match"]
     if not isinstance(match, str) or not match.strip():
         raise ConfigError(f"{source}: {where}: match must be a non-empty string")
-    if tool == "Bash":
+    if runs_commands(tool):
         try:
             words = shlex.split(match)
         except ValueError as err:
@@ -252,7 +262,7 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
                 notes.append(f"ignored [sandbox] {key} in {rule_file.source}: the project is not trusted")
         for tool, kind in rule_file.tools.items():
             if STRICTNESS[kind] > STRICTNESS["allow"]:
-                rules.append(Rule(tool, "*" if tool == "Bash" else "**", kind, f"{rule_file.source} [tools]"))
+                rules.append(Rule(tool, "*" if runs_commands(tool) else "**", kind, f"{rule_file.source} [tools]"))
             else:
                 notes.append(f"ignored {tool} = \"allow\" in {rule_file.source}: the project is not trusted")
         for rule in rule_file.rules:

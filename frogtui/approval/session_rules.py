@@ -7,7 +7,7 @@ import re
 
 from frogtui.approval.decision import Decision
 from frogtui.approval.facts import Action, PathFact
-from frogtui.approval.rules import Rule
+from frogtui.approval.rules import Rule, runs_commands
 from frogtui.approval.shell_effects import (
     AFTER_FIRST_OPERAND,
     ALL_OPERANDS,
@@ -16,6 +16,7 @@ from frogtui.approval.shell_effects import (
     program_name,
 )
 from frogtui.approval.shell_model import SimpleCommand
+from frogtui.tools.specs import READ, WRITE
 
 SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl",
@@ -97,7 +98,7 @@ def narrow_rules(action: Action, decide_each: list[tuple[SimpleCommand, Decision
     writes beyond its own behaviour (``> out.txt``: ``Write: ./out.txt``) or reads outside the
     repository (``Read: /abs/path``).
     """
-    if action.tool != "Bash":
+    if not runs_commands(action.tool):
         rule = _exact_path_rule(action.tool, action.target)
         return [rule] if rule else []
     rules: list[Rule] = []
@@ -107,10 +108,11 @@ def narrow_rules(action: Action, decide_each: list[tuple[SimpleCommand, Decision
         match = narrow_command_rule(command)
         if not match:
             continue
-        found = [Rule("Bash", match, "allow", "session")]
+        found = [Rule(action.tool, match, "allow", "session")]
         written = [action.fact(t.word, command.cwd) for t in command.writes if t.beyond]
         read = [fact for t in command.reads if not (fact := action.fact(t.word, command.cwd)).inside]
-        found += [_exact_path_rule(tool, fact) for tool, facts in (("Write", written), ("Read", read)) for fact in facts if _one_file(fact)]
+        touched = ((WRITE.name, written), (READ.name, read))
+        found += [_exact_path_rule(tool, fact) for tool, facts in touched for fact in facts if _one_file(fact)]
         rules += [r for r in found if r is not None and all(r != other for other in rules)]
     return rules
 

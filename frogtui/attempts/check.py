@@ -9,6 +9,8 @@ from pathlib import Path
 
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner
+from frogtui.tools.observations import output_lines
+from frogtui.tools.specs import BASH
 
 TAIL_LINES = 5
 """Lines of a check's output kept for the table."""
@@ -45,9 +47,7 @@ def propose_check(root: Path) -> str | None:
 
 def run_check(runner: ToolRunner, command: str, cancel: threading.Event | None = None) -> CheckResult:
     """Run ``command`` as a Bash call of the attempt (its sandbox, its worktree, its temp folder)."""
-    call = ToolCall(id="check", name="Bash", arguments={"command": command, "timeout": CHECK_TIMEOUT_S})
+    call = ToolCall(id="check", name=BASH.name, arguments={"command": command, "timeout": CHECK_TIMEOUT_S})
     outcome = runner.run(call, cancel=cancel)
-    lines = [line for line in outcome.observation.splitlines() if line.strip()]
-    while lines and lines[-1].strip() in ("STDOUT:", "STDERR:"):  # an empty stream's heading
-        lines.pop()
+    lines = output_lines(outcome.observation)
     return CheckResult(outcome.exit_code == 0, outcome.exit_code, "\n".join(lines[-TAIL_LINES:]))

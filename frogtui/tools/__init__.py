@@ -1,5 +1,6 @@
-"""The five Leaf tools (Read, Write, Edit, Glob, Bash) and the workspace confinement floor."""
-from frogtui.tools.runner import ToolOutcome, ToolRunner, error_observation
+"""The five Leaf tools (one spec each in ``specs``, in one table) and the workspace confinement floor."""
+from frogtui.tools.observations import ToolOutcome, error_observation
+from frogtui.tools.runner import ToolRunner
 from frogtui.tools.schemas import (
     MUTATING_TOOLS,
     SYSTEM_PROMPT,
@@ -7,8 +8,8 @@ from frogtui.tools.schemas import (
     TOOL_SCHEMAS,
     coerce_arguments,
     convert_arguments,
-    short_arguments,
 )
+from frogtui.tools.specs import TOOL_SPECS, ToolSpec, short_arguments, tool_spec
 from frogtui.tools.workspace import OutsideRootError, Workspace
 
 __all__ = [
@@ -16,12 +17,15 @@ __all__ = [
     "SYSTEM_PROMPT",
     "TOOL_NAMES",
     "TOOL_SCHEMAS",
+    "TOOL_SPECS",
     "OutsideRootError",
     "ToolOutcome",
     "ToolRunner",
+    "ToolSpec",
     "Workspace",
     "coerce_arguments",
     "convert_arguments",
     "error_observation",
     "short_arguments",
+    "tool_spec",
 ]

@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from frogtui.tools import observations as obs
+
 BASH_LIMIT = 30_000
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
@@ -88,7 +90,7 @@ class CappedOutput:
         back_len = share - len(front)
         back = held[max(len(front), len(held) - back_len):] if contiguous else tail[len(tail) - back_len:]
         dropped = self.total - len(front) - len(back)
-        return f"{front.decode('utf-8', 'replace')}\n[truncated {dropped} bytes]\n{back.decode('utf-8', 'replace')}"
+        return front.decode("utf-8", "replace") + obs.truncated_bytes(dropped) + back.decode("utf-8", "replace")
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -129,12 +131,12 @@ def run_bash(
         proc.stdout.close()  # type: ignore[union-attr]
         proc.stderr.close()  # type: ignore[union-attr]
     if timed_out:
-        head, code = f"Timed out after {limit:.1f}s", None
+        head, code = obs.timeout_head(limit), None
     elif cancelled:
-        head, code = "Interrupted by the user", None
+        head, code = obs.INTERRUPTED, None
     else:
         code = proc.returncode
-        head = f"Exit code: {code}"
+        head = obs.exit_head(code)
     return BashResult(observation=compose(head, out, err), exit_code=code, timed_out=timed_out, cancelled=cancelled)
 
 
@@ -220,4 +222,4 @@ def compose(head: str, out: CappedOutput, err: CappedOutput) -> str:
     if a + b > budget:
         half = budget // 2
         a, b = (a, budget - a) if a <= half else (budget - b, b) if b <= half else (half, budget - half)
-    return f"{head}\nSTDOUT:\n{out.text(a)}\nSTDERR:\n{err.text(b)}"
+    return obs.bash_observation(head, out.text(a), err.text(b))

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 from frogtui.protocol import Preview
+from frogtui.tools import observations as obs
 from frogtui.tools.globwalk import GlobSearch
 from frogtui.tools.textfile import NotTextError, TextFile, atomic_write, decode_text, encode_text, file_sha256, numbered_lines, read_regular
 from frogtui.tools.workspace import OutsideRootError, Workspace
@@ -19,7 +20,7 @@ def truncate(text: str, limit: int) -> str:
     """Cut ``text`` at ``limit`` characters with Leaf's ``[truncated K chars]`` ending."""
     if len(text) <= limit:
         return text
-    return text[:limit] + f"\n[truncated {len(text) - limit} chars]"
+    return text[:limit] + obs.truncated_chars(len(text) - limit)
 
 
 def read(ws: Workspace, file_path: str, offset: int | None = None, limit: int | None = None) -> str:
@@ -35,8 +36,8 @@ def read(ws: Workspace, file_path: str, offset: int | None = None, limit: int | 
     if not more:
         return text
     if exact:
-        return f"{text[:READ_LIMIT]}\n[truncated {more} chars]"
-    return f"{text[:READ_LIMIT]}\n[truncated: the file goes on for about {more} more bytes]"
+        return text[:READ_LIMIT] + obs.truncated_chars(more)
+    return text[:READ_LIMIT] + obs.truncated_about(more)
 
 
 def _existing_text(path: Path, display: str) -> TextFile | None:
@@ -116,12 +117,12 @@ class StaleFileError(RuntimeError):
 
 
 def write_observation(preview: Preview) -> str:
-    return f"Wrote {preview.path} ({len(preview.after)} bytes)."
+    return obs.wrote(preview.path, len(preview.after))
 
 
 def edit_observation(preview: Preview, old_string: str, replace_all: bool) -> str:
     n = preview.before.count(old_string.replace("\r\n", "\n")) if (replace_all and preview.before) else 1
-    return f"Edited {preview.path} ({n} replacement{'s' if n != 1 else ''})."
+    return obs.edited(preview.path, n)
 
 
 def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
@@ -143,11 +144,11 @@ def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
         matches.append(ws.display(p))
     stopped = f"[search {search.stopped}: the list is incomplete; narrow the pattern or the path]" if search.stopped else ""
     if not matches:
-        return f"No files matched.\n{stopped}" if stopped else "No files matched."
+        return f"{obs.NO_FILES_MATCHED}\n{stopped}" if stopped else obs.NO_FILES_MATCHED
     matches.sort()
     shown = matches[:GLOB_LIMIT]
     if len(matches) > GLOB_LIMIT:
-        shown.append(f"... {len(matches) - GLOB_LIMIT} more files")
+        shown.append(obs.more_files(len(matches) - GLOB_LIMIT))
     return "\n".join([*shown, stopped] if stopped else shown)
 
 

@@ -1,36 +1,21 @@
-"""Runs one validated tool call and turns every failure into an observation (never an exception)."""
+"""Runs one validated tool call by its spec and turns every failure into an outcome (never an exception)."""
 from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 
 from frogtui.protocol import Preview, ToolCall
-from frogtui.tools import files
-from frogtui.tools.bash import CommandWrapper, OutputCallback, run_bash
+from frogtui.tools.bash import CommandWrapper, OutputCallback
 from frogtui.tools.environment import CREDENTIAL_NAME
 from frogtui.tools.files import StaleFileError
+from frogtui.tools.observations import ToolOutcome, unknown_tool
 from frogtui.tools.project_env import project_environ
+from frogtui.tools.specs import RunRequest, tool_spec
 from frogtui.tools.workspace import Workspace
 
 
-@dataclass(frozen=True)
-class ToolOutcome:
-    observation: str
-    ok: bool = True
-    exit_code: int | None = None
-    stale: bool = False
-    """A Write/Edit was not applied because the file changed since its preview."""
-    cancelled: bool = False
-
-
-def error_observation(err: BaseException) -> str:
-    """Leaf's error shape: ``ExceptionType: message``."""
-    return f"{type(err).__name__}: {err}"
-
-
 class ToolRunner:
-    """The five Leaf tools bound to a workspace.
+    """The tools (``specs.TOOL_SPECS``) bound to a workspace.
 
     Args:
         workspace: root and private temp folder; every path goes through it.
@@ -66,15 +51,12 @@ class ToolRunner:
         return env
 
     def preview(self, call: ToolCall) -> Preview | None:
-        """The change a Write/Edit would make. Raises what the tool would raise (ValueError...)."""
-        args = call.arguments
-        if call.name == "Write":
-            return files.preview_write(self.workspace, args["file_path"], args["content"])
-        if call.name == "Edit":
-            return files.preview_edit(
-                self.workspace, args["file_path"], args["old_string"], args["new_string"], bool(args.get("replace_all"))
-            )
-        return None
+        """The change a call would make (its spec's ``preview``: Write, Edit), None for a tool that
+        has none. Raises what the tool would raise (ValueError...)."""
+        spec = tool_spec(call.name)
+        if spec is None or spec.preview is None:
+            return None
+        return spec.preview(self.workspace, call.arguments)
 
     def run(
         self,
@@ -85,42 +67,18 @@ class ToolRunner:
         on_output: OutputCallback | None = None,
         read_only: bool = False,
     ) -> ToolOutcome:
-        """Run ``call`` (its arguments converted, ``call.error`` None). Write/Edit apply ``preview`` when given,
-        and only if the file still has the previewed content. Bash passes its output to ``on_output``
-        as it is read (on this thread); with ``read_only`` it runs in the read-only sandbox (refused
-        when there is none: ``confines_read_only``)."""
-        args = call.arguments
+        """Run ``call`` (its arguments converted, ``call.error`` None) by its spec. Write/Edit apply
+        ``preview`` when given, and only if the file still has the previewed content. Bash passes
+        its output to ``on_output`` as it is read (on this thread); with ``read_only`` it runs in
+        the read-only sandbox (refused when there is none: ``confines_read_only``). Every failure
+        is an outcome, never an exception."""
+        spec = tool_spec(call.name)
+        if spec is None:
+            return ToolOutcome(unknown_tool(call.name), ok=False)
+        request = RunRequest(preview=preview, cancel=cancel, on_output=on_output, read_only=read_only)
         try:
-            if call.name == "Read":
-                return ToolOutcome(files.read(self.workspace, args["file_path"], args.get("offset"), args.get("limit")))
-            if call.name == "Glob":
-                return ToolOutcome(files.glob(self.workspace, args["pattern"], args.get("path")))
-            if call.name in ("Write", "Edit"):
-                preview = preview or self.preview(call)
-                assert preview is not None
-                files.apply_preview(self.workspace, preview)
-                if call.name == "Write":
-                    return ToolOutcome(files.write_observation(preview))
-                return ToolOutcome(files.edit_observation(preview, args["old_string"], bool(args.get("replace_all"))))
-            if call.name == "Bash":
-                wrap = self.wrap
-                if read_only:
-                    if not self.confines_read_only:
-                        return ToolOutcome("PermissionError: no read-only sandbox to run this command in; it did not run", ok=False)
-                    wrap = self.wrap.read_only_wrapper()  # type: ignore[union-attr]
-                result = run_bash(
-                    args["command"],
-                    str(self.workspace.root),
-                    timeout=args.get("timeout"),
-                    cancel=cancel,
-                    wrap=wrap,
-                    env=self.bash_env(),
-                    on_output=on_output,
-                )
-                ok = result.exit_code == 0
-                return ToolOutcome(result.observation, ok=ok, exit_code=result.exit_code, cancelled=result.cancelled)
+            return spec.execute(self, call.arguments, request)
         except StaleFileError as err:
-            return ToolOutcome(error_observation(err), ok=False, stale=True)
+            return ToolOutcome.failed(err, stale=True)
         except (OSError, ValueError) as err:
-            return ToolOutcome(error_observation(err), ok=False)
-        return ToolOutcome(f"Unknown tool: {call.name}", ok=False)
+            return ToolOutcome.failed(err)

@@ -1,4 +1,5 @@
-"""The Leaf interface, verbatim: system prompt and the five tool schemas (LEAF.md).
+"""The Leaf interface, verbatim: the system prompt and the tool schemas (LEAF.md; each schema is
+its tool's spec's, ``specs``), and the conversion of a call's arguments to their schema types.
 
 FrogNano-4B was RL-trained on exactly these strings; do not reword them.
 """
@@ -7,7 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from frogtui.protocol import ToolCall
+from frogtui.tools.observations import error_text, unknown_tool
+from frogtui.tools.specs import TOOL_SPECS
 
 SYSTEM_PROMPT = "\n".join(
     [
@@ -18,86 +20,11 @@ SYSTEM_PROMPT = "\n".join(
 )
 
 
-def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
-
-
-def _p(type_: str, description: str) -> dict[str, str]:
-    return {"type": type_, "description": description}
-
-
-TOOL_SCHEMAS: list[dict[str, Any]] = [
-    _tool(
-        "Read",
-        "Read a text file. Returns numbered lines.",
-        {
-            "file_path": _p("string", "Path to the file to read."),
-            "offset": _p("integer", "Optional 1-based starting line."),
-            "limit": _p("integer", "Optional maximum number of lines."),
-        },
-        ["file_path"],
-    ),
-    _tool(
-        "Write",
-        "Write a complete file, creating parent directories when needed.",
-        {
-            "file_path": _p("string", "Path to write."),
-            "content": _p("string", "Full file contents."),
-        },
-        ["file_path", "content"],
-    ),
-    _tool(
-        "Edit",
-        "Replace an exact string in a text file.",
-        {
-            "file_path": _p("string", "Path to edit."),
-            "old_string": _p("string", "Exact text to replace."),
-            "new_string": _p("string", "Replacement text."),
-            "replace_all": _p("boolean", "Replace every occurrence instead of requiring one match."),
-        },
-        ["file_path", "old_string", "new_string"],
-    ),
-    _tool(
-        "Glob",
-        "Find files by glob pattern.",
-        {
-            "pattern": _p("string", "Glob pattern, e.g. **/*.py."),
-            "path": _p("string", "Optional directory to search from."),
-        },
-        ["pattern"],
-    ),
-    _tool(
-        "Bash",
-        "Run a shell command in the repository workdir.",
-        {
-            "command": _p("string", "Command to run."),
-            "description": _p("string", "Short description of the command."),
-            "timeout": _p("number", "Optional timeout in seconds."),
-        },
-        ["command"],
-    ),
-]
-
-SCHEMAS_BY_NAME: dict[str, dict[str, Any]] = {t["function"]["name"]: t["function"]["parameters"] for t in TOOL_SCHEMAS}
+TOOL_SCHEMAS: list[dict[str, Any]] = [spec.schema for spec in TOOL_SPECS]
+SCHEMAS_BY_NAME: dict[str, dict[str, Any]] = {spec.name: spec.parameters for spec in TOOL_SPECS}
 TOOL_NAMES = tuple(SCHEMAS_BY_NAME)
-MUTATING_TOOLS = frozenset({"Write", "Edit", "Bash"})
+MUTATING_TOOLS = frozenset(spec.name for spec in TOOL_SPECS if spec.mutates)
 """The tools that change files or run commands (checkpointed; denied under approval mode ``none``)."""
-
-
-def short_arguments(call: ToolCall, width: int) -> str:
-    """The one argument that says what a call does (command, file, pattern), on one line, cut to
-    ``width`` characters."""
-    args = call.arguments
-    text = str(args.get("command") or args.get("file_path") or args.get("pattern") or "")
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 class ArgumentError(ValueError):
@@ -110,7 +37,7 @@ class ArgumentError(ValueError):
 
     @property
     def observation(self) -> str:
-        return f"{self.kind}: {self}"
+        return error_text(self.kind, self)
 
 
 def _convert(tool: str, key: str, type_: str, value: Any) -> Any:
@@ -201,7 +128,7 @@ def convert_arguments(name: str, arguments: dict[str, Any]) -> tuple[dict[str, A
     streaming parser, a structured call, a person's edit): (arguments, error observation or None).
     An unknown tool is an error too."""
     if name not in SCHEMAS_BY_NAME:
-        return arguments, f"Unknown tool: {name}"
+        return arguments, unknown_tool(name)
     try:
         return coerce_arguments(name, arguments), None
     except ArgumentError as err:

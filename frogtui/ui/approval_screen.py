@@ -117,7 +117,11 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     @property
     def is_bash(self) -> bool:
-        return self.call.name == "Bash"
+        """The call runs a command (its spec's kind is ``execute``): shown as the command, editable."""
+        from frogtui.tools.specs import tool_spec
+
+        spec = tool_spec(self.call.name)
+        return spec is not None and spec.kind == "execute"
 
     def compose(self) -> ComposeResult:
         request = self.asked.request

@@ -13,10 +13,17 @@ from frogtui.ui.chat import ChatPane
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane, finished_state
 
-FILE_CHANGING_TOOLS = ("Write", "Edit", "Bash")
-"""Calls after which the status bar's git state is read again (off the UI thread)."""
 EVENTS_SLICE_S = 1 / 30
 """The longest the app shows a burst of agent events without letting the screen refresh."""
+
+
+def changes_files(tool: str) -> bool:
+    """Whether the status bar's git state is read again (off the UI thread) after a call of ``tool``
+    (its spec mutates)."""
+    from frogtui.tools.specs import tool_spec  # the tools come with the first call, after the first paint
+
+    spec = tool_spec(tool)
+    return spec is not None and spec.mutates
 
 
 async def show_events(
@@ -34,7 +41,7 @@ async def show_events(
             set_status(status, changes)
             await asyncio.sleep(0)
             yield_at = time.monotonic() + EVENTS_SLICE_S
-        if isinstance(event, ev.ToolFinished) and event.ran and event.call.name in FILE_CHANGING_TOOLS:
+        if isinstance(event, ev.ToolFinished) and event.ran and changes_files(event.call.name):
             refresh_git()
         elif isinstance(event, ev.RunEnded):
             run_ended(event)

@@ -100,15 +100,14 @@ def duration_text(seconds: float | None) -> str:
 
 
 def finished_state(event: ToolFinished) -> str:
-    """The trace status of a finished call: done, failed, interrupted, timed out or skipped."""
+    """The trace status of a finished call: done, failed, interrupted, timed out or skipped (read
+    from its outcome's data, never its text)."""
     if not event.ran:
         return "skipped"
-    if event.exit_code is None and event.call.name == "Bash":
-        body = event.observation.split("Exit code:", 1)[0]
-        if "Interrupted by the user" in body:
-            return "interrupted"
-        if "Timed out after" in body:
-            return "timed out"
+    if event.outcome.cancelled:
+        return "interrupted"
+    if event.outcome.timed_out:
+        return "timed out"
     return "done" if event.ok else "failed"
 
 

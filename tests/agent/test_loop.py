@@ -412,3 +412,32 @@ def test_a_refused_repeat_is_not_counted_as_a_run_with_a_different_result(py_rep
     agent.run("test")
     assert person.requests[2].repeat == "this exact call ran twice already in a row, with the same result"
     assert person.requests[3].repeat == "this exact call came twice already in a row, 1 of them refused"
+
+
+# issue 22 item 5: a call's outcome travels as data in the events and the trajectory ---------------
+def test_each_finished_event_carries_its_outcome_as_data(py_repo: Path, tmp_path: Path) -> None:
+    turns = [
+        turn("", xml_call("Bash", command="exit 3"), xml_call("Read", file_path="missing.py"), xml_call("Bash", command="git push")),
+        turn("", answer="done"),
+    ]
+    person = ScriptedPerson(Approval("allow", by="person"), Approval("allow", by="person"), Approval("deny", "no pushing", by="person"))
+    agent, sink = make_agent(py_repo, tmp_path, turns, approver=person)
+    result = agent.run("x")
+    failed, missing, denied = sink.of(ev.ToolFinished)
+    assert (failed.outcome.kind, failed.outcome.exit_code, failed.outcome.ok, failed.outcome.ran) == ("exit", 3, False, True)
+    assert failed.exit_code == 3 and failed.observation is failed.outcome.observation
+    assert (missing.outcome.kind, missing.outcome.error) == ("error", "FileNotFoundError")
+    assert (denied.outcome.kind, denied.outcome.ran, denied.outcome.denied) == ("denied", False, True)
+    assert denied.observation == "The user denied this tool call. Reason: no pushing"
+    recorded = result.trajectory["steps"][0]["observations"]
+    assert [(o["tool"], o["outcome"], o["exit_code"]) for o in recorded] == [
+        ("Bash", "exit", 3), ("Read", "error", None), ("Bash", "denied", None),
+    ]
+
+
+def test_an_interrupted_command_is_interrupted_in_its_outcome_not_only_its_text(py_repo: Path, tmp_path: Path) -> None:
+    agent, sink = make_agent(py_repo, tmp_path, [turn("", xml_call("Bash", command="sleep 30")), turn("", answer="never")])
+    threading.Timer(0.5, agent.interrupt).start()
+    agent.run("x")
+    outcome = sink.of(ev.ToolFinished)[0].outcome
+    assert (outcome.kind, outcome.cancelled, outcome.exit_code, outcome.ran) == ("interrupted", True, None, True)

@@ -6,18 +6,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from frogtui.agent.repeats import RepeatTracker, call_key, outcome_key
+from frogtui.tools import ToolOutcome
 
 
 def test_third_identical_call_in_a_row_is_a_repeat_and_says_whether_results_matched() -> None:
     tracker = RepeatTracker()
     args = {"command": "ls", "description": "list"}
     assert tracker.check("Bash", args) is None
-    tracker.record("Bash", args, "Exit code: 0\na", ok=True)
+    tracker.record("Bash", args, ToolOutcome("Exit code: 0\na", ok=True))
     assert tracker.check("Bash", args) is None
-    tracker.record("Bash", dict(reversed(args.items())), "Exit code: 0\na", ok=True)
+    tracker.record("Bash", dict(reversed(args.items())), ToolOutcome("Exit code: 0\na", ok=True))
     repeat = tracker.check("Bash", args)
     assert repeat is not None and repeat.describe() == "this exact call ran twice already in a row, with the same result"
-    tracker.record("Bash", args, "Exit code: 0\nb", ok=True)
+    tracker.record("Bash", args, ToolOutcome("Exit code: 0\nb", ok=True))
     repeat = tracker.check("Bash", args)
     assert repeat is not None and repeat.describe() == "this exact call ran twice already in a row, with different results"
 
@@ -26,8 +27,8 @@ def test_a_different_call_in_between_breaks_the_row_but_failures_are_counted_in_
     tracker = RepeatTracker()
     failing = {"command": "pytest -q"}
     for _ in range(2):
-        tracker.record("Bash", failing, "Exit code: 1", ok=False)
-        tracker.record("Read", {"file_path": "a.py"}, "a.py\n1. x", ok=True)
+        tracker.record("Bash", failing, ToolOutcome("Exit code: 1", ok=False))
+        tracker.record("Read", {"file_path": "a.py"}, ToolOutcome("a.py\n1. x", ok=True))
     repeat = tracker.check("Bash", failing)
     assert repeat is not None and repeat.failing and repeat.describe() == "this exact call already failed twice in this conversation"
     assert tracker.check("Read", {"file_path": "b.py"}) is None
@@ -37,7 +38,7 @@ def test_a_different_call_in_between_breaks_the_row_but_failures_are_counted_in_
 
 def test_the_threshold_is_configurable() -> None:
     tracker = RepeatTracker(threshold=2)
-    tracker.record("Glob", {"pattern": "*"}, "a", ok=True)
+    tracker.record("Glob", {"pattern": "*"}, ToolOutcome("a", ok=True))
     assert tracker.check("Glob", {"pattern": "*"}) is not None
     assert RepeatTracker(threshold=0).threshold == 2
 
@@ -53,7 +54,7 @@ def test_a_repeat_is_reported_exactly_when_the_history_says_so(history: list[tup
         assert (repeat is not None) == (in_a_row or failures >= 2)
         if repeat is not None and not in_a_row:
             assert repeat.failing and repeat.times == failures
-        tracker.record("Bash", {"command": command}, f"out {ok}", ok=ok)
+        tracker.record("Bash", {"command": command}, ToolOutcome(f"out {ok}", ok=ok))
     assert call_key("Bash", {"a": 1, "b": 2}) == call_key("Bash", {"b": 2, "a": 1})
 
 
@@ -66,7 +67,7 @@ def test_four_identical_passing_runs_whose_timing_differs_are_the_same_result() 
     tracker = RepeatTracker(threshold=4)
     args = {"command": "pytest -q"}
     for seconds in ("0.03", "0.05", "1.27"):
-        tracker.record("Bash", args, pytest_run(seconds), ok=True, exit_code=0)
+        tracker.record("Bash", args, ToolOutcome(pytest_run(seconds), ok=True, exit_code=0))
     repeat = tracker.check("Bash", args)
     assert repeat is not None and repeat.describe() == "this exact call ran 3 times already in a row, with the same result"
 
@@ -82,16 +83,18 @@ def test_four_identical_passing_runs_whose_timing_differs_are_the_same_result() 
     ],
 )
 def test_numbers_durations_timestamps_and_addresses_do_not_make_a_different_result(first: str, second: str) -> None:
-    assert outcome_key(first, ok=True, exit_code=0) == outcome_key(second, ok=True, exit_code=0)
+    assert outcome_key(ToolOutcome(first, ok=True, exit_code=0)) == outcome_key(ToolOutcome(second, ok=True, exit_code=0))
 
 
 def test_a_different_exit_code_or_different_words_are_a_different_result() -> None:
-    assert outcome_key(pytest_run("0.1"), ok=True, exit_code=0) != outcome_key(pytest_run("0.1", exit_code=1), ok=False, exit_code=1)
-    assert outcome_key("1 passed", ok=True, exit_code=0) != outcome_key("1 failed", ok=True, exit_code=0)
-    assert outcome_key("a.py\n1. x", ok=True) != outcome_key("a.py\n1. y", ok=True)
+    passing = ToolOutcome(pytest_run("0.1"), ok=True, exit_code=0)
+    failing = ToolOutcome(pytest_run("0.1", exit_code=1), ok=False, exit_code=1)
+    assert outcome_key(passing) != outcome_key(failing)
+    assert outcome_key(ToolOutcome("1 passed", ok=True, exit_code=0)) != outcome_key(ToolOutcome("1 failed", ok=True, exit_code=0))
+    assert outcome_key(ToolOutcome("a.py\n1. x", ok=True)) != outcome_key(ToolOutcome("a.py\n1. y", ok=True))
     tracker = RepeatTracker()
-    tracker.record("Bash", {"command": "make"}, "Exit code: 0\nSTDOUT:\nbuilt\n", ok=True, exit_code=0)
-    tracker.record("Bash", {"command": "make"}, "Exit code: 2\nSTDOUT:\nbuilt\n", ok=False, exit_code=2)
+    tracker.record("Bash", {"command": "make"}, ToolOutcome("Exit code: 0\nSTDOUT:\nbuilt\n", ok=True, exit_code=0))
+    tracker.record("Bash", {"command": "make"}, ToolOutcome("Exit code: 2\nSTDOUT:\nbuilt\n", ok=False, exit_code=2))
     repeat = tracker.check("Bash", {"command": "make"})
     assert repeat is not None and not repeat.same_result
 
@@ -99,14 +102,41 @@ def test_a_different_exit_code_or_different_words_are_a_different_result() -> No
 def test_a_refused_call_in_the_row_has_no_result_to_compare() -> None:
     tracker = RepeatTracker()
     args = {"command": "git push"}
-    tracker.record("Bash", args, "PermissionError: denied", ok=False, ran=False)
-    tracker.record("Bash", args, "PermissionError: denied again", ok=False, ran=False)
+    tracker.record("Bash", args, ToolOutcome("PermissionError: denied", ok=False, ran=False))
+    tracker.record("Bash", args, ToolOutcome("PermissionError: denied again", ok=False, ran=False))
     repeat = tracker.check("Bash", args)
     assert repeat is not None and repeat.describe() == "this exact call was refused twice already in a row"
     tracker = RepeatTracker(threshold=4)
     history = [("Exit code: 1\n2 failed in 0.31s", True), ("PermissionError: no", False), ("Exit code: 1\n2 failed in 0.35s", True)]
     for observation, ran in history:
-        tracker.record("Bash", args, observation, ok=False, exit_code=1 if ran else None, ran=ran)
+        tracker.record("Bash", args, ToolOutcome(observation, ok=False, exit_code=1 if ran else None, ran=ran))
     repeat = tracker.check("Bash", args)
     assert repeat is not None
     assert repeat.describe() == "this exact call came 3 times already in a row, 1 of them refused; the 2 that ran gave the same result"
+
+
+# issue 22 item 5: the tracker reads how a call ended from the outcome's data, never its text ------
+def test_the_tracker_reads_failure_and_refusal_from_the_outcome_not_its_text() -> None:
+    tracker = RepeatTracker()
+    args = {"command": "make check"}
+    looks_fine = "Exit code: 0\nSTDOUT:\nok\n\nSTDERR:\n"
+    for _ in range(2):  # the text says exit 0; the data says it failed (a failure is counted from the data)
+        tracker.record("Bash", args, ToolOutcome(looks_fine, ok=False, exit_code=2))
+        tracker.record("Read", {"file_path": "Makefile"}, ToolOutcome("Makefile\n1. check:"))
+    repeat = tracker.check("Bash", args)
+    assert repeat is not None and repeat.failing and repeat.times == 2
+    tracker = RepeatTracker()
+    for _ in range(2):  # text that reads like an error, from a call that did not run: refused, no result
+        tracker.record("Bash", args, ToolOutcome.not_run("The user denied this tool call.", denied=True))
+    repeat = tracker.check("Bash", args)
+    assert repeat is not None and repeat.refused == 2
+
+
+def test_the_same_text_ending_differently_is_a_different_result() -> None:
+    text = "Interrupted by the user\nSTDOUT:\n\nSTDERR:\n"
+    assert outcome_key(ToolOutcome(text, ok=False, cancelled=True)) != outcome_key(ToolOutcome(text, ok=False, timed_out=True))
+    tracker = RepeatTracker()
+    tracker.record("Bash", {"command": "sleep 9"}, ToolOutcome(text, ok=False, cancelled=True))
+    tracker.record("Bash", {"command": "sleep 9"}, ToolOutcome(text, ok=False, timed_out=True))
+    repeat = tracker.check("Bash", {"command": "sleep 9"})
+    assert repeat is not None and not repeat.same_result
