@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from frogtui.tools.observations import INTERRUPTED
 from frogtui.ui.messages import ApprovalRequested, CallPreviewed
 
 if TYPE_CHECKING:  # the policy is imported with the session, after the first paint
@@ -18,7 +19,6 @@ if TYPE_CHECKING:  # the policy is imported with the session, after the first pa
     from frogtui.protocol import ApprovalRequest, Preview
     from frogtui.ui.diffmodel import FileDiff
 
-INTERRUPTED = "Interrupted by the user"
 
 
 class ModalAsk:
