@@ -2,10 +2,6 @@
 files, the Bash sandbox, and the approvers and engine the front ends use. See docs/APPROVALS.md."""
 from __future__ import annotations
 
-# isort: off
-# first, before shell_parse imports bashlex: its parser tables come from the cache, not rebuilt
-from frogtui.approval.bashlex_tables import bashlex  # noqa: F401
-# isort: on
 from frogtui.approval.approver import PolicyApprover, audit_line
 from frogtui.approval.decision import Decision
 from frogtui.approval.engine import PolicyEngine

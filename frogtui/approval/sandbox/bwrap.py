@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from frogtui.approval import landlock, sandbox_home, seccomp
-from frogtui.approval import sandbox_mounts as mounts
 from frogtui.approval.rules import SandboxSettings
-from frogtui.approval.sandbox_gitconfig import sanitized_copy
+from frogtui.approval.sandbox import home as sandbox_home
+from frogtui.approval.sandbox import landlock, mounts, seccomp
+from frogtui.approval.sandbox.gitconfig import sanitized_copy
 from frogtui.config import state_dir
 from frogtui.programs import which
 from frogtui.tools.bash import CommandWrapper

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from frogtui.approval.shell_words import Word
+from frogtui.approval.shell.words import Word
 
 ANY = frozenset({"*"})
 """Every option is harmless (``echo``, ``true``)."""
