@@ -91,7 +91,7 @@ def _from_rules(matched: list[Rule], subject: str) -> Decision:
     source = f" in {rule.source}" if rule.source else ""
     confined = " (read-only: it runs with nothing writable and no network)" if rule.read_only else ""
     reason = f"{subject} is {_word(rule.decision)} by rule {rule.text!r}{source}{confined}"
-    return Decision(rule.decision, rule.text, reason, read_only=rule.read_only)
+    return Decision(rule.decision, rule.text, reason, read_only=rule.read_only, justification=rule.justification)
 
 
 def _word(kind: Kind) -> str:

@@ -1,7 +1,7 @@
 """Shell analysis: a command string -> the simple commands it will run, with what each one writes.
 
 A real parser (bashlex) splits the command across ``;`` ``&&`` ``||`` ``|`` and newlines, looks
-inside ``( )``, ``{ }``, ``$( )``, backticks and ``<( )``, and the wrappers of ``shell_wrappers``
+inside ``( )``, ``{ }``, ``$( )``, backticks and ``<( )``, and the wrappers of ``wrappers``
 are looked through (``sudo``, ``env``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``...). What
 cannot be parsed is reported as an error so that the policy asks. Pure: no file is looked at.
 
