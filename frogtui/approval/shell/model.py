@@ -126,7 +126,7 @@ class ShellAnalysis:
     hidden: tuple[ShellAnalysis, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scope:
     """Where the walk is: passed down, never changed in place.
 
@@ -151,7 +151,7 @@ class Scope:
         return self.source[start:end]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Findings:
     """What the walk found so far (only the walk adds to it, through ``record``)."""
 

@@ -79,9 +79,9 @@ def analyze(command: str, *, salvage: bool = True) -> ShellAnalysis:
         return ShellAnalysis(command=command, error="the command contains a NUL character")
     if not command.strip():
         return ShellAnalysis(command=command, error="the command is empty")
-    walk = _Walk(Findings(command))
+    walk = _Walk(Findings(whole=command))
     try:
-        walk.script(command, Scope(command))
+        walk.script(command, Scope(source=command))
     except Unparseable as err:
         return ShellAnalysis(command=command, error=str(err), hidden=_hidden(command, salvage))
     except RecursionError:
