@@ -80,6 +80,8 @@ class Program:
     follows: frozenset[str] = frozenset()
     response_files: bool = False
     """An operand ``@FILE`` gives more options from FILE (binutils' ``strings``)."""
+    examples: Examples = Examples()
+    """What the entry means, as commands (``<OUT>``: a folder outside the repository)."""
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -142,7 +144,8 @@ PROGRAMS: dict[str, Program] = {
     "printf": replace(_LISTS, assigns=_opts("-v")),
     "tree": replace(_LISTS, value_options=_opts("-L -P -I -o -H -T --filelimit --charset"), writes=_opts("-o"),
                     opaque={"-R": "with -H it writes 00Tree.html in every folder",
-                            "--fromfile": "tree --fromfile lists the lines of the files it names (any file)"}),
+                            "--fromfile": "tree --fromfile lists the lines of the files it names (any file)"},
+                    examples=Examples(not_read_only=(("tree --fromfile <OUT>/notes.json", "tree --fromfile lists a file's lines"),))),
     "date": replace(_LISTS, value_options=_opts("-d -f -r -I --date --file --reference"), reads_options=_opts("-f --file -r --reference"),
                     opaque={"-s": "it sets the system clock", "--set": "it sets the system clock"}),
     "iconv": replace(_PRINTS, value_options=_opts("-f -t -o --from-code --to-code --output"), writes=_opts("-o --output")),
@@ -150,7 +153,8 @@ PROGRAMS: dict[str, Program] = {
                     reads_options=_opts("-m -f --magic-file --files-from"),
                     opaque={"-C": "it compiles a magic file, writing NAME.mgc", "--compile": "it compiles a magic file, writing NAME.mgc",
                             **dict.fromkeys(("-z", "-Z", "--uncompress", "--uncompress-noreport"),
-                                            "file -z runs decompression programs found on PATH")}),
+                                            "file -z runs decompression programs found on PATH")},
+                    examples=Examples(not_read_only=(("file -z calc.py", "file -z runs decompressors"),))),
     **dict.fromkeys(
         (
             "cat",
@@ -182,11 +186,14 @@ PROGRAMS: dict[str, Program] = {
         ),
         _PRINTS,
     ),
-    "hexdump": replace(_PRINTS, value_options=_opts("-e -f -n -s --format-file"), reads_options=_opts("-f --format-file")),
+    "hexdump": replace(_PRINTS, value_options=_opts("-e -f -n -s --format-file"), reads_options=_opts("-f --format-file"),
+                       examples=Examples(not_read_only=(("hexdump -f <OUT>/notes.json calc.py", "hexdump -f reads a format file"),))),
     "strings": replace(_PRINTS, value_options=_opts("-n -t -e -T -s --bytes --radix --encoding --target --output-separator"),
-                       response_files=True),
+                       response_files=True,
+                       examples=Examples(not_read_only=(("strings @<OUT>/notes.json", "strings @FILE reads options from a file"),))),
     **dict.fromkeys(("md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum"), replace(
-        _PRINTS, opaque=dict.fromkeys(("-c", "--check"), "it reads the files a checksum list names (any file)"))),
+        _PRINTS, opaque=dict.fromkeys(("-c", "--check"), "it reads the files a checksum list names (any file)"),
+        examples=Examples(not_read_only=(("md5sum -c <OUT>/notes.json", "md5sum -c reads the files a list names"),)))),
     **dict.fromkeys(("grep", "egrep", "fgrep"), _SEARCH),
     "rg": replace(
         _SEARCH,
@@ -211,8 +218,10 @@ PROGRAMS: dict[str, Program] = {
         writes=_opts("-o --output"),
         runs=_opts("--compress-program"),
         reads_options=_opts("--files0-from"),
+        examples=Examples(read_only=("sort -u calc.py",)),
     ),
-    "uniq": replace(_PRINTS, value_options=_opts("-f -s -w"), writes_second=True),
+    "uniq": replace(_PRINTS, value_options=_opts("-f -s -w"), writes_second=True,
+                    examples=Examples(not_read_only=(("uniq a b", "uniq overwrites its second operand"),))),
     "xxd": replace(_PRINTS, value_options=_opts("-c -g -l -s -o -C -n"), writes_second=True),
     **dict.fromkeys(
         ("base64", "base32", "basenc"),

@@ -56,6 +56,14 @@ SPECIAL: dict[str, Special] = {
             "`--output`, `config` of a command setting; `-C`/`--git-dir`/`--work-tree`, `worktree add`, `clone`, `init` must stay inside",
             "`status`, `diff`, `log`, `show`, `grep`, `blame`, `ls-files`, `rev-parse`...; `branch`/`tag`/`remote`/`stash`/`config` listing only",
         ),
+        examples=Examples(
+            read_only=("git status -sb", "git log -L 1,2:calc.py"),
+            not_read_only=(
+                ("git --exec-path=DIR status", "git runs DIR/git-status"),
+                ("git log --show-signature", "an option git's table does not know (it runs gpg)"),
+                ("git diff -Oorder.txt", "an option git's table does not know (it reads a file)"),
+            ),
+        ),
     ),
     "sed": Special(
         analyse=sed_effects,
@@ -63,6 +71,7 @@ SPECIAL: dict[str, Special] = {
             "operands after the script; `r`/`R FILE`", "`e CMD` (analysed), `e`, `s///e`", "`w`/`W FILE`, `s///w FILE` (`-i`: its own)",
             "no `w`, `e`, `-f` (or `--sandbox`)",
         ),
+        examples=Examples(read_only=("sed -n '/def/p' calc.py",), not_read_only=(("sed -I.bak s/x/y/ calc.py", "BSD sed's in-place"),)),
     ),
     **dict.fromkeys(
         ("awk", "gawk", "mawk", "nawk", "busybox-awk"),
@@ -72,6 +81,15 @@ SPECIAL: dict[str, Special] = {
                 "operands after the program (`ARGV`/`ARGC` in the program: unknown)", "`system()`, `|`, `getline`, `@f()`, `-f`, `-W exec`",
                 "`print > FILE`, `-o`/`-p`/`-d` (`--profile`...)", "the program has none of those and no `>`, `|` or `@` at all",
             ),
+            examples=Examples(
+                read_only=("awk -F: '{print $1, $NF}' calc.py", "awk '{s += $1} END {print s}' calc.py", "awk 'NR==1' calc.py"),
+                not_read_only=(
+                    ("awk -o out '{print}' calc.py", "awk -o writes a file"),
+                    ("awk -p out '{print}' calc.py", "awk -p writes a profile"),
+                    ("awk -d out '{print}' calc.py", "awk -d dumps variables"),
+                    ("awk --profile=out '{print}' calc.py", "awk --profile writes a file"),
+                ),
+            ),
         ),
     ),
     "find": Special(
@@ -79,6 +97,10 @@ SPECIAL: dict[str, Special] = {
         doc=(
             "names only", "`-exec`, `-execdir`, `-ok` (looked through)",
             "`-delete` (everything, `.git` too, unless a test comes before it), `-fprint`, `-fls`", "no action but printing",
+        ),
+        examples=Examples(
+            read_only=("find . -type f -name '*.py' -not -path './.git/*'",),
+            not_read_only=(('find . "$EXPR"', "find's expression only known at run time"),),
         ),
     ),
     **dict.fromkeys(
@@ -97,6 +119,7 @@ SPECIAL: dict[str, Special] = {
             "operands after the first; `--from-file`, `--rawfile`, `--slurpfile`, `-f`",
             "—", "—", "the program has no `import`/`include` (they read any `.json`/`.jq` file it names)",
         ),
+        examples=Examples(read_only=("jq . a",)),
     ),
     **dict.fromkeys(
         ("tar", "bsdtar"),
@@ -106,6 +129,14 @@ SPECIAL: dict[str, Special] = {
                 "operands, recursively (creating)",
                 "`--to-command`, `-I`, `--checkpoint-action=exec=`, `-F`, `--rsh-command`, `--rmt-command`, an archive `HOST:FILE` (rsh/ssh)",
                 "`--remove-files`, `--index-file`; `-f`, `-x` (its own)", "`-t` (listing)",
+            ),
+            examples=Examples(
+                read_only=("tar -tf x.tar", "tar tvf x.tar"),
+                not_read_only=(
+                    ("tar tIf 'sh -c \"touch m\"' /dev/null", "an old-style bundle: -I runs a program"),
+                    ("tar -tf x.tar.lz", "tar runs the decompressor found on PATH"),
+                    ("tar -tzf x.tar.gz", "tar -z runs gzip found on PATH"),
+                ),
             ),
         ),
     ),
