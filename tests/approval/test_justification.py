@@ -10,6 +10,7 @@ import pytest
 from frogtui.agent.outcomes import denial_observation
 from frogtui.approval import PolicyEngine, apply_mode, parse_rules
 from frogtui.approval.rules import combine
+from frogtui.cli import main
 from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall
 from frogtui.tools.workspace import Workspace
@@ -69,3 +70,11 @@ def test_a_rule_that_asks_carries_its_justification_to_the_person(py_repo: Path)
 def test_a_denial_in_a_longer_command_keeps_its_justification(py_repo: Path) -> None:
     seen = observation(py_repo, ToolCall("t", "Bash", {"command": "make && rm -rf build/x"}))
     assert seen.endswith(f". Why: {WHY}")
+
+
+def test_policy_check_shows_the_justification(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rules = tmp_path / "rules.toml"
+    rules.write_text(RULES)
+    assert main(["policy", "check", "--repo", str(py_repo), "--rules", str(rules), "git push origin"]) == 0
+    kind, rule, reason = capsys.readouterr().out.strip().split("\t")
+    assert (kind, rule) == ("ask", "Bash: git push *") and reason.endswith(" (why: pushes are reviewed first)")
