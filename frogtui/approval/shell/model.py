@@ -64,7 +64,6 @@ class Effects:
         )
 
 
-
 @dataclass(frozen=True, kw_only=True)
 class SimpleCommand:
     """One command the shell will run.
