@@ -6,9 +6,10 @@ facts and the policy. Pure: no file is looked at.
 Inside: ``parse`` (bashlex, its tables from ``bashlex_tables``), ``walk`` (the walk of the parse
 tree), ``wrappers`` (what ``sudo``, ``env``, ``bash -c``... run), ``words`` and ``text`` (words,
 quoting, expansions), ``braces``, ``model`` (the result's types), ``effects`` (targets and the
-programs' operand conventions), the effect model: ``programs`` (the table, ``PROGRAMS``),
-``special`` (the programs that need an analyser of their own, ``SPECIAL``: ``git``, ``scripts``),
-``known`` (the options the read-only default knows), ``examples`` (each program's examples).
+programs' operand conventions), and the effect model: ``programs`` (the table, ``PROGRAMS``),
+``special`` (the one table of the programs with an analyser of their own, ``SPECIAL``; the
+analysers are in ``git`` and ``scripts``), ``command_effects`` (which of the two applies) and
+``known`` (the options the read-only default knows). Each entry keeps its examples beside it.
 """
 
 from __future__ import annotations
