@@ -12,7 +12,7 @@ clock the process prints then, so a worker still running at its exit is not coun
 - ``frogtui_paint``: ``FrogApp`` on a replay model in a small git repository, headless, exiting
   after its first refresh (the model loads on a worker after the first paint);
 - ``bashlex_plain`` / ``bashlex_cached``: ``import bashlex`` (which builds its LALR tables) and
-  ``frogtui/approval/bashlex_tables.py`` (tables from the cache), timed inside the process;
+  ``frogtui/approval/shell/bashlex_tables.py`` (tables from the cache), timed inside the process;
 - ``gguf_spec``: ``import frogtui.models.gguf_spec`` (no download stack any more), inside too.
 
 frogtui's modules are byte-compiled first (``compileall``), as an installed package's are and as
@@ -64,7 +64,7 @@ started = time.perf_counter()
 print(round((time.perf_counter() - started) * 1000, 1))
 """
 CACHED = """
-spec = importlib.util.spec_from_file_location("tables", "frogtui/approval/bashlex_tables.py")  # without the package's imports
+spec = importlib.util.spec_from_file_location("tables", "frogtui/approval/shell/bashlex_tables.py")  # without the package's imports
 spec.loader.exec_module(importlib.util.module_from_spec(spec))
 """
 IMPORTS = {

@@ -2,10 +2,6 @@
 files, the Bash sandbox, and the engine and the gate (``Approver``) the front ends use. See docs/APPROVALS.md."""
 from __future__ import annotations
 
-# isort: off
-# first, before shell_parse imports bashlex: its parser tables come from the cache, not rebuilt
-from frogtui.approval.bashlex_tables import bashlex  # noqa: F401
-# isort: on
 from frogtui.approval.answer import Ask, PersonAnswer, Question
 from frogtui.approval.approver import Approver, audit_line
 from frogtui.approval.decision import Decision

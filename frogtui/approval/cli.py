@@ -87,7 +87,8 @@ def main(argv: list[str]) -> int:
     engine = PolicyEngine(workspace, rules)
     decision = engine.evaluate(call)
     floor = " (floor: no rule or mode lifts it)" if decision.floor else ""
-    print(f"{decision.kind}\t{decision.rule}\t{decision.reason}{floor}")
+    why = f" (why: {decision.justification})" if decision.justification else ""
+    print(f"{decision.kind}\t{decision.rule}\t{decision.reason}{floor}{why}")
     for note in (*rules.notes, *([no_backstop] if no_backstop else [])):
         print(f"note: {note}", file=sys.stderr)
     return 0

@@ -23,6 +23,8 @@ class Decision:
         floor: True when the non-negotiable floor decided; no mode, rule or person lifts it.
         read_only: For Bash: the command is proven to only read files and print (every effect of
             every command it runs), so it changes nothing (no checkpoint is needed before it).
+        justification: The deciding rule's ``justification`` (why the person wrote it), '' when
+            none: shown to the person when it asks, told to the model when it denies.
     """
 
     kind: Kind
@@ -30,6 +32,7 @@ class Decision:
     reason: str
     floor: bool = False
     read_only: bool = False
+    justification: str = ""
 
     @property
     def strictness(self) -> int:

@@ -15,8 +15,8 @@ from frogtui.approval.floor import FLOOR_HIDDEN, floor_deny
 from frogtui.approval.loading import load_rules
 from frogtui.approval.policy import decide, decide_commands
 from frogtui.approval.rules import Rule, RuleSet
-from frogtui.approval.sandbox_home import HomeView, home_view
-from frogtui.approval.sandbox_home import under as _under
+from frogtui.approval.sandbox import HomeView, home_view
+from frogtui.approval.sandbox import under as _under
 from frogtui.approval.session_rules import narrow_rules
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.tools.specs import tool_spec

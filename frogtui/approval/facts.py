@@ -15,56 +15,24 @@ from pathlib import Path
 
 from frogtui.approval.budget import Budget
 from frogtui.approval.facts_links import glob_matches, links_under, through_links
+from frogtui.approval.path_fact import PathFact
 from frogtui.approval.secrets import PROCESS_SECRETS, SECRET_NAMES, SECRET_STORES, SYSTEM_SECRETS
-from frogtui.approval.shell import analyze
-from frogtui.approval.shell_effects import SPECIAL_WRITE_TARGETS, symlinks_made
-from frogtui.approval.shell_model import ShellAnalysis
-from frogtui.approval.shell_words import (
+from frogtui.approval.shell import (
     FOUND_MARK,
     HOME_MARK,
     PWD_MARK,
+    SPECIAL_WRITE_TARGETS,
     TMP_MARK,
     USER_MARK,
+    ShellAnalysis,
     Word,
+    analyze,
     display,
     embedded_paths,
+    symlinks_made,
 )
 from frogtui.protocol import ToolCall
 from frogtui.tools.specs import tool_spec
-
-
-@dataclass(frozen=True)
-class PathFact:
-    """What a path really is.
-
-    Attributes:
-        written: The path as written (for messages).
-        real: The resolved absolute path ('' when not known).
-        rel: The real path relative to the repository root, None when not inside the root.
-        inside: Inside the repository root or the session's private temp folder.
-        known: False when the path is only known when the command runs.
-        secret: The secret store it is in (``~/.ssh``), if any.
-        protected: What it would destroy: ``the repository root``, ``.git internals``, ``the home folder``.
-        special: A device where writing changes no file (``/dev/null``).
-        under: The action touches things under this path rather than the path itself.
-        odd: Why the path may not be what it looks like (a NUL, control or invisible character).
-        holds_secret: A secret store somewhere under this folder (``~`` holds ``~/.ssh``): reading
-            the folder recursively reads it.
-    """
-
-    written: str
-    real: str = ""
-    rel: str | None = None
-    inside: bool = False
-    known: bool = True
-    secret: str | None = None
-    protected: str | None = None
-    special: bool = False
-    under: bool = False
-    odd: str | None = None
-    holds_secret: str | None = None
-    reaches: str | None = None
-    """A place outside the repository reached through a symlink the path does not name."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +129,7 @@ def shell_facts(analysis: ShellAnalysis, places: Places, budget: Budget | None =
     links: dict[str, str | None] = {}
     budget = budget or Budget()
     for command in analysis.commands:
-        words = [*command.words, *(t.word for t in (*command.reads, *command.writes, *command.places))]
+        words = [*command.words, *(t.word for t in (*command.effects.reads, *command.effects.writes, *command.effects.places))]
         words += [path for w in command.words[1:] for path in embedded_paths(w)]
         for word in words:
             key = path_key(word, command.cwd)
@@ -169,7 +137,7 @@ def shell_facts(analysis: ShellAnalysis, places: Places, budget: Budget | None =
                 fact = resolve_word(word, command.cwd, places, links=links, dotglob=analysis.dotglob, budget=budget)
                 if key not in facts or _worse(fact, facts[key]):
                     facts[key] = fact
-        for target in (t for t in command.reads if t.follows and facts[path_key(t.word, command.cwd)].inside):
+        for target in (t for t in command.effects.reads if t.follows and facts[path_key(t.word, command.cwd)].inside):
             key = path_key(target.word, command.cwd)
             found = links_under(facts[key].real, budget)
             facts[key] = through_links(facts[key], found, lambda p: resolve_text(p, places, kernel=True))

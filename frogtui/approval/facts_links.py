@@ -9,12 +9,9 @@ import glob
 import os
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from frogtui.approval.budget import Budget
-
-if TYPE_CHECKING:
-    from frogtui.approval.facts import PathFact
+from frogtui.approval.path_fact import PathFact
 
 MAX_ENTRIES = 20_000
 """How many names a glob or a folder may have before what it reaches is called unknown."""

@@ -40,7 +40,8 @@ def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str 
     if decision.floor:
         return Approval("deny", decision.reason, by="floor", rule=decision.rule)
     if decision.kind == "deny":
-        return Approval("deny", decision.reason, by="rule", rule=decision.rule)
+        why = f". Why: {decision.justification}" if decision.justification else ""
+        return Approval("deny", decision.reason + why, by="rule", rule=decision.rule)
     if mode == "none" and tool in MUTATING_TOOLS:
         return Approval("deny", f"{tool} is not allowed under {label}", by="mode", rule=label)
     if decision.kind == "allow" and not (repeat and mode == "policy"):  # read_only: proven to change nothing: no checkpoint

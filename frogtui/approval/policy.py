@@ -26,9 +26,16 @@ from frogtui.approval.rules import (
     runs_commands,
     stricter_default,
 )
-from frogtui.approval.shell_effects import Target, git_subcommand, program_name
-from frogtui.approval.shell_model import ROOT_CWD, SimpleCommand
-from frogtui.approval.shell_words import Word, display, embedded_paths
+from frogtui.approval.shell import (
+    ROOT_CWD,
+    SimpleCommand,
+    Target,
+    Word,
+    display,
+    embedded_paths,
+    git_subcommand,
+    program_name,
+)
 from frogtui.tools.specs import BASH, READ, WRITE, tool_spec
 
 RISKY_VARIABLES = (
@@ -87,7 +94,7 @@ def _from_rules(matched: list[Rule], subject: str) -> Decision:
     source = f" in {rule.source}" if rule.source else ""
     confined = " (read-only: it runs with nothing writable and no network)" if rule.read_only else ""
     reason = f"{subject} is {_word(rule.decision)} by rule {rule.text!r}{source}{confined}"
-    return Decision(rule.decision, rule.text, reason, read_only=rule.read_only)
+    return Decision(rule.decision, rule.text, reason, read_only=rule.read_only, justification=rule.justification)
 
 
 def _word(kind: Kind) -> str:
@@ -183,12 +190,12 @@ def decide_commands(action: Action, rules: RuleSet) -> list[tuple[SimpleCommand,
 def proven_read_only(action: Action, command: SimpleCommand) -> bool:
     """Whether every effect of ``command`` is reading files and printing (writes only to ``/dev/null``)."""
     return (
-        command.read_only
+        command.effects.read_only
         and not _risky(command)
         and not command.via_other_user
         and not any(label.split(" ")[0] in CODE_EVALUATORS for label in command.via)
         and not (program_name(command.program) == "git" and command.cwd != ROOT_CWD)
-        and all(action.fact(t.word, command.cwd).special for t in command.writes)
+        and all(action.fact(t.word, command.cwd).special for t in command.effects.writes)
     )
 
 
@@ -198,13 +205,13 @@ CODE_EVALUATORS = frozenset({"eval", "trap", "source", "."})
 
 def _decide_command(action: Action, command: SimpleCommand, rules: RuleSet) -> Decision:
     shown = display(command.text or " ".join(w.text for w in command.words))
-    if command.floor:
-        return schedule_floor(shown, command.floor)
+    if command.effects.floor:
+        return schedule_floor(shown, command.effects.floor)
     floor, checks = _effects(action, command, rules)
     if floor is not None:
         return floor
-    if command.opaque:
-        checks.append(Decision("ask", "Bash: opaque command", f"{shown}: {command.opaque}"))
+    if command.effects.opaque:
+        checks.append(Decision("ask", "Bash: opaque command", f"{shown}: {command.effects.opaque}"))
     risky = _risky(command)
     if risky:
         checks.append(Decision("ask", "Bash: sets a risky variable", f"{shown} sets {', '.join(risky)}, which changes what programs run"))
@@ -228,7 +235,7 @@ def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> D
         named = ", ".join(repr(r.text) for r in denies[:MAX_RULES_NAMED])
         return Decision("deny", denies[0].text, f"{display(' '.join(words))}: which program runs is only known when it runs, "
                         f"and it may be one a deny rule denies ({named}); deny is deny")
-    if not command.opaque:
+    if not command.effects.opaque:
         matched += [r for r in rules.rules if r.tool == BASH.name and r.decision == "allow" and command_matches(r.match, words, dynamic)]
     if matched:
         return _from_rules(matched, display(" ".join(words)))
@@ -268,7 +275,7 @@ def _git_as_run(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
 
 
 def _risky(command: SimpleCommand) -> list[str]:
-    return [name for name in command.assigns if any(fnmatch.fnmatchcase(name, pattern) for pattern in RISKY_VARIABLES)]
+    return [name for name in command.effects.assigns if any(fnmatch.fnmatchcase(name, pattern) for pattern in RISKY_VARIABLES)]
 
 
 def _effects(action: Action, command: SimpleCommand, rules: RuleSet) -> tuple[Decision | None, list[Decision]]:
@@ -284,20 +291,20 @@ def _effects(action: Action, command: SimpleCommand, rules: RuleSet) -> tuple[De
         floor = secret_read(action.fact(path, command.cwd))
         if floor is not None:
             return floor, checks
-    for target in command.reads:
+    for target in command.effects.reads:
         fact = action.fact(target.word, command.cwd)
         floor = secret_read(fact, recursive=target.under or fact.under)  # also each file find found under it
         if floor is not None:
             return floor, checks
         checks.append(_decide_read(target, fact, rules, action.home))
-    for target in command.places:
+    for target in command.effects.places:
         fact = action.fact(target.word, command.cwd)
         floor = place_floor(fact, target.how)
         if floor is not None:
             return floor, checks
         if not fact.known:
             checks.append(Decision("ask", "Bash: unknown git folder", f"{target.how} {fact.written} is only known at run time"))
-    for target in command.writes:
+    for target in command.effects.writes:
         fact = action.fact(target.word, command.cwd)
         if target.under and not fact.under:
             fact = replace(fact, under=True, protected=None if fact.protected == "the repository root" else fact.protected)

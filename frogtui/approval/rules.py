@@ -65,6 +65,9 @@ class Rule:
         source: Where the rule came from (a file path, ``session``, ``project``...).
         read_only: A Bash allow rule the person marked read-only (``read_only = true``): what it
             allows runs in the read-only sandbox (nothing written, no network) without a checkpoint.
+        justification: Why the rule is there, in the person's words (``justification = "..."``),
+            '' when not given: the approval modal shows it when the rule asks, and the model is
+            told it when the rule denies.
     """
 
     tool: str
@@ -72,6 +75,7 @@ class Rule:
     decision: Kind
     source: str = ""
     read_only: bool = False
+    justification: str = ""
 
     @property
     def text(self) -> str:
@@ -92,7 +96,7 @@ class SandboxSettings:
     """More paths masked inside the sandbox (``~`` allowed), besides ``approval.secrets``."""
     expose: tuple[str, ...] = ()
     """Paths (``~`` allowed) shown read-only inside the sandbox's hidden home folder or project
-    parent (``approval.sandbox_home``); a built-in secret store named exactly is left visible
+    parent (``approval.sandbox.home``); a built-in secret store named exactly is left visible
     (``~/.npmrc``), the stores inside a named folder stay masked."""
     env: tuple[str, ...] = ()
     """Environment variables passed to Bash besides the allowlist (even credential-like names)."""
@@ -206,12 +210,15 @@ def _rule(entry: Any, n: int, source: str) -> Rule:
     missing = {"tool", "match", "decision"} - set(entry)
     if missing:
         raise ConfigError(f"{source}: {where} lacks {', '.join(sorted(missing))}")
-    extra = set(entry) - {"tool", "match", "decision", "read_only"}
+    extra = set(entry) - {"tool", "match", "decision", "read_only", "justification"}
     if extra:
         raise ConfigError(f"{source}: {where} has unknown key(s) {', '.join(sorted(extra))}")
     read_only = entry.get("read_only", False)
     if not isinstance(read_only, bool) or (read_only and (not runs_commands(entry["tool"]) or entry["decision"] != "allow")):
         raise ConfigError(f"{source}: {where}: read_only = true is for a Bash rule that allows (it runs what it allows read-only)")
+    justification = entry.get("justification", "")
+    if "justification" in entry and (not isinstance(justification, str) or not justification.strip()):
+        raise ConfigError(f"{source}: {where}: justification must be a non-empty string (why the rule is there)")
     tool = _tool_name(entry["tool"], source)
     match = entry["match"]
     if not isinstance(match, str) or not match.strip():
@@ -226,7 +233,7 @@ def _rule(entry: Any, n: int, source: str) -> Rule:
     elif match.startswith("!"):
         raise ConfigError(f"{source}: {where}: negated patterns (!) are not supported; add a rule with a stricter decision instead")
     kind = _kind(entry["decision"], source, f"{where} decision")
-    return Rule(tool=tool, match=match.strip(), decision=kind, source=source, read_only=read_only)
+    return Rule(tool=tool, match=match.strip(), decision=kind, source=source, read_only=read_only, justification=justification.strip())
 
 
 # combining -----------------------------------------------------------------------------------

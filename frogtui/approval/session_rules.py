@@ -8,14 +8,14 @@ import re
 from frogtui.approval.decision import Decision
 from frogtui.approval.facts import Action, PathFact
 from frogtui.approval.rules import Rule, runs_commands
-from frogtui.approval.shell_effects import (
+from frogtui.approval.shell import (
     AFTER_FIRST_OPERAND,
     ALL_OPERANDS,
     LAST_OPERAND,
+    SimpleCommand,
     is_script_runner,
     program_name,
 )
-from frogtui.approval.shell_model import SimpleCommand
 from frogtui.tools.specs import READ, WRITE
 
 SUBCOMMAND_PROGRAMS = frozenset(
@@ -42,7 +42,7 @@ def narrow_command_rule(command: SimpleCommand) -> str | None:
     -> ``git push *``; ``python -m pytest -x`` -> ``python -m pytest *``. A program given by a path
     (``./run.sh``) keeps its path; commands that are opaque or only redirect get none.
     """
-    if command.opaque or not command.words or any(w.dynamic for w in command.words[:1]):
+    if command.effects.opaque or not command.words or any(w.dynamic for w in command.words[:1]):
         return None
     words = [w.text for w in command.words]
     program = words[0]
@@ -109,8 +109,8 @@ def narrow_rules(action: Action, decide_each: list[tuple[SimpleCommand, Decision
         if not match:
             continue
         found = [Rule(action.tool, match, "allow", "session")]
-        written = [action.fact(t.word, command.cwd) for t in command.writes if t.beyond]
-        read = [fact for t in command.reads if not (fact := action.fact(t.word, command.cwd)).inside]
+        written = [action.fact(t.word, command.cwd) for t in command.effects.writes if t.beyond]
+        read = [fact for t in command.effects.reads if not (fact := action.fact(t.word, command.cwd)).inside]
         touched = ((WRITE.name, written), (READ.name, read))
         found += [_exact_path_rule(tool, fact) for tool, facts in touched for fact in facts if _one_file(fact)]
         rules += [r for r in found if r is not None and all(r != other for other in rules)]

@@ -161,6 +161,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             why = f"asked because it repeats; rule {decision.rule} would allow it"
         else:
             why = f"asked by rule {decision.rule}" + (f": {decision.reason}" if decision.reason else "")
+        if decision.justification:
+            why += f"\nwhy: {decision.justification}"  # the rule's justification, in its writer's words
         yield Static(Text(why), id="approval-rule")
 
     def on_resize(self) -> None:

@@ -12,13 +12,13 @@ COMMANDS = ["ls -la | grep x > out.txt", "for f in *.py; do echo $(basename $f);
 
 PROBE = f"""
 import json, sys
-from frogtui.approval.bashlex_tables import bashlex
+from frogtui.approval.shell.bashlex_tables import bashlex
 parser = sys.modules["bashlex.parser"].yaccparser
 dumps = [node.dump() for command in {COMMANDS!r} for node in bashlex.parse(command)]
 print(json.dumps({{"states": len(parser.action), "marker": 999999 in parser.action, "dumps": dumps,
                   "action": sorted((k, sorted(v.items())) for k, v in parser.action.items() if k != 999999)}}))
 """
-PLAIN = PROBE.replace("from frogtui.approval.bashlex_tables import bashlex", "import bashlex")
+PLAIN = PROBE.replace("from frogtui.approval.shell.bashlex_tables import bashlex", "import bashlex")
 
 
 def run(code: str) -> dict:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from frogtui.approval import PolicyEngine, parse_rules
+from frogtui.approval.effect_table import effect_table
 from frogtui.approval.rules import RuleSet, combine
-from frogtui.approval.shell_effect_table import effect_table
 from frogtui.protocol import ToolCall
 from frogtui.tools.workspace import Workspace
 from tests.approval.conftest import make_home, make_repo
@@ -242,7 +242,7 @@ def test_a_read_outside_and_a_deny_rule_for_reading(places: tuple[Path, Path, Pa
 def test_the_documented_effect_table_is_the_data() -> None:
     text = (Path(__file__).parents[2] / "docs" / "APPROVALS.md").read_text(encoding="utf-8")
     documented = text.split("<!-- effect-table:start -->\n", 1)[1].split("<!-- effect-table:end -->", 1)[0]
-    assert documented == effect_table(), "regenerate with: python -m frogtui.approval.shell_effect_table"
+    assert documented == effect_table(), "regenerate with: python -m frogtui.approval.effect_table"
 
 
 @pytest.mark.parametrize(

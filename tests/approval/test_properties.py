@@ -15,7 +15,7 @@ from frogtui.approval import Approver, PolicyEngine, decide, gather
 from frogtui.approval.facts import Places
 from frogtui.approval.rules import RuleSet
 from frogtui.approval.shell import analyze
-from frogtui.approval.shell_programs import PROGRAMS
+from frogtui.approval.shell.programs import PROGRAMS
 from frogtui.models.replay import ReplayModel
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
 from frogtui.tools import ToolRunner

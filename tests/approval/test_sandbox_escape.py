@@ -287,13 +287,13 @@ def test_a_repository_inside_a_secret_store_stays_usable(workspace: Workspace, m
     monkeypatch.setenv("HOME", str(workspace.root.parent))
     store = workspace.root.parent / ".config" / "gh"
     store.mkdir(parents=True)
-    from frogtui.approval.sandbox_mounts import mask_options
+    from frogtui.approval.sandbox.mounts import mask_options
 
     assert mask_options([str(store), str(workspace.root.parent)], [workspace.root]) == ["--tmpfs", str(store)]
 
 
 def test_a_toolchain_folder_under_a_hidden_one_is_bound_back_where_path_names_it(on_disk: Path, workspace: Workspace) -> None:
-    from frogtui.approval.sandbox_mounts import toolchain_options
+    from frogtui.approval.sandbox.mounts import toolchain_options
 
     (on_disk / "runtime" / "sw" / "bin").mkdir(parents=True)
     (on_disk / "store").mkdir()
@@ -324,7 +324,7 @@ os.kill(child, 9)
 def test_the_seccomp_filter_refuses_ptrace_and_tiocsti(workspace: Workspace) -> None:
     import platform
 
-    from frogtui.approval.seccomp import ARCHES
+    from frogtui.approval.sandbox.seccomp import ARCHES
 
     if platform.machine() not in ARCHES:
         pytest.skip(f"LOUD SKIP: no seccomp filter for {platform.machine()}")

@@ -15,8 +15,8 @@ import pytest
 
 from frogtui.approval import SandboxSettings, make_sandbox
 from frogtui.approval.sandbox import BwrapWrapper, probe_bwrap
-from frogtui.approval.sandbox_gitconfig import kept
-from frogtui.approval.sandbox_home import TOOLCHAINS
+from frogtui.approval.sandbox.gitconfig import kept
+from frogtui.approval.sandbox.home import TOOLCHAINS
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner
 from frogtui.tools.workspace import Workspace

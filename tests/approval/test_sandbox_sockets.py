@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from frogtui import doctor
-from frogtui.approval import SandboxSettings, landlock, make_sandbox
-from frogtui.approval.sandbox import probe_bwrap
+from frogtui.approval import SandboxSettings, make_sandbox
+from frogtui.approval.sandbox import landlock, probe_bwrap
 from frogtui.config import config_dir
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner

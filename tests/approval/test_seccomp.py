@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from frogtui.approval.seccomp import ARCHES, DENIED, filter_program
+from frogtui.approval.sandbox.seccomp import ARCHES, DENIED, filter_program
 
 ALLOW, EPERM = 0x7FFF0000, 0x00050001
 
@@ -69,7 +69,7 @@ def test_a_process_leaves_no_filter_folder_behind(tmp_path) -> None:
     import subprocess
     import sys
 
-    code = "from frogtui.approval.seccomp import filter_file; import os; print(os.path.dirname(filter_file() or ''))"
+    code = "from frogtui.approval.sandbox.seccomp import filter_file; import os; print(os.path.dirname(filter_file() or ''))"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                           env={**os.environ, "TMPDIR": str(tmp_path)}, check=True)
     folder = proc.stdout.strip()

@@ -1,19 +1,20 @@
-"""What the shell analysis produces: the simple commands a Bash command runs (``SimpleCommand``),
-the whole parse (``ShellAnalysis``), and the immutable ``Scope`` the walk passes down."""
+"""What the shell analysis produces: what one command does (``Effects``), the simple commands a
+Bash command runs (``SimpleCommand``, each holding its ``Effects``), the whole parse
+(``ShellAnalysis``), and the immutable ``Scope`` the walk passes down."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from frogtui.approval.shell_effects import (
+from frogtui.approval.shell.effects import (
     DOWNLOADERS,
     Target,
     is_script_runner,
     program_name,
 )
-from frogtui.approval.shell_words import INPUT_MARK, Word
-from frogtui.approval.shell_wrappers import AS_ANOTHER_USER
+from frogtui.approval.shell.words import INPUT_MARK, Word
+from frogtui.approval.shell.wrappers import AS_ANOTHER_USER
 
 INPUT_WORD = Word(INPUT_MARK, dynamic=True)
 """Appended to a command that gets more words at run time (``xargs``)."""
@@ -23,26 +24,60 @@ ROOT_CWD = Word("")
 """The working folder of a command that did not ``cd``: the repository root."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class Effects:
+    """What one simple command does, as far as the gate cares.
+
+    Attributes:
+        writes: Files it writes or deletes (its own and beyond: see ``Target.beyond``).
+        reads: Files it reads (``under``: a folder read recursively).
+        places: Folders a program is pointed at that must stay inside the repository (``git -C``).
+        runs: Commands it runs, as ``(shell text, label)``; they are analysed as commands.
+        opaque: Why what it runs is only known when it runs (never allowed by a rule).
+        assigns: Variables it sets (``printf -v PATH``, ``export``, ``read``).
+        floor: Why the floor denies it whatever the rules say (``crontab FILE``).
+        read_only: Its every effect is reading files and printing.
+    """
+
+    writes: tuple[Target, ...] = ()
+    reads: tuple[Target, ...] = ()
+    places: tuple[Target, ...] = ()
+    runs: tuple[tuple[str, str], ...] = ()
+    opaque: str | None = None
+    assigns: tuple[str, ...] = ()
+    floor: str | None = None
+    read_only: bool = False
+
+    def around(self, own: Effects) -> Effects:
+        """These effects (the program's, from the effect model) with ``own`` before them: what the
+        command's words already say (its redirections, ``X=1 cmd``, a wrapper's ``tee``). Its own
+        opaqueness wins, and a command that is opaque on its own is never read-only."""
+        return Effects(
+            writes=(*own.writes, *self.writes),
+            reads=(*own.reads, *self.reads),
+            places=self.places,
+            runs=self.runs,
+            opaque=own.opaque or self.opaque,
+            assigns=(*own.assigns, *self.assigns),
+            floor=self.floor,
+            read_only=self.read_only and not own.opaque,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
 class SimpleCommand:
     """One command the shell will run.
 
     Attributes:
         words: Program first, wrappers removed (``sudo env X=1 pytest -q`` -> ``pytest -q``).
         via: The wrappers it ran through, outermost first.
-        writes: Files it writes or deletes: redirections, ``tee``, the known file-changing programs
-            and the options of the effect model (``sort -o``); ``Target.beyond`` marks those that
-            are not the program's own behaviour.
-        reads: Files it reads: redirected into it (``< file``) and the operands the effect model
-            names (``cat F``; ``grep -r X DIR`` reads under ``DIR``).
-        assigns: Variables set for it (``X=1 cmd``, ``env X=1 cmd``) or set on their own.
+        effects: What it reads, writes, runs and sets: its redirections (``> f``, ``< f``), its
+            assignments (``X=1 cmd``), the writes of the wrappers it ran through (``tee``) and
+            what the effect model gives its words (``sort -o``, ``cat F``, ``grep -r X DIR``);
+            ``Effects.read_only``: its every effect is reading files and printing.
         cwd: Its working folder relative to the repository root (``Word("")`` is the root), as far
             as ``cd`` can be followed; None when unknown.
-        opaque: Why what it runs cannot be known before it runs (a rule may then never allow it).
         text: The source text of the command.
-        places: Folders it is pointed at that must stay inside the repository (``git -C``).
-        floor: Why the floor denies it whatever the rules say (``crontab FILE``).
-        read_only: Its every effect is reading files and printing (``shell_programs``).
         stages: The words as written and after each wrapper was looked through (``sudo -n true``,
             ``true``): deny and ask rules match any of them (deny ``sudo *`` denies ``sudo -n true``).
         unknown_program: Which program runs is only known when it runs (``$CMD``, ``eval "$X"``,
@@ -51,15 +86,9 @@ class SimpleCommand:
 
     words: tuple[Word, ...]
     via: tuple[str, ...] = ()
-    writes: tuple[Target, ...] = ()
-    reads: tuple[Target, ...] = ()
-    assigns: tuple[str, ...] = ()
+    effects: Effects = Effects()
     cwd: Word | None = ROOT_CWD
-    opaque: str | None = None
     text: str = ""
-    places: tuple[Target, ...] = ()
-    floor: str | None = None
-    read_only: bool = False
     stages: tuple[tuple[Word, ...], ...] = ()
     unknown_program: bool = False
 
@@ -73,7 +102,7 @@ class SimpleCommand:
         return next((w.split(" ")[0] for w in self.via if w.split(" ")[0] in AS_ANOTHER_USER), "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ShellAnalysis:
     """The parse of one Bash command.
 
@@ -96,7 +125,7 @@ class ShellAnalysis:
     hidden: tuple[ShellAnalysis, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scope:
     """Where the walk is: passed down, never changed in place.
 
@@ -121,7 +150,7 @@ class Scope:
         return self.source[start:end]
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Findings:
     """What the walk found so far (only the walk adds to it, through ``record``)."""
 
@@ -140,7 +169,7 @@ class Findings:
             and any(w.dynamic or "dotglob" in w.text or w.text == "-o" for w in command.words[1:])
         ):
             found.dotglob = True
-        if "GLOBIGNORE" in command.assigns:
+        if "GLOBIGNORE" in command.effects.assigns:
             found.dotglob = True
         if command.words and is_script_runner(command.program):
             operands = [w for w in command.words[1:] if not w.text.startswith("-")]
@@ -149,7 +178,7 @@ class Findings:
         if command.words and _norm(command.program) in found.fetched:
             found.download = found.download or f"runs the downloaded {command.program}"
         if command.words and program_name(command.program) in DOWNLOADERS:
-            found.fetched.update(_norm(t.word.text) for t in command.writes)
+            found.fetched.update(_norm(t.word.text) for t in command.effects.writes)
         found.commands.append(command)
 
 

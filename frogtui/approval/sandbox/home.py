@@ -6,7 +6,7 @@ read-only folder inside the sandbox. Bound back into it, read-only:
 - the person's toolchains and package caches that exist (``TOOLCHAINS``: pyenv, cargo, rustup,
   nvm, ``~/.local/bin``, Maven, Gradle, npm, pip, uv, Go...);
 - what ``[sandbox] expose`` names (a path under the home folder, or any other hidden one);
-- a copy of the person's global git config without credentials (``sandbox_gitconfig``).
+- a copy of the person's global git config without credentials (``gitconfig``).
 
 The secret stores (``approval.secrets``) stay masked inside every folder shown, unless ``expose``
 names the store itself. An allowlist, not a deny-list: a store nobody listed stays hidden.
@@ -93,7 +93,7 @@ def hide_options(view: HomeView) -> list[str]:
 
 def socket_options(view: HomeView, sockets: Iterable[str]) -> list[str]:
     """Listening Unix sockets inside a shown folder (an agent's socket in an exposed ``~/.config``),
-    covered: ``sandbox_mounts.runtime_options`` covers the others, before the folders were shown."""
+    covered: ``mounts.runtime_options`` covers the others, before the folders were shown."""
     return [word for sock in sockets if any(under(sock, dest) for _, dest in view.shown) and os.path.exists(sock)
             for word in ("--ro-bind", "/dev/null", sock)]
 

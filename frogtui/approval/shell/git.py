@@ -5,16 +5,17 @@ repository), the places it creates (``worktree add``, ``clone``, ``init``) and t
 
 from __future__ import annotations
 
-from frogtui.approval.shell_effects import (
+from frogtui.approval.shell.effects import (
     Target,
     _operands,
     abbreviates,
     git_command_key,
     git_subcommand,
 )
-from frogtui.approval.shell_known import git_unknown_option
-from frogtui.approval.shell_programs import Effects, has_flag, option_values, special
-from frogtui.approval.shell_words import Word
+from frogtui.approval.shell.known import git_unknown_option
+from frogtui.approval.shell.model import Effects
+from frogtui.approval.shell.programs import has_flag, option_values
+from frogtui.approval.shell.words import Word
 
 READ_ONLY = frozenset(
     {
@@ -152,13 +153,6 @@ RUNS = {
 PLACES = ("-C", "--git-dir", "--work-tree")
 
 
-@special("git", doc=(
-    "`diff --no-index` operands",
-    "`-c` command settings, `grep -O`, `--upload-pack`, `--receive-pack`, `--exec`, `rebase -x`, `bisect run`, "
-    "`submodule foreach`, `filter-branch` filters, `difftool -x`",
-    "`--output`, `config` of a command setting; `-C`/`--git-dir`/`--work-tree`, `worktree add`, `clone`, `init` must stay inside",
-    "`status`, `diff`, `log`, `show`, `grep`, `blame`, `ls-files`, `rev-parse`...; `branch`/`tag`/`remote`/`stash`/`config` listing only",
-))
 def git_effects(name: str, args: list[Word]) -> Effects:
     """The effects of ``git ARGS`` beyond what ``write_targets`` already names."""
     start, settings = git_subcommand(args)
@@ -198,7 +192,7 @@ def git_effects(name: str, args: list[Word]) -> Effects:
         and _only_reads(sub, rest)
         and all(w.text in QUIET_GLOBALS for w in args[:start])
     )
-    return Effects(writes, reads, places, tuple(runs), opaque, read_only=read_only)
+    return Effects(writes=writes, reads=reads, places=places, runs=tuple(runs), opaque=opaque, read_only=read_only)
 
 
 QUIET_GLOBALS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from frogtui.approval.shell_words import HOME_MARK, Word
+from frogtui.approval.shell.words import HOME_MARK, Word
 
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET", "lynx"})
 SCRIPT_RUNNERS = frozenset(

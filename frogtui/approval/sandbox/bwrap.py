@@ -1,7 +1,7 @@
 """Bash under bubblewrap: no capabilities (a user namespace, even as root), the system read-only,
 ``.git`` read-only, the person's secret stores and every daemon socket hidden, the repository and
 the session's private temp folder writable, a fresh ``/tmp``, an allowlisted environment, and no
-network unless the rules allow it. The mounts are in ``sandbox_mounts``.
+network unless the rules allow it. The mounts are in ``mounts``.
 
 ``make_sandbox`` checks once per process that bwrap can really create its namespaces here (it
 cannot in some containers) and otherwise falls back to no sandbox with a clear warning.
@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from frogtui.approval import landlock, sandbox_home, seccomp
-from frogtui.approval import sandbox_mounts as mounts
 from frogtui.approval.rules import SandboxSettings
-from frogtui.approval.sandbox_gitconfig import sanitized_copy
+from frogtui.approval.sandbox import home as sandbox_home
+from frogtui.approval.sandbox import landlock, mounts, seccomp
+from frogtui.approval.sandbox.gitconfig import sanitized_copy
 from frogtui.config import state_dir
 from frogtui.programs import which
 from frogtui.tools.bash import CommandWrapper
@@ -34,17 +34,17 @@ class BwrapWrapper:
     """A ``CommandWrapper``: turns the shell's argv into the same command under bubblewrap.
 
     Attributes:
-        privileges: how privileges are taken away (``sandbox_mounts.PRIVILEGES``: ``userns``,
+        privileges: how privileges are taken away (``mounts.PRIVILEGES``: ``userns``,
             ``userns-nested`` with bwrap before 0.8, ``caps`` where no user namespace can be made).
         hide: More paths to mask; expose: paths under the hidden home folder shown read-only (a
             secret store named there is left visible); env_names: more environment variables to
             pass (``[sandbox]``).
         seccomp: The seccomp filter file, None where there is none (another machine, or bwrap
             refused it).
-        gitconfig: The person's global git config without credentials (``sandbox_gitconfig``),
+        gitconfig: The person's global git config without credentials (``gitconfig``),
             shown at ``~/.gitconfig`` in the hidden home folder; None when there is none.
         landlock: Whether bwrap runs in a Landlock domain scoped to abstract Unix sockets (with the
-            network on: the host's abstract sockets stay unreachable; ``approval.landlock``).
+            network on: the host's abstract sockets stay unreachable; ``landlock``).
     """
 
     bwrap: str
@@ -270,7 +270,7 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
 
 
 def _privileges(bwrap: str, network: bool) -> str | None:
-    """The best way bwrap can take privileges away here (``sandbox_mounts.PRIVILEGES``), None: none works."""
+    """The best way bwrap can take privileges away here (``mounts.PRIVILEGES``), None: none works."""
     return next((level for level in mounts.PRIVILEGES if probe_bwrap(bwrap, network, level) is None), None)
 
 

@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from frogtui.approval.shell_effects import SHELLS, Target, program_name
-from frogtui.approval.shell_words import FOUND_MARK, Word
+from frogtui.approval.shell.effects import SHELLS, Target, program_name
+from frogtui.approval.shell.words import FOUND_MARK, Word
 
 TIME_WORD = "\x00time"
 """Stands for bash's ``time`` keyword, which the parser does not know (see ``shell._parse``)."""

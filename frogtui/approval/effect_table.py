@@ -1,22 +1,14 @@
 """The effect model as a Markdown table, rendered from the data (``PROGRAMS``, the special
 analysers' rows, ``SCHEDULERS``): docs/APPROVALS.md holds its output, and a test keeps them equal.
 
-    python -m frogtui.approval.shell_effect_table      # prints the table
+    python -m frogtui.approval.effect_table      # prints the table
 """
 
 from __future__ import annotations
 
-import frogtui.approval.shell_git  # noqa: F401  (registers git)
-import frogtui.approval.shell_scripts  # noqa: F401  (registers sed, awk, find, tar, zip, pytest, interpreters)
 from frogtui.approval.policy import RISKY_VARIABLES
-from frogtui.approval.shell_programs import (
-    _SPECIAL,
-    ALWAYS,
-    PROGRAMS,
-    SCHEDULERS,
-    SPECIAL_DOCS,
-    Program,
-)
+from frogtui.approval.shell.programs import ALWAYS, PROGRAMS, SCHEDULERS, Program
+from frogtui.approval.shell.special import SPECIAL, Special
 
 HEADER = (
     "| program | reads | runs another program (or code known only when it runs) | writes or deletes beyond its own behaviour | "
@@ -55,12 +47,15 @@ def effect_table() -> str:
     """The effect table in Markdown, one row per group of programs that share an entry."""
     groups: dict[int, tuple[Program, list[str]]] = {}
     for name, program in PROGRAMS.items():
-        if name not in _SPECIAL:
+        if name not in SPECIAL:
             groups.setdefault(id(program), (program, []))[1].append(name)
     rows = [_row(names, program) for program, names in groups.values()]
+    specials: dict[int, tuple[Special, list[str]]] = {}
+    for name, special in SPECIAL.items():
+        specials.setdefault(id(special), (special, []))[1].append(name)
     rows += [
-        f"| {', '.join(f'`{n}`' for n in names)} | {' | '.join(c.replace('|', '&#124;') for c in doc)} |"
-        for names, doc in SPECIAL_DOCS.items()
+        f"| {', '.join(f'`{n}`' for n in names)} | {' | '.join(c.replace('|', '&#124;') for c in special.doc)} |"
+        for special, names in specials.values()
     ]
     risky = ", ".join(f"`{v}`" for v in RISKY_VARIABLES)
     rows.append(

@@ -2,7 +2,7 @@
 knows to only change what is printed. An option it does not know, or a word whose value is only
 known when the command runs in a place where it may be an option (``rg "$OPTS" x``, an unquoted
 ``$(...)`` that bash splits into ``--pre=rm``), makes the command not read-only (it is then
-decided by the rules, and asked about by default). The effect model (``shell_programs``) still
+decided by the rules, and asked about by default). The effect model (``programs``, ``special``) still
 says what the known options read, write and run; this only keeps the read-only default from
 allowing what it has not been told about. Pure.
 
@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from frogtui.approval.shell_words import Word
+from frogtui.approval.shell.words import Word
 
 ANY = frozenset({"*"})
 """Every option is harmless (``echo``, ``true``)."""

@@ -1,6 +1,7 @@
-"""The effect model: for each program frogtui knows, which options and operands read a file, write
-one, delete, run another program or use the network, as data in one place (``PROGRAMS``), and
-``program_effects(words)`` that applies it to one simple command.
+"""The effect model's table: for each program frogtui knows, which options and operands read a file,
+write one, delete, run another program or use the network, as data in one place (``PROGRAMS``),
+and ``table_effects`` that applies a row to one command's arguments (``command_effects`` chooses
+between this table and the programs with an analyser of their own, ``special.SPECIAL``).
 
 A rule for a program allows that program's own behaviour (``rm`` deleting its operands, ``cat``
 printing files); every effect beyond it (a written file, another program, a read outside the
@@ -9,24 +10,37 @@ repository) is decided on its own by the policy. Pure: no file is looked at.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from frogtui.approval.shell_effects import (
+from frogtui.approval.shell.effects import (
     Target,
     _operands,
     abbreviates,
-    program_name,
-    write_targets,
 )
-from frogtui.approval.shell_known import unknown_option
-from frogtui.approval.shell_words import Word
+from frogtui.approval.shell.model import Effects
+from frogtui.approval.shell.words import Word
 
 ALWAYS = "*"
 """In ``Program.recursive``: the program always reads folders recursively (``rg``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class Examples:
+    """Commands that show what an entry of the effect model means, kept beside it and swept by one
+    test (tests/approval/test_program_examples.py): with no rule, in a repository, each command in
+    ``read_only`` is allowed by the read-only default, and none in ``not_read_only`` is.
+
+    Attributes:
+        read_only: Commands the analysis must prove only read (allowed without asking).
+        not_read_only: ``(command, why)``: commands the read-only default must not allow.
+    """
+
+    read_only: tuple[str, ...] = ()
+    not_read_only: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class Program:
     """What one program does beyond printing.
 
@@ -66,31 +80,8 @@ class Program:
     follows: frozenset[str] = frozenset()
     response_files: bool = False
     """An operand ``@FILE`` gives more options from FILE (binutils' ``strings``)."""
-
-
-@dataclass(frozen=True)
-class Effects:
-    """What one simple command does, as far as the gate cares.
-
-    Attributes:
-        writes: Files it writes or deletes (its own and beyond: see ``Target.beyond``).
-        reads: Files it reads (``under``: a folder read recursively).
-        places: Folders a program is pointed at that must stay inside the repository (``git -C``).
-        runs: Commands it runs, as ``(shell text, label)``; they are analysed as commands.
-        opaque: Why what it runs is only known when it runs (never allowed by a rule).
-        assigns: Variables it sets (``printf -v PATH``, ``export``, ``read``).
-        floor: Why the floor denies it whatever the rules say (``crontab FILE``).
-        read_only: Its every effect is reading files and printing.
-    """
-
-    writes: tuple[Target, ...] = ()
-    reads: tuple[Target, ...] = ()
-    places: tuple[Target, ...] = ()
-    runs: tuple[tuple[str, str], ...] = ()
-    opaque: str | None = None
-    assigns: tuple[str, ...] = ()
-    floor: str | None = None
-    read_only: bool = False
+    examples: Examples = Examples()
+    """What the entry means, as commands (``<OUT>``: a folder outside the repository)."""
 
 
 def _opts(text: str) -> frozenset[str]:
@@ -153,7 +144,8 @@ PROGRAMS: dict[str, Program] = {
     "printf": replace(_LISTS, assigns=_opts("-v")),
     "tree": replace(_LISTS, value_options=_opts("-L -P -I -o -H -T --filelimit --charset"), writes=_opts("-o"),
                     opaque={"-R": "with -H it writes 00Tree.html in every folder",
-                            "--fromfile": "tree --fromfile lists the lines of the files it names (any file)"}),
+                            "--fromfile": "tree --fromfile lists the lines of the files it names (any file)"},
+                    examples=Examples(not_read_only=(("tree --fromfile <OUT>/notes.json", "tree --fromfile lists a file's lines"),))),
     "date": replace(_LISTS, value_options=_opts("-d -f -r -I --date --file --reference"), reads_options=_opts("-f --file -r --reference"),
                     opaque={"-s": "it sets the system clock", "--set": "it sets the system clock"}),
     "iconv": replace(_PRINTS, value_options=_opts("-f -t -o --from-code --to-code --output"), writes=_opts("-o --output")),
@@ -161,7 +153,8 @@ PROGRAMS: dict[str, Program] = {
                     reads_options=_opts("-m -f --magic-file --files-from"),
                     opaque={"-C": "it compiles a magic file, writing NAME.mgc", "--compile": "it compiles a magic file, writing NAME.mgc",
                             **dict.fromkeys(("-z", "-Z", "--uncompress", "--uncompress-noreport"),
-                                            "file -z runs decompression programs found on PATH")}),
+                                            "file -z runs decompression programs found on PATH")},
+                    examples=Examples(not_read_only=(("file -z calc.py", "file -z runs decompressors"),))),
     **dict.fromkeys(
         (
             "cat",
@@ -193,11 +186,14 @@ PROGRAMS: dict[str, Program] = {
         ),
         _PRINTS,
     ),
-    "hexdump": replace(_PRINTS, value_options=_opts("-e -f -n -s --format-file"), reads_options=_opts("-f --format-file")),
+    "hexdump": replace(_PRINTS, value_options=_opts("-e -f -n -s --format-file"), reads_options=_opts("-f --format-file"),
+                       examples=Examples(not_read_only=(("hexdump -f <OUT>/notes.json calc.py", "hexdump -f reads a format file"),))),
     "strings": replace(_PRINTS, value_options=_opts("-n -t -e -T -s --bytes --radix --encoding --target --output-separator"),
-                       response_files=True),
+                       response_files=True,
+                       examples=Examples(not_read_only=(("strings @<OUT>/notes.json", "strings @FILE reads options from a file"),))),
     **dict.fromkeys(("md5sum", "sha1sum", "sha256sum", "sha512sum", "b2sum", "cksum"), replace(
-        _PRINTS, opaque=dict.fromkeys(("-c", "--check"), "it reads the files a checksum list names (any file)"))),
+        _PRINTS, opaque=dict.fromkeys(("-c", "--check"), "it reads the files a checksum list names (any file)"),
+        examples=Examples(not_read_only=(("md5sum -c <OUT>/notes.json", "md5sum -c reads the files a list names"),)))),
     **dict.fromkeys(("grep", "egrep", "fgrep"), _SEARCH),
     "rg": replace(
         _SEARCH,
@@ -222,8 +218,10 @@ PROGRAMS: dict[str, Program] = {
         writes=_opts("-o --output"),
         runs=_opts("--compress-program"),
         reads_options=_opts("--files0-from"),
+        examples=Examples(read_only=("sort -u calc.py",)),
     ),
-    "uniq": replace(_PRINTS, value_options=_opts("-f -s -w"), writes_second=True),
+    "uniq": replace(_PRINTS, value_options=_opts("-f -s -w"), writes_second=True,
+                    examples=Examples(not_read_only=(("uniq a b", "uniq overwrites its second operand"),))),
     "xxd": replace(_PRINTS, value_options=_opts("-c -g -l -s -o -C -n"), writes_second=True),
     **dict.fromkeys(
         ("base64", "base32", "basenc"),
@@ -261,36 +259,6 @@ VERB_SCHEDULERS = frozenset({"launchctl", "systemctl"})
 """Schedulers whose first operand is the verb (``launchctl load list`` loads a file named ``list``)."""
 """Programs that schedule code to run later, outside frogtui and the sandbox (the floor denies
 them), with the options that only look (``crontab -l``)."""
-
-
-def program_effects(words: Sequence[Word]) -> Effects:
-    """The effects of one simple command (program first, wrappers removed)."""
-    if not words:
-        return Effects()
-    name = program_name(words[0].text)
-    own = tuple(write_targets(words))
-    if name in SCHEDULERS:
-        verb = [w.text for w in words[1:] if not w.text.startswith("-")][:1] if name in VERB_SCHEDULERS else [w.text for w in words[1:]]
-        looks = set(verb) & SCHEDULERS[name]
-        if not looks:
-            return Effects(own, floor=f"{name} schedules code to run later, outside frogtui and its sandbox")
-    special = _SPECIAL.get("python" if name.startswith("python") and name[6:].replace(".", "").isdigit() else name)
-    if special is not None:
-        found = special(name, list(words[1:]))
-        return _known_only(name, words, replace(found, writes=(*own, *found.writes)))
-    program = PROGRAMS.get(name)
-    if program is None:
-        return Effects(own)
-    found = table_effects(name, program, list(words[1:]))
-    return _known_only(name, words, replace(found, writes=(*own, *found.writes), read_only=found.read_only and not own))
-
-
-def _known_only(name: str, words: Sequence[Word], found: Effects) -> Effects:
-    """``found``, read-only only when every option is one the read-only default knows
-    (``shell_known``: failing closed)."""
-    if found.read_only and unknown_option(name, words[1:]) is not None:
-        return replace(found, read_only=False)
-    return found
 
 
 def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
@@ -350,7 +318,7 @@ def table_effects(name: str, program: Program, args: list[Word]) -> Effects:
             Target(w, f"{name} {sorted(program.deletes)[0]} (deletes what it reads)", under=recursive, beyond=True) for w in operands
         ]
     read_only = program.read_only and not (writes or runs or opaque or program.network)
-    return Effects(tuple(writes), tuple(reads), (), tuple(runs), opaque, tuple(assigns), None, read_only)
+    return Effects(writes=tuple(writes), reads=tuple(reads), runs=tuple(runs), opaque=opaque, assigns=tuple(assigns), read_only=read_only)
 
 
 def may_be_option(args: Sequence[Word], value_options: frozenset[str] = frozenset()) -> Word | None:
@@ -400,24 +368,3 @@ def has_flag(args: Sequence[Word], option: str) -> bool:
         if len(option) == 2 and text.startswith("-") and not text.startswith("--") and option[1] in text[1:]:
             return True
     return False
-
-
-Special = Callable[[str, list[Word]], Effects]
-_SPECIAL: dict[str, Special] = {}
-"""Programs whose effects need more than the table (``sed`` scripts, ``awk`` programs, ``find``
-actions, ``git``, ``tar``, ``pytest``), registered by ``shell_scripts`` and ``shell_git``."""
-SPECIAL_DOCS: dict[tuple[str, ...], tuple[str, str, str, str]] = {}
-"""For the documentation's effect table: per group of special programs, what they read, what
-they run, what they write or delete beyond their own behaviour, and when they only read."""
-
-
-def special(*names: str, doc: tuple[str, str, str, str]) -> Callable[[Special], Special]:
-    """Register an analyser for ``names`` in ``_SPECIAL``, with its row of the effect table."""
-
-    def register(function: Special) -> Special:
-        for name in names:
-            _SPECIAL[name] = function
-        SPECIAL_DOCS[names] = doc
-        return function
-
-    return register

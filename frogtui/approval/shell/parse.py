@@ -9,7 +9,7 @@ from typing import Any
 import bashlex
 import bashlex.errors
 
-from frogtui.approval.shell_wrappers import TIME_WORD
+from frogtui.approval.shell.wrappers import TIME_WORD
 
 MAX_COMMAND_CHARS = 20_000
 PARSE_BUDGET_BASE = 500_000

@@ -8,7 +8,7 @@
 4. the repository and the session's temp folder writable;
 5. ``.git`` read-only as a whole (with the git dir and common dir a ``.git`` file points to), and
    each submodule pinned: its folder a mount point (it cannot be moved away and replaced), its
-   ``.git`` read-only (``sandbox_gitlinks``);
+   ``.git`` read-only (``gitlinks``);
 6. the secret stores (``approval.secrets`` + ``[sandbox] hide`` − ``expose``) masked, empty;
 7. frogtui's own state folder (every session's trajectory, log and temp folder, the trust store)
    hidden, the session's temp folder bound back; where the repository itself lies in the state
@@ -22,7 +22,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from frogtui.approval.sandbox_gitlinks import submodule_paths
+from frogtui.approval.sandbox.gitlinks import submodule_paths
 from frogtui.approval.secrets import RUNTIME_FOLDERS, SECRET_STORES, SYSTEM_SECRETS
 
 ISOLATION = ("--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
@@ -68,7 +68,7 @@ def listening_sockets(proc_net_unix: str = "/proc/net/unix") -> list[str]:
 
 def runtime_options(environ: Mapping[str, str], writable: Sequence[Path], network: bool, covered: Sequence[str] = ()) -> list[str]:
     """Step 2: hide runtime folders and cover sockets outside the writable folders (and outside
-    ``covered``, folders hidden as a whole: ``sandbox_home``)."""
+    ``covered``, folders hidden as a whole: ``home``)."""
     hidden = hidden_folders(environ)
     options: list[str] = []
     for folder in hidden:
@@ -86,7 +86,7 @@ def runtime_options(environ: Mapping[str, str], writable: Sequence[Path], networ
 
 def toolchain_options(environ: Mapping[str, str], writable: Sequence[Path], covered: Sequence[str] = ()) -> list[str]:
     """Folders the person's toolchain needs that the system mounts (or ``covered``, the folders
-    ``sandbox_home`` hides) hid (a virtualenv in /tmp, NixOS's ``/run/current-system/sw/bin``,
+    ``home`` hides) hid (a virtualenv in /tmp, NixOS's ``/run/current-system/sw/bin``,
     ``~/bin``): bound back read-only, at the path the environment names and at the real one.
     Folders inside the writable ones are already there; a hidden folder itself is not shown."""
     hidden = ["/tmp", "/var/tmp", *hidden_folders(environ), *covered]

@@ -7,17 +7,16 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from frogtui.approval.shell_effects import FIND_SELECTORS, Target, _operands, abbreviates
-from frogtui.approval.shell_programs import (
+from frogtui.approval.shell.effects import FIND_SELECTORS, Target, _operands, abbreviates
+from frogtui.approval.shell.model import Effects
+from frogtui.approval.shell.programs import (
     PROGRAMS,
-    Effects,
     has_flag,
     may_be_option,
     option_values,
-    special,
     table_effects,
 )
-from frogtui.approval.shell_words import Word
+from frogtui.approval.shell.words import Word
 
 # sed -----------------------------------------------------------------------------------------
 _SED_VALUE_OPTIONS = frozenset({"-e", "-f", "-l", "--expression", "--file", "--line-length"})
@@ -79,7 +78,7 @@ def sed_script_effects(script: str) -> Effects:
     except _SedUnknown:
         return Effects(opaque="the sed script uses commands the analyser does not follow")
     read_only = not (writes or runs or opaque)
-    return Effects(tuple(writes), tuple(reads), (), tuple(runs), opaque, (), None, read_only)
+    return Effects(writes=tuple(writes), reads=tuple(reads), runs=tuple(runs), opaque=opaque, read_only=read_only)
 
 
 def _line_end(script: str, n: int, *, stop: str = "", continued: bool = False) -> int:
@@ -109,11 +108,7 @@ def _substitution(script: str, n: int, cmd: str) -> tuple[int, str]:
     return end, script[n:end] if cmd == "s" else ""
 
 
-@special("sed", doc=(
-    "operands after the script; `r`/`R FILE`", "`e CMD` (analysed), `e`, `s///e`", "`w`/`W FILE`, `s///w FILE` (`-i`: its own)",
-    "no `w`, `e`, `-f` (or `--sandbox`)",
-))
-def _sed(name: str, args: list[Word]) -> Effects:
+def sed_effects(name: str, args: list[Word]) -> Effects:
     scripts = option_values(args, "-e") + option_values(args, "--expression")
     operands = _operands(args, _SED_VALUE_OPTIONS)
     if not scripts and operands:
@@ -130,11 +125,10 @@ def _sed(name: str, args: list[Word]) -> Effects:
     )
     reads = tuple(Target(w, "sed") for w in operands if w.text != "-")
     merged = Effects(
-        tuple(t for f in found for t in f.writes),
-        (*reads, *(t for f in found for t in f.reads)),
-        (),
-        tuple(r for f in found for r in f.runs),
-        next((f.opaque for f in found if f.opaque), None),
+        writes=tuple(t for f in found for t in f.writes),
+        reads=(*reads, *(t for f in found for t in f.reads)),
+        runs=tuple(r for f in found for r in f.runs),
+        opaque=next((f.opaque for f in found if f.opaque), None),
         read_only=all(f.read_only for f in found) and not in_place,
     )
     return Effects(reads=reads, read_only=not in_place) if sandboxed else merged
@@ -158,11 +152,7 @@ _AWK_WRITE_OPTIONS = ("-o", "-p", "-d", "--pretty-print", "--profile", "--dump-v
 """gawk options that write a file (``awkprof.out``, ``awkvars.out`` by default) or start its debugger."""
 
 
-@special("awk", "gawk", "mawk", "nawk", "busybox-awk", doc=(
-    "operands after the program (`ARGV`/`ARGC` in the program: unknown)", "`system()`, `|`, `getline`, `@f()`, `-f`, `-W exec`",
-    "`print > FILE`, `-o`/`-p`/`-d` (`--profile`...)", "the program has none of those and no `>`, `|` or `@` at all",
-))
-def _awk(name: str, args: list[Word]) -> Effects:
+def awk_effects(name: str, args: list[Word]) -> Effects:
     if any(option_values(args, o) for o in _AWK_FILES) or any(v.text.startswith("e") for v in option_values(args, "-W")):
         return Effects(opaque=f"{name} runs a program from a file")
     if any(has_flag(args, o) for o in ("-W", *_AWK_WRITE_OPTIONS)):
@@ -193,11 +183,7 @@ _FIND_LOOKS = frozenset(
 )
 
 
-@special("find", doc=(
-    "names only", "`-exec`, `-execdir`, `-ok` (looked through)",
-    "`-delete` (everything, `.git` too, unless a test comes before it), `-fprint`, `-fls`", "no action but printing",
-))
-def _find(name: str, args: list[Word]) -> Effects:
+def find_effects(name: str, args: list[Word]) -> Effects:
     """find lists names; ``-delete`` deletes what the tests *before* it selected (evaluation order:
     ``find . -delete -name x`` deletes everything)."""
     starts = [w for w in args[: next((n for n, w in enumerate(args) if w.text.startswith(("-", "(", "!"))), len(args))]] or [Word(".")]
@@ -217,7 +203,7 @@ def _find(name: str, args: list[Word]) -> Effects:
                 writes += [Target(Word(w.text.rstrip("/") + "/.git", w.dynamic), "find -delete", beyond=True) for w in starts]
         elif text.startswith("-") and text not in _FIND_LOOKS and text not in FIND_SELECTORS and text not in _FIND_TESTS:
             acts = True
-    return Effects(tuple(writes), read_only=not writes and not acts)
+    return Effects(writes=tuple(writes), read_only=not writes and not acts)
 
 
 _FIND_TESTS = frozenset(
@@ -248,11 +234,7 @@ _LESS_FILES = ("-k", "--lesskey-file", "--lesskey-src", "--lesskey-content", "-o
 """less options that read a key file (which can set ``LESSOPEN``, a command) or write a log file."""
 
 
-@special("less", "more", doc=(
-    "operands", "`+CMD` (`+!` runs a shell), `-k`/`--lesskey-*` (a key file can set `LESSOPEN`)", "`-o`/`-O`/`--log-file`",
-    "no `+CMD`, key or log file",
-))
-def _pager(name: str, args: list[Word]) -> Effects:
+def pager_effects(name: str, args: list[Word]) -> Effects:
     if any(w.text.startswith("+") or w.dynamic and not w.text for w in args):
         return Effects(opaque=f"{name} +CMD runs {name} commands when it starts (+! runs a shell)")
     if any(has_flag(args, o) for o in _LESS_FILES):
@@ -263,11 +245,7 @@ def _pager(name: str, args: list[Word]) -> Effects:
 _JQ_LOADS = re.compile(r"\b(import|include)\b")
 
 
-@special("jq", doc=(
-    "operands after the first; `--from-file`, `--rawfile`, `--slurpfile`, `-f`",
-    "—", "—", "the program has no `import`/`include` (they read any `.json`/`.jq` file it names)",
-))
-def _jq(name: str, args: list[Word]) -> Effects:
+def jq_effects(name: str, args: list[Word]) -> Effects:
     found = table_effects(name, PROGRAMS["jq"], args)
     files = [args[n + 2] for n, w in enumerate(args[:-2]) if w.text in ("--rawfile", "--slurpfile")]  # NAME FILE
     found = replace(found, reads=(*(t for t in found.reads if t.how not in ("jq --rawfile", "jq --slurpfile")),
@@ -283,12 +261,7 @@ def _jq(name: str, args: list[Word]) -> Effects:
 _TAR_RUNS = ("--to-command", "--use-compress-program", "-I", "--info-script", "-F", "--new-volume-script", "--rsh-command", "--rmt-command")
 
 
-@special("tar", "bsdtar", doc=(
-    "operands, recursively (creating)",
-    "`--to-command`, `-I`, `--checkpoint-action=exec=`, `-F`, `--rsh-command`, `--rmt-command`, an archive `HOST:FILE` (rsh/ssh)",
-    "`--remove-files`, `--index-file`; `-f`, `-x` (its own)", "`-t` (listing)",
-))
-def _tar(name: str, args: list[Word]) -> Effects:
+def tar_effects(name: str, args: list[Word]) -> Effects:
     args = _tar_bundle(args)
     runs = tuple((v.text, f"tar {o}") for o in _TAR_RUNS for v in option_values(args, o))
     runs += tuple(
@@ -313,7 +286,7 @@ def _tar(name: str, args: list[Word]) -> Effects:
     if may_be_option(args) is not None:
         opaque = opaque or "tar: a word only known when it runs may be an option that runs a program"
     plain = all(_tar_plain(w) for w in args) and all(_TAR_PLAIN_ARCHIVE.search(a.text) for a in archives)
-    return Effects(writes, reads, (), runs, opaque, read_only=lists and plain and not runs and not creates and not opaque and not writes)
+    return Effects(writes=writes, reads=reads, runs=runs, opaque=opaque, read_only=lists and plain and not runs and not creates and not opaque and not writes)
 
 
 _TAR_VALUE_LETTERS = "bCfFgHIKLNTVX"
@@ -346,11 +319,7 @@ def _tar_plain(word: Word) -> bool:
     return all(c in "tvf" for c in text[1:])
 
 
-@special("zip", doc=(
-    "operands after the archive (`-r`: recursively)", "`-TT`, `--unzip-command`", "`-m` deletes what it archives; the archive (its own)",
-    "never",
-))
-def _zip(name: str, args: list[Word]) -> Effects:
+def zip_effects(name: str, args: list[Word]) -> Effects:
     found = table_effects("zip", PROGRAMS["zip"], args)
     archive = _operands(args, PROGRAMS["zip"].value_options)[:1]
     return replace(found, writes=(*(Target(w, "zip") for w in archive), *found.writes), read_only=False)
@@ -359,12 +328,6 @@ def _zip(name: str, args: list[Word]) -> Effects:
 _PYTEST_WRITES = ("--junitxml", "--junit-xml", "--result-log", "--resultlog", "--log-file", "--report-log", "--debug")
 
 
-@special("pytest", "py.test", doc=(
-    "—", "the repository's tests (its own)",
-    "`--junitxml`, `--basetemp` (emptied), `--result-log`, `--log-file`, `--report-log`, `--debug`, `-o cache_dir=`, `--cov-report=K:PATH`; "
-    "options from `@FILE`, `-c FILE`, `-o addopts=` are asked",
-    "never",
-))
 def pytest_effects(name: str, args: list[Word]) -> Effects:
     """pytest runs the repository's tests (its own behaviour); the files its options name are beyond it."""
     writes = [Target(v, f"pytest {o}", beyond=True) for o in _PYTEST_WRITES for v in option_values(args, o)]
@@ -378,11 +341,11 @@ def pytest_effects(name: str, args: list[Word]) -> Effects:
             writes.append(Target(Word(value.text.split(":", 1)[1], value.dynamic), "pytest --cov-report", under=True, beyond=True))
     overrides = [v.text.partition("=")[0].strip() for v in option_values(args, "-o") + option_values(args, "--override-ini")]
     if any(w.text.startswith("@") for w in args) or "addopts" in overrides or option_values(args, "-c") + option_values(args, "--config-file"):
-        return Effects(tuple(writes), opaque="pytest takes more options from a file or -o addopts= (--basetemp=.git...)")
-    return Effects(tuple(writes))
+        return Effects(writes=tuple(writes), opaque="pytest takes more options from a file or -o addopts= (--basetemp=.git...)")
+    return Effects(writes=tuple(writes))
 
 
-_INLINE_OPTIONS = {
+INLINE_OPTIONS = {
     "python": "c",
     "python2": "c",
     "python3": "c",
@@ -398,13 +361,10 @@ _INLINE_OPTIONS = {
 """Interpreters and the short options that give them code inline (``python -c``, ``perl -ne``)."""
 
 
-@special(*_INLINE_OPTIONS, doc=(
-    "—", "inline code: `python -c`, `node -e`/`-p`, `perl -e`/`-E`, `ruby -e`, `php -r`, `lua -e`, `bun -e`", "—", "never",
-))
 def interpreter_effects(name: str, args: list[Word]) -> Effects:
     """``python -c CODE``, ``node -e``, ``perl -ne``: code only known when it runs (never allowed by
     a rule); a script file or a module is the interpreter's own behaviour."""
-    letters = _INLINE_OPTIONS.get("python" if name.startswith("python") else name, "")
+    letters = INLINE_OPTIONS.get("python" if name.startswith("python") else name, "")
     for n, word in enumerate(args):
         text = word.text
         if text in ("--eval", "--print", "--command") or text.startswith(("--eval=", "--print=")):

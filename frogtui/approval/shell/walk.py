@@ -1,7 +1,7 @@
 """Shell analysis: a command string -> the simple commands it will run, with what each one writes.
 
 A real parser (bashlex) splits the command across ``;`` ``&&`` ``||`` ``|`` and newlines, looks
-inside ``( )``, ``{ }``, ``$( )``, backticks and ``<( )``, and the wrappers of ``shell_wrappers``
+inside ``( )``, ``{ }``, ``$( )``, backticks and ``<( )``, and the wrappers of ``wrappers``
 are looked through (``sudo``, ``env``, ``xargs``, ``find -exec``, ``bash -c``, ``eval``...). What
 cannot be parsed is reported as an error so that the policy asks. Pure: no file is looked at.
 
@@ -17,10 +17,9 @@ import re
 from dataclasses import replace
 from typing import Any
 
-import frogtui.approval.shell_git  # noqa: F401,E402  (registers git in the effect model)
-import frogtui.approval.shell_scripts  # noqa: F401,E402  (registers sed, awk, find, tar, zip, pytest, interpreters)
-from frogtui.approval.shell_braces import BRACE, TooManyWords, brace_expand
-from frogtui.approval.shell_effects import (
+from frogtui.approval.shell.braces import BRACE, TooManyWords, brace_expand
+from frogtui.approval.shell.command_effects import program_effects
+from frogtui.approval.shell.effects import (
     DOWNLOADERS,
     Target,
     git_command_key,
@@ -28,23 +27,23 @@ from frogtui.approval.shell_effects import (
     is_script_runner,
     program_name,
 )
-from frogtui.approval.shell_model import (
+from frogtui.approval.shell.model import (
     INPUT_WORD,
+    Effects,
     Findings,
     Scope,
     ShellAnalysis,
     SimpleCommand,
 )
-from frogtui.approval.shell_parse import Unparseable, parse_shell
-from frogtui.approval.shell_programs import program_effects
-from frogtui.approval.shell_text import (
+from frogtui.approval.shell.parse import Unparseable, parse_shell
+from frogtui.approval.shell.text import (
     ansi_c_word,
     dequote,
     hidden_pieces,
     parameter_trouble,
     substitutions,
 )
-from frogtui.approval.shell_words import (
+from frogtui.approval.shell.words import (
     HOME_MARK,
     MARKS,
     PWD_MARK,
@@ -58,7 +57,7 @@ from frogtui.approval.shell_words import (
     opaque_reason,
     without_spans,
 )
-from frogtui.approval.shell_wrappers import unwrap
+from frogtui.approval.shell.wrappers import unwrap
 
 MAX_HIDDEN = 32
 """How many pieces of an unparseable command are analysed for what they could hide."""
@@ -77,20 +76,20 @@ def analyze(command: str, *, salvage: bool = True) -> ShellAnalysis:
     When it cannot be parsed, the pieces it could hide are analysed on their own (``hidden``,
     unless ``salvage`` is off), so that the floor can still deny what they do."""
     if "\x00" in command:
-        return ShellAnalysis(command, error="the command contains a NUL character")
+        return ShellAnalysis(command=command, error="the command contains a NUL character")
     if not command.strip():
-        return ShellAnalysis(command, error="the command is empty")
-    walk = _Walk(Findings(command))
+        return ShellAnalysis(command=command, error="the command is empty")
+    walk = _Walk(Findings(whole=command))
     try:
-        walk.script(command, Scope(command))
+        walk.script(command, Scope(source=command))
     except Unparseable as err:
-        return ShellAnalysis(command, error=str(err), hidden=_hidden(command, salvage))
+        return ShellAnalysis(command=command, error=str(err), hidden=_hidden(command, salvage))
     except RecursionError:
-        return ShellAnalysis(command, error="the command nests too deeply to analyse")
+        return ShellAnalysis(command=command, error="the command nests too deeply to analyse")
     found = walk.found
     if not found.commands and not _only_comments(command):
-        return ShellAnalysis(command, error="no command could be found in it (bash would likely reject it)")
-    return ShellAnalysis(command, tuple(found.commands), download_to_shell=found.download, dotglob=found.dotglob)
+        return ShellAnalysis(command=command, error="no command could be found in it (bash would likely reject it)")
+    return ShellAnalysis(command=command, commands=tuple(found.commands), download_to_shell=found.download, dotglob=found.dotglob)
 
 
 def _hidden(command: str, salvage: bool) -> tuple[ShellAnalysis, ...]:
@@ -185,7 +184,13 @@ class _Walk:
         if redirects:
             writes, reads, opaque = self.redirects(redirects, after)
             self.found.record(
-                SimpleCommand((), after.via, tuple(writes), tuple(reads), cwd=after.cwd, opaque=opaque, text=scope.text(node))
+                SimpleCommand(
+                    words=(),
+                    via=after.via,
+                    effects=Effects(writes=tuple(writes), reads=tuple(reads), opaque=opaque),
+                    cwd=after.cwd,
+                    text=scope.text(node),
+                )
             )
         return after
 
@@ -250,7 +255,7 @@ class _Walk:
                 unknown = True
                 break
             if step.outer:
-                self.simple(SimpleCommand(step.outer, via, (), (), assigns, cwd, None, text), scope)
+                self.simple(SimpleCommand(words=step.outer, via=via, effects=Effects(assigns=assigns), cwd=cwd, text=text), scope)
             if step.opaque:
                 opaque, unknown = step.opaque, unknown or step.unknown
                 break
@@ -259,7 +264,8 @@ class _Walk:
             if step.script is not None:
                 writes = (*writes, *step.writes)
                 if writes or reads or assigns:
-                    self.found.record(SimpleCommand((), via, writes, reads, assigns, cwd, None, text))
+                    own = Effects(writes=writes, reads=reads, assigns=assigns)
+                    self.found.record(SimpleCommand(words=(), via=via, effects=own, cwd=cwd, text=text))
                 self.nested(step.script.text, step.label, replace(scope, via=via, stages=tuple(stages)))
                 return scope
             via, assigns, writes = (*via, step.label), (*assigns, *step.assigns), (*writes, *step.writes)
@@ -279,7 +285,9 @@ class _Walk:
                 if git_command_key(key) and value:
                     self.nested(value.removeprefix("!"), f"git -c {key}", scope)
         unknown = unknown or bool(words) and words[0].dynamic
-        self.simple(SimpleCommand(words, via, writes, reads, assigns, cwd, opaque, text, stages=tuple(stages), unknown_program=unknown), scope)
+        own = Effects(writes=writes, reads=reads, assigns=assigns, opaque=opaque)
+        command = SimpleCommand(words=words, via=via, effects=own, cwd=cwd, text=text, stages=tuple(stages), unknown_program=unknown)
+        self.simple(command, scope)
         if words and words[0].text in ("cd", "pushd", "popd"):
             return replace(scope, cwd=changed_dir(words, scope.cwd))
         return scope
@@ -321,18 +329,7 @@ class _Walk:
         effects = program_effects(command.words)
         for text, label in effects.runs:
             self.nested(text, label, replace(scope, via=command.via, cwd=command.cwd))
-        self.found.record(
-            replace(
-                command,
-                writes=(*command.writes, *effects.writes),
-                reads=(*command.reads, *effects.reads),
-                assigns=(*command.assigns, *effects.assigns),
-                opaque=command.opaque or effects.opaque,
-                places=effects.places,
-                floor=effects.floor,
-                read_only=effects.read_only and not command.opaque,
-            )
-        )
+        self.found.record(replace(command, effects=effects.around(command.effects)))
 
     # words and redirections -----------------------------------------------------------------
     def word(self, node: Any, scope: Scope) -> tuple[Word, bool, str | None]:

@@ -1,0 +1,16 @@
+"""The Bash sandbox: bubblewrap with the repository and the session's temp folder writable, home
+hidden, no credentials, a seccomp filter and Landlock. The entry is ``make_sandbox`` (a
+``Sandbox``: the command wrapper, or None and why); ``home_view`` is what the sandbox shows of
+home, for the policy (a secret the sandbox hides is no secret to ask about).
+
+Inside: ``bwrap`` (the wrapper and the probes), ``mounts`` (bubblewrap's mount options),
+``home`` (home hidden, the toolchains kept), ``gitconfig`` (git's settings without credentials),
+``gitlinks`` (submodules' git folders), ``seccomp`` and ``landlock``.
+"""
+
+from __future__ import annotations
+
+from frogtui.approval.sandbox.bwrap import BwrapWrapper, Sandbox, make_sandbox, probe_bwrap
+from frogtui.approval.sandbox.home import HomeView, home_view, under
+
+__all__ = ["BwrapWrapper", "HomeView", "Sandbox", "home_view", "make_sandbox", "probe_bwrap", "under"]
