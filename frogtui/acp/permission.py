@@ -55,6 +55,8 @@ class PermissionAsk:
         why = f"frogtui asks because of `{question.decision.rule}`: {question.decision.reason}"
         if request.repeat:
             why = f"frogtui asks because {request.repeat}"
+        if question.decision.justification:
+            why += f"\nwhy: {question.decision.justification}"  # the rule's justification, as the app's modal shows it
         if rule and listed:
             why += "\n\nAlways allow for this session stores:\n" + "\n".join(f"- `{text}`" for text in rules)
         view = self.sink.view(request.call)

@@ -261,3 +261,18 @@ async def test_many_always_allow_rules_are_listed_in_the_request_not_in_the_butt
     assert len(always.name) <= 120 and "15 rules" in always.name, always.name
     text = " ".join(c.content.text for c in call.content if c.type == "content")
     assert all(f"Bash: touch build/report-{n}-with" in text for n in range(15)), text
+
+
+async def test_a_rules_justification_reaches_the_editors_person(py_repo: Path, tmp_path: Path) -> None:
+    # a rule that asks, with the person's reason: the permission request says it as the app's modal does
+    user_rules('[[rules]]\ntool = "Bash"\nmatch = "git log *"\ndecision = "ask"\njustification = "the log names customers"\n')
+    turns = [turn("Look.", xml_call("Bash", command="git log -1")), turn("Done.", answer="ok")]
+    replay = write_replay(tmp_path / "replay.jsonl", turns)
+    client = ScriptedClient(["reject_once"])
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
+        new = await conn.new_session(cwd=str(py_repo))
+        response = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("go")]), 60)
+    assert response.stop_reason == "end_turn"
+    asked, _options = client.permissions[0]
+    text = " ".join(c.content.text for c in asked.content if c.type == "content")
+    assert "frogtui asks because of `Bash: git log *`" in text and "why: the log names customers" in text
