@@ -117,16 +117,14 @@ class UiSink:
 
     Args:
         post: the app's thread-safe ``post_message``.
-        audit: called on the loop's thread with one line per approval decision (the session log).
         stepped: called on the loop's thread with the time (monotonic) of each step started and
             each call finished (``pacing.FlatOut``).
     """
 
     def __init__(
-        self, post: Callable[[Message], Any], audit: Callable[[str], Any] | None = None, stepped: Callable[[float], Any] | None = None,
+        self, post: Callable[[Message], Any], stepped: Callable[[float], Any] | None = None,
     ) -> None:
         self.post = post
-        self.audit = audit
         self.stepped = stepped
         self._events: list[AgentEvent] = []
         self._lock = threading.Lock()
@@ -139,17 +137,13 @@ class UiSink:
         """When ``batch`` first held the queued events back for a frame (None: not held)."""
         self._seen = 0
         """``_emitted`` at the last ``batch`` that held them."""
-        from frogtui.agent.events import ApprovalAnswered, RunEnded, StepStarted, ToolFinished  # the loop has imported them
+        from frogtui.agent.events import RunEnded, StepStarted, ToolFinished  # the loop has imported them
 
-        self._answered, self._run_ended, self._beats = ApprovalAnswered, RunEnded, (StepStarted, ToolFinished)
+        self._run_ended, self._beats = RunEnded, (StepStarted, ToolFinished)
 
     def emit(self, event: AgentEvent) -> None:
         if self.stepped is not None and isinstance(event, self._beats):
             self.stepped(time.monotonic())
-        if self.audit is not None and isinstance(event, self._answered):
-            from frogtui.approval import audit_line
-
-            self.audit(audit_line(event.step, event.call, event.approval))
         with self._lock:
             self._events.append(event)
             self._emitted += 1
@@ -200,8 +194,9 @@ class GitRead(Message):
 class SessionWired(Message):
     """The session's policy, sandbox and checkpoints are ready (``SessionCore.prepare``)."""
 
-    notes: list[str]
-    """Lines to show the person (no sandbox, not a repository, ignored project rules)."""
+    notes: list[Any]
+    """The start-up notes to show the person (``SessionCore.notes``: warnings such as no sandbox,
+    not a repository, ignored project rules; which python Bash runs; the project instructions)."""
 
 
 @dataclass

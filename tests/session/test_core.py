@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from frogtui.agent import events as ev
-from frogtui.agent.session_core import SessionCore
 from frogtui.approval import PolicyApprover
 from frogtui.config import Config
 from frogtui.models.replay import ReplayModel
 from frogtui.protocol import Model
+from frogtui.session.core import SessionCore
 from tests.support import turn, write_replay, xml_call
 
 FIX = xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")
@@ -36,9 +36,8 @@ def started(core: SessionCore) -> ListSink:
     """Prepare, load and start ``core`` the way a front end does; returns the sink."""
     core.prepare()
     core.load_model()
-    assert core.engine is not None
     sink = ListSink()
-    core.start(PolicyApprover(core.engine, core.config.approve), sink)
+    core.start(core.gate(), sink)
     return sink
 
 
@@ -131,11 +130,12 @@ def test_a_new_session_forgets_the_conversation_and_keeps_the_model(py_repo: Pat
     started(core)
     core.send("first")
     model, old = core.model, core.session
-    core.new_session()
-    assert core.agent is None and core.engine is None and core.session != old and core.model is model
+    core = core.next_session()
+    assert core.agent is None and not core.notes and core.session != old and core.model is model
     started(core)
     core.send("second")
     assert core.agent is not None and [m["content"] for m in core.agent.messages if m["role"] == "user"] == ["second"]
+    assert old.load_trajectory() is not None, "the old session's conversation is left as it was"
 
 
 def test_a_handoff_is_a_new_run_of_the_session_and_resume_continues_the_last(py_repo: Path, tmp_path: Path) -> None:
