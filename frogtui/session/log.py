@@ -61,12 +61,14 @@ class SessionLog:
         self.tally = RunTally()
         self.summary = ""
         """The last run's summary (``RunTally.line``), '' before a run ended."""
-        self._write: dict[type, Callable[[Any], None]] = {
+        self._handle: dict[type, Callable[[Any], None]] = {
+            ev.ToolCallProposed: self.tally.add,
             ev.ApprovalAnswered: self._answered,
-            ev.ToolFinished: lambda event: self.line(finished_line(event)),
+            ev.ToolFinished: self._finished,
             ev.HandedOff: lambda event: self.line(handoff_line(event)),
             ev.RunEnded: self._ended,
         }
+        """What each event that matters does (one look-up for the others: a token's delta)."""
 
     def line(self, text: str) -> None:
         """One line in the log (a time stamp before it)."""
@@ -76,15 +78,20 @@ class SessionLog:
         self.line(f"warning: {text}")
 
     def emit(self, event: Any) -> None:
-        self.tally.add(event)
-        write = self._write.get(type(event))
-        if write is not None:
-            write(event)
+        handle = self._handle.get(type(event))
+        if handle is not None:
+            handle(event)
 
     def _answered(self, event: ev.ApprovalAnswered) -> None:
+        self.tally.add(event)
         self.line(audit_line(event.step, event.call, event.approval) + (f" repeat={event.repeat!r}" if event.repeat else ""))
 
+    def _finished(self, event: ev.ToolFinished) -> None:
+        self.tally.add(event)
+        self.line(finished_line(event))
+
     def _ended(self, event: ev.RunEnded) -> None:
+        self.tally.add(event)
         self.line(ended_line(event))
         self.summary = self.tally.line(self.ignored() if self.ignored is not None else None)
         self.line(summary_line(self.summary))
