@@ -12,7 +12,7 @@ from frogtui.approval import PolicyApprover
 from frogtui.config import Config
 from frogtui.models.replay import ReplayModel
 from frogtui.protocol import Model
-from frogtui.session.core import SessionCore
+from frogtui.session.core import UNSUPERVISED, SessionCore
 from tests.support import turn, write_replay, xml_call
 
 FIX = xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")
@@ -194,3 +194,26 @@ def test_the_review_commits_with_the_name_of_the_model_that_ran(py_repo: Path, t
     core.load_model()
     review = core.review_session()
     assert review is not None and review.trailer == "Assisted-by: replay:replay.jsonl via frogtui"
+
+
+def test_a_session_nobody_watches_is_told_every_start_up_note_and_the_log_keeps_them(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "AGENTS.md").write_text("Be brief.\n")
+    core = SessionCore(replay_config(plain, tmp_path, [turn("", xml_call("Read", file_path="AGENTS.md")), turn("", answer="ok")]))
+    core.load_model()
+    said: list[str] = []
+    core.start_unattended(ListSink(), said.append)
+    assert not core.has_git and core.next_step(4) == 5
+    topics = [note.topic for note in core.notes]
+    assert topics[-2:] == ["python", "instructions"] and set(topics[:-2]) == {"warning"}
+    not_git = next(note.text for note in core.notes if "is not in a git repository" in note.text)
+    assert said[0] == core.python_line and said[-1].startswith("AGENTS.md")  # python first, the instructions last
+    assert said[1] == f"warning: {UNSUPERVISED}" and f"warning: {not_git}" in said  # approve = "all"
+    core.send("read it")
+    log = [line.split(" ", 1)[1] for line in core.session.log_path.read_text().splitlines()]
+    assert f"warning: {not_git}" in log and f"warning: {UNSUPERVISED}" in log
+    assert any(line.startswith("approval step=1 tool=Read decision=allow by=") for line in log)
+    assert log[-2:] == ["exit_reason=agent steps=2", f"frogtui: {core.run_summary}"]
+    assert core.run_summary == "agent · 2 steps · 1 call: 1 allowed, 0 denied · 0 files changed"
+    assert json.loads(core.trajectory_file().read_text())["exit_reason"] == "agent"
