@@ -60,7 +60,6 @@ from frogtui.ui.trace import TracePane
 
 if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on the worker that prepares the session
     from frogtui.agent import events as ev
-    from frogtui.agent.loop import Agent
     from frogtui.protocol import Model
     from frogtui.session import Session
     from frogtui.session.core import ModelLoader, SessionCore
@@ -185,10 +184,6 @@ class SessionApp(AttemptsInApp, LongSession):
     @property
     def session(self) -> Session:
         return self.core.session
-
-    @property
-    def agent(self) -> Agent | None:
-        return self.core.agent
 
     @property
     def last_exit_reason(self) -> str | None:
