@@ -30,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from acp import spawn_agent_process  # noqa: E402
 from acp.helpers import text_block  # noqa: E402
 
-from frogtui.agent.session_core import SessionCore  # noqa: E402
 from frogtui.config import load_config  # noqa: E402
-from frogtui.headless import build_agent  # noqa: E402
 from frogtui.models import load_model  # noqa: E402
+from frogtui.run_trace import start_traced  # noqa: E402
+from frogtui.session.core import SessionCore  # noqa: E402
 
 
 class QuietClient:
@@ -66,7 +66,7 @@ def make_repo(folder: Path, steps: int, words: int) -> Path:
 def baseline(repo: Path, replay: Path) -> float:
     config = load_config(repo=repo, model_spec=f"replay:{replay}")
     core = SessionCore(config, model=load_model(config.model_spec, config))
-    build_agent(core, io.StringIO())
+    start_traced(core, io.StringIO())
     core.send("warm up")
     started = time.perf_counter()
     result = core.send("read notes.txt many times")

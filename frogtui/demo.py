@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from frogtui.cli import Parser
+from frogtui.arguments import Parser
 from frogtui.programs import which
 from frogtui.tools.specs import BASH, EDIT, GLOB, READ
 

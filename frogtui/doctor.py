@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from frogtui.cli import Parser
+from frogtui.arguments import Parser
 from frogtui.config import Config, LlamaSettings, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
 from frogtui.terminal_text import ControlFreeStream

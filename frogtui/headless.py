@@ -6,75 +6,19 @@ import argparse
 import signal
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from frogtui.agent import events as ev
-from frogtui.agent.loop import Agent
-from frogtui.agent.session_core import SessionCore
-from frogtui.agent.tally import RunTally
 from frogtui.agent.trajectory import write_json_atomic
-from frogtui.approval import APPROVAL_MODES, Approver
-from frogtui.cli import Parser
+from frogtui.approval import APPROVAL_MODES
+from frogtui.arguments import Parser
 from frogtui.config import SETTINGS_HELP, Config, Limits, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import Model
-from frogtui.run_progress import CountingModel, ProgressLine
-from frogtui.session import Session
+from frogtui.run_progress import CountingModel
+from frogtui.run_trace import TraceSink, start_traced
+from frogtui.session.core import SessionCore
 from frogtui.terminal_text import ControlFreeStream
-from frogtui.tools import short_arguments
-
-
-class TraceSink:
-    """Writes a compact trace of the run, one line per event that matters, and at the end a
-    one-line summary (``RunTally``): steps, calls, allowed, denied by whom, files changed."""
-
-    def __init__(self, stream: TextIO, session: Session | None = None, ignored: Callable[[], list[str]] | None = None) -> None:
-        self.stream = stream
-        self.session = session
-        self.tally = RunTally()
-        self.ignored = ignored
-        """Gives the ignored paths the run changed (``SessionCore.ignored_changed``), for the summary."""
-        self.progress = ProgressLine(self.write)
-        """The line printed while the model works (``run_progress``); it prints only once started."""
-        self._lock = threading.Lock()
-
-    def write(self, text: str) -> None:
-        """One whole line on the stream (the progress thread writes too: lines never interleave)."""
-        with self._lock:
-            try:
-                self.stream.write(text + "\n")
-                self.stream.flush()
-            except OSError:  # the terminal went away (closed: EIO; a closed pipe): the run goes on, the session log keeps the line
-                pass
-
-    def _line(self, text: str) -> None:
-        self.write(text)
-        if self.session is not None:
-            self.session.log(text)
-
-    def emit(self, event: ev.AgentEvent) -> None:
-        self.tally.add(event)
-        if isinstance(event, ev.StepStarted):
-            self.progress.turn_started(event.step)
-        elif isinstance(event, (ev.AssistantTurnEnded, ev.RunEnded)):
-            self.progress.turn_ended()
-        if isinstance(event, ev.HandedOff):
-            self._line(f"hand-off: a fresh conversation starts ({len(event.text)} characters; continues {event.previous_id})")
-        elif isinstance(event, ev.ToolFinished):
-            first = event.observation.splitlines()[0] if event.observation else ""
-            extra = f" exit={event.exit_code}" if event.exit_code is not None else ""
-            self._line(
-                f"[{event.step}] {event.call.name} {short_arguments(event.call, 60)} ({event.duration_s:.2f}s{extra}) -> {first[:100]}"
-            )
-        elif isinstance(event, ev.ApprovalAnswered):
-            a = event.approval
-            repeat = f" [repeat: {event.repeat}]" if event.repeat else ""
-            self._line(f"[{event.step}] {a.decision} {event.call.name} by {a.by}{f' ({a.rule})' if a.rule else ''}{repeat}")
-        elif isinstance(event, ev.RunEnded):
-            self._line(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
-            self._line(f"frogtui: {self.tally.line(self.ignored() if self.ignored is not None else None)}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -164,7 +108,7 @@ INTERRUPTING = {
 SIGHUP: the terminal closed)."""
 
 
-def _interrupt_on_signals(agent: Agent, stderr: TextIO) -> dict[int, Any]:
+def _interrupt_on_signals(core: SessionCore, stderr: TextIO) -> dict[int, Any]:
     """The first Ctrl+C, SIGTERM or SIGHUP interrupts the run cleanly (exit_reason ``cancelled``, the
     trajectory and the replay written); a second one stops at once. Returns the handlers replaced
     (none off the main thread, where Python cannot set any)."""
@@ -172,49 +116,15 @@ def _interrupt_on_signals(agent: Agent, stderr: TextIO) -> dict[int, Any]:
         return {}
 
     def handler(signum: int, frame: Any) -> None:
-        if agent.cancel.is_set():
+        if core.interrupted:
             raise KeyboardInterrupt
         try:
             print(INTERRUPTING[signum], file=stderr, flush=True)
         except OSError:  # SIGHUP: the terminal may be gone already; the run still ends cleanly
             pass
-        agent.interrupt()
+        core.interrupt()
 
     return {signum: signal.signal(signum, handler) for signum in INTERRUPTING}
-
-
-def build_agent(core: SessionCore, stderr: TextIO, sink: TraceSink | None = None) -> Agent:
-    """The agent for a headless run: policy approver under ``--approve MODE``, sandboxed tools,
-    checkpoints, trace to ``stderr``; warnings are printed and logged.
-
-    Raises:
-        FrogtuiError: a rules file is invalid, or git cannot snapshot the working tree.
-    """
-    config, session = core.config, core.session
-    notes = core.prepare()
-    assert core.engine is not None
-    unsupervised = (
-        "--approve all: every action the floor and your deny rules allow runs without asking; "
-        "FrogNano has no safety alignment, so use it only in a throwaway checkout"
-        if config.approve == "all"
-        else ""
-    )
-
-    def warn(line: str) -> None:
-        print(f"frogtui: warning: {line}", file=stderr, flush=True)
-        session.log(f"warning: {line}")
-
-    print(f"frogtui: {core.python_line}", file=stderr, flush=True)  # the first trace line: which python Bash runs
-    for line in (unsupervised, *notes):
-        if line:
-            warn(line)
-    if core.instructions is not None:
-        print(f"frogtui: {core.instructions.line}", file=stderr, flush=True)
-    if core.checkpoints is not None:  # a nested repository the run creates: one line at the next checkpoint
-        core.checkpoints.warn = warn
-    sink = sink or TraceSink(stderr, session)
-    sink.ignored = core.ignored_changed
-    return core.start(Approver(core.engine, mode=config.approve, log=session.log), sink)
 
 
 def run_task(
@@ -235,15 +145,14 @@ def run_task(
     stdout = ControlFreeStream(stdout or sys.stdout)
     sink = TraceSink(stderr)
     core = SessionCore(config, model=CountingModel(model, sink.progress), handoff=handoff)  # tokens counted where they come from
-    sink.session = core.session
     try:
-        agent = build_agent(core, stderr, sink)
+        start_traced(core, stderr, sink)
     except FrogtuiError as err:
         print(f"frogtui: {err}", file=stderr)
         core.close()
         return 2
     sink.progress.start()
-    previous = _interrupt_on_signals(agent, stderr)
+    previous = _interrupt_on_signals(core, stderr)
     commit_failed = False
     try:
         result = core.send(task)
@@ -252,11 +161,7 @@ def run_task(
                 break  # a conversation that could not take a single step would not get further
             result = core.hand_off(core.draft_handoff())
         if commit:  # before the model closes: it drafts the message
-            from frogtui.vcs.review import commit_run
-
-            commit_failed = not commit_run(
-                core.repo_state, model, exit_reason=result.exit_reason, trailer=config.commit_trailer, out=stderr
-            )
+            commit_failed = not core.commit(model, exit_reason=result.exit_reason, out=stderr)
     except KeyboardInterrupt:
         print("frogtui: stopped", file=stderr)
         return 1

@@ -155,7 +155,7 @@ def test_ctrl_c_interrupts_a_running_command_cleanly(py_repo: Path, tmp_path: Pa
         text=True,
     )
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and "allow Bash" not in _session_log():
+    while time.monotonic() < deadline and "tool=Bash decision=allow" not in _session_log():
         time.sleep(0.1)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)

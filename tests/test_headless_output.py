@@ -65,7 +65,7 @@ def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(py_repo: Path, tmp_path: Pa
     )
     deadline = time.monotonic() + 60
     log = lambda: "".join(p.joinpath("session.log").read_text() for p in _session_folders() if p.joinpath("session.log").exists())  # noqa: E731
-    while time.monotonic() < deadline and "allow Bash" not in log():
+    while time.monotonic() < deadline and "tool=Bash decision=allow" not in log():
         time.sleep(0.1)
     time.sleep(0.3)
     started = time.monotonic()
@@ -157,7 +157,7 @@ def test_a_closed_terminal_ends_the_run_cleanly_with_its_records(py_repo: Path, 
     )
     os.close(slave)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any("allow Bash" in p.joinpath("session.log").read_text()
+    while time.monotonic() < deadline and not any("tool=Bash decision=allow" in p.joinpath("session.log").read_text()
                                                   for p in _session_folders() if p.joinpath("session.log").exists()):
         time.sleep(0.1)
     time.sleep(0.3)

@@ -12,7 +12,7 @@ STDIO_LIMIT = 50 * 1024 * 1024
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from frogtui.cli import Parser
+    from frogtui.arguments import Parser
     from frogtui.config import SETTINGS_HELP
 
     parser = Parser(

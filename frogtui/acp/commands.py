@@ -51,7 +51,7 @@ def review_summary(session: AcpSession) -> str:
     from frogtui.vcs.ignored import describe
 
     core = session.core
-    if core.repo_state is None:
+    if not core.has_git:
         return "Review needs a git repository: this folder is not in one."
     patch = core.patch()
     ignored = core.ignored_changed()
@@ -71,7 +71,7 @@ def review_summary(session: AcpSession) -> str:
 
 def undo_last(session: AcpSession) -> str:
     core = session.core
-    if core.checkpoints is None:
+    if not core.has_git:
         return "Undo needs a git repository (checkpoints live there): this folder is not in one."
     checkpoint = core.next_undo()
     if checkpoint is None:
@@ -85,14 +85,13 @@ def undo_last(session: AcpSession) -> str:
 
 def rules_in_force(session: AcpSession) -> str:
     core = session.core
-    assert core.engine is not None
-    rules = core.engine.rules
+    rules = core.policy.rules
     lines = [f"Approval mode: `{session.approver.mode}`.", "", "Defaults inside the repository:"]
     lines += [f"- {tool}: {kind}" for tool, kind in rules.tools.items()]
     if rules.rules:
         lines += ["", "Rules (the strictest match wins; deny beats ask beats allow):"]
         lines += [f"- `{rule.text}` → {rule.decision}{f' ({rule.source})' if rule.source else ''}" for rule in rules.rules]
-    sandbox = f"bubblewrap, network {'on' if core.sandbox is not None and core.sandbox.network else 'off'}" if core.sandboxed else "none"
+    sandbox = f"bubblewrap, network {'on' if core.sandbox_network else 'off'}" if core.sandboxed else "none"
     floor = "The floor (writes outside the repository, .git internals, secrets, `curl … | sh`) is refused whatever the rules say."
     lines += ["", f"Bash sandbox: {sandbox}. {floor}", core.python_line]
     lines += [f"Note: {note}" for note in session.notes]

@@ -106,8 +106,7 @@ class FrogAgent:
 
     async def _open(self, config: Config, resume: Session | None = None) -> AcpSession:
         from frogtui.acp.session import AcpSession  # the policy, git and the loop come with the first session
-        from frogtui.agent.session_core import SessionCore
-        from frogtui.vcs.repository import not_a_repo_message
+        from frogtui.session.core import SessionCore
 
         core = SessionCore(config, resume=resume, model_loader=self.shared.load)
         if resume is not None and core.saved is None:
@@ -118,12 +117,7 @@ class FrogAgent:
         except FrogtuiError as err:
             await outbox.close()
             raise _invalid(str(err)) from None
-        if core.repo_state is None:
-            notes.append(not_a_repo_message(config.repo))
-        for line in notes:
-            core.session.log(f"warning: {line}")
-        if core.instructions is not None:  # AGENTS.md given with the first prompt (or why not): a note too
-            notes.append(core.instructions.line)
+        notes += [note.text for note in core.notes if note.topic == "instructions"]  # AGENTS.md given with the first prompt, or why not
         acp_session = AcpSession(core, outbox, notes)
         self.sessions[acp_session.id] = acp_session
         outbox.send(available_commands())
@@ -192,7 +186,7 @@ class FrogAgent:
         if mode not in MODES:
             raise _invalid(f"unknown approval mode {mode!r}: use {', '.join(MODES)}")
         acp_session.approver.mode = mode
-        acp_session.core.session.log(f"approval mode: {mode}")
+        acp_session.core.record(f"approval mode: {mode}")
         if mode == "all":
             acp_session.unshown.append(f"approval mode all: {MODE_TEXT['all'][1]}.")
 
@@ -272,7 +266,7 @@ class FrogAgent:
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         acp_session = self.sessions.get(session_id)
         if acp_session is not None:
-            acp_session.core.session.log("cancelled by the editor")
+            acp_session.core.record("cancelled by the editor")
             acp_session.cancel()
             acp_session.outbox.cancel_pending()
 

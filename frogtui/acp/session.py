@@ -1,4 +1,4 @@
-"""One ACP session: the session core (``agent.session_core.SessionCore``: the session folder,
+"""One ACP session: the session core (``session.core.SessionCore``: the session folder and log,
 policy, sandbox, checkpoints, the agent) with the gate (asking through ``session/request_permission``)
 and the ACP sink plugged in. ``run`` is called on a worker thread, one prompt at a time."""
 from __future__ import annotations
@@ -10,8 +10,7 @@ from frogtui.acp.outbox import Outbox
 from frogtui.acp.permission import PermissionAsk
 from frogtui.acp.sink import AcpSink
 from frogtui.agent.loop import RunResult
-from frogtui.agent.session_core import SessionCore
-from frogtui.approval import Approver
+from frogtui.session.core import SessionCore
 
 
 class AcpSession:
@@ -25,7 +24,6 @@ class AcpSession:
     """
 
     def __init__(self, core: SessionCore, outbox: Outbox, notes: list[str]) -> None:
-        assert core.engine is not None, "prepare() comes first"
         self.core = core
         self.outbox = outbox
         self.notes = list(notes)
@@ -33,19 +31,15 @@ class AcpSession:
         """Warnings the person has not seen yet (shown at the start of the next prompt's answer)."""
         self.busy = False
         """A prompt is running."""
-        self.sink = AcpSink(outbox, str(core.engine.workspace.root), self._context_size, log=core.session.log)
+        self.sink = AcpSink(outbox, str(core.root), core.context_budget)
         self.cancelled = threading.Event()
         """Set when the prompt is cancelled (cleared when the next starts): nothing more is asked."""
         asking = PermissionAsk(self.sink, self.cancelled)
-        self.approver = Approver(core.engine, ask=asking.ask, show=asking.show, mode=core.config.approve, log=core.session.log)
+        self.approver = core.gate(ask=asking.ask, show=asking.show)  # the session log keeps the decisions
 
     @property
     def id(self) -> str:
         return self.core.session.id
-
-    def _context_size(self) -> int:
-        agent = self.core.agent
-        return agent.context_budget if agent is not None else self.core.config.limits.max_context_tokens
 
     def run(self, text: str) -> RunResult:
         """Run one prompt (the task, or a follow-up) to its end (worker thread; the model is loaded)."""
@@ -65,7 +59,7 @@ class _CancelAware:
         self.owner = owner
 
     def emit(self, event: Any) -> None:
-        agent = self.owner.core.agent
-        if self.owner.cancelled.is_set() and agent is not None and not agent.cancel.is_set():
-            agent.interrupt()
+        core = self.owner.core
+        if self.owner.cancelled.is_set() and not core.interrupted:
+            core.interrupt()
         self.owner.sink.emit(event)

@@ -22,11 +22,9 @@ class AcpSink:
         outbox: Where updates go.
         root: The repository root (tool call locations are absolute).
         context_size: The context budget in tokens (for ``usage_update``).
-        log: Called with one line per finished call and per run end (the session log).
     """
 
-    def __init__(self, outbox: Outbox, root: str, context_size: Callable[[], int], log: Callable[[str], None] | None = None) -> None:
-        self.log = log or (lambda line: None)
+    def __init__(self, outbox: Outbox, root: str, context_size: Callable[[], int]) -> None:
         self.outbox = outbox
         self.root = root
         self.context_size = context_size
@@ -61,10 +59,6 @@ class AcpSink:
             view = self.view(event.call)
             view.set_output(event.observation)
             send(view.progress("completed" if event.ok and event.ran else "failed"))
-            first = event.observation.splitlines()[0][:100] if event.observation else ""
-            self.log(f"[{event.step}] {event.call.name} {event.call.id} ran={event.ran} ok={event.ok} -> {first}")
-        elif isinstance(event, ev.RunEnded):
-            self.log(f"exit_reason={event.exit_reason} steps={event.n_steps}{f' error={event.error}' if event.error else ''}")
         elif isinstance(event, ev.StepUsage):
             size = max(self.context_size(), event.context_tokens)
             send(schema.UsageUpdate(session_update="usage_update", used=max(event.context_tokens, 0), size=size))

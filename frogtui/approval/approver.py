@@ -4,8 +4,9 @@ The policy decides (``PolicyEngine.evaluate``), the approval mode applies (``app
 that says "ask a person", the front end's ask function does (the app's modal, the editor's
 ``session/request_permission``; ``frogtui run`` has none, so it is denied, saying so). The answer
 is mapped here once: allow once, always allow (a narrow session rule, or this once when none is
-safe), deny with the person's reason, or edited arguments that go round the policy again. One
-audit line per call goes to the session log.
+safe), deny with the person's reason, or edited arguments that go round the policy again. The
+loop reports each answer (``ApprovalAnswered``); the session log writes its audit line
+(``audit_line``), whichever front end asked.
 """
 from __future__ import annotations
 
@@ -42,7 +43,6 @@ class Approver:
             (the front end shows the change whether or not it asks).
         mode: ``policy``, ``none`` or ``all`` (``approval.apply_mode``); a front end may change it
             between calls.
-        log: Called with one audit line per call (``Session.log``).
     """
 
     def __init__(
@@ -52,7 +52,6 @@ class Approver:
         ask: Ask | None = None,
         show: Callable[[ApprovalRequest], object] | None = None,
         mode: ApprovalMode = "policy",
-        log: Callable[[str], object] | None = None,
     ) -> None:
         if mode not in APPROVAL_MODES:
             raise ValueError(f"unknown approval mode {mode!r}")
@@ -60,15 +59,11 @@ class Approver:
         self.ask = ask
         self.show = show
         self.mode: ApprovalMode = mode
-        self.log = log
 
     def approve(self, request: ApprovalRequest) -> Approval:
         if self.show is not None and request.preview is not None:
             self.show(request)
-        approval = self._answer(request)
-        if self.log is not None:
-            self.log(audit_line(request.step, request.call, approval))
-        return approval
+        return self._answer(request)
 
     def _answer(self, request: ApprovalRequest) -> Approval:
         asked, edited = request, None

@@ -22,7 +22,7 @@ from frogtui.approval.loading import (
     untrust_project,
 )
 from frogtui.approval.sandbox import make_sandbox
-from frogtui.cli import Parser
+from frogtui.arguments import Parser
 from frogtui.config import repo_folder
 from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall

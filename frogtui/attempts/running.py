@@ -17,7 +17,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
-from frogtui.agent.session_core import SessionCore
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.attempts.check import propose_check, run_check
 from frogtui.attempts.pick import PICK_STEP, apply_pick
@@ -26,8 +25,9 @@ from frogtui.attempts.results import AttemptResult, best, group_same, table
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import Model
+from frogtui.run_trace import start_traced
 from frogtui.session import Session
-from frogtui.tools import ToolRunner
+from frogtui.session.core import SessionCore
 from frogtui.vcs.checkpoints import Checkpoints
 from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.worktrees import MARKER, add_worktree, base_commit, final_change, keep_branch, remove_worktree
@@ -83,7 +83,7 @@ class AttemptsRun:
                  stderr: TextIO, wire: Wire | None = None) -> None:
         """``pick``: ``best`` (apply the best passing attempt), None (keep each as a branch) or
         ``later`` (neither: the app asks the person, then calls ``apply``). ``wire``: builds each
-        attempt's agent (default ``headless.build_agent``: the policy approver, the trace)."""
+        attempt's agent (default ``run_trace.start_traced``: the policy approver, the trace)."""
         self.task, self.config, self.model = task, config, model
         self.wire = wire
         self.n, self.pick, self.stderr = attempts, pick, stderr
@@ -169,8 +169,6 @@ class AttemptsRun:
 
     def attempt(self, result: AttemptResult) -> None:
         """Run attempt ``result.number`` to its end, record its change, then run the check."""
-        from frogtui.headless import build_agent
-
         k = result.number
         model = self.model.with_seed(result.seed) if hasattr(self.model, "with_seed") else self.model
         core = SessionCore(self.config.replace(repo=Path(result.worktree)), model=model, trust_as=self.config.repo)
@@ -182,7 +180,7 @@ class AttemptsRun:
             if self.wire is not None:
                 self.wire(core, out, k)
             else:
-                build_agent(core, out)
+                start_traced(core, out)
             run = core.send(self.task)
             result.exit_reason = run.exit_reason
             result.steps = int(run.trajectory.get("n_steps") or 0)
@@ -192,17 +190,14 @@ class AttemptsRun:
             result.commit, result.diff = change.commit, change.diff
             result.files, result.added, result.removed = change.files, change.added, change.removed
             if self.check:
-                assert core.workspace is not None and core.sandbox is not None
-                runner = ToolRunner(core.workspace, wrap=core.sandbox.wrap)
-                result.check = run_check(runner, self.check)
+                result.check = run_check(core.checker(), self.check)
                 out.write(f"check {'passed' if result.check.passed else 'failed'} (exit {result.check.exit_code})\n")
         except FrogtuiError as err:
             result.exit_reason, result.error = "error", str(err)
             out.write(f"frogtui: {err}\n")
         finally:
             result.seconds = time.monotonic() - started
-            core.model = None  # shared: closed once, by the caller
-            core.close()
+            core.close(keep_model=True)  # shared: closed once, by the caller
             self.record()
 
     def apply(self, number: int, checkpoints: Checkpoints | None = None, step: int = PICK_STEP) -> AttemptResult:

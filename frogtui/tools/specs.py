@@ -15,18 +15,28 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from frogtui.protocol import Preview, ToolCall
 from frogtui.tools import bash, files
 from frogtui.tools.observations import NO_READ_ONLY_SANDBOX, ToolOutcome
 from frogtui.tools.workspace import Workspace
 
-if TYPE_CHECKING:
-    from frogtui.tools.runner import ToolRunner
-
 ToolKind = Literal["read", "search", "edit", "execute"]
 """What a tool does, in ACP's words: reads a file, searches for files, edits a file, runs a command."""
+
+
+class Bound(Protocol):
+    """What a tool runs with: the tools bound to a workspace (``runner.ToolRunner``), named here
+    so the specs need not import the runner that looks them up."""
+
+    workspace: Workspace
+    wrap: bash.CommandWrapper | None
+
+    @property
+    def confines_read_only(self) -> bool: ...
+
+    def bash_env(self) -> dict[str, str] | None: ...
 
 
 @dataclass(frozen=True)
@@ -60,7 +70,7 @@ class ToolSpec:
     summary: Callable[[Mapping[str, Any]], str]
     """The call on one line, in a few words: ``Bash `pytest -q` ``, ``Edit src/app.py``,
     ``Glob *.py in src`` (the hand-off's list of calls, the editor's title)."""
-    execute: Callable[[ToolRunner, Mapping[str, Any], RunRequest], ToolOutcome]
+    execute: Callable[[Bound, Mapping[str, Any], RunRequest], ToolOutcome]
     """Runs a call with converted arguments; raises ``OSError``/``ValueError`` for a failure."""
     preview: Callable[[Workspace, Mapping[str, Any]], Preview] | None = None
     """The change a call would make, shown before it is approved (None: it changes no file, or
@@ -104,11 +114,11 @@ def _p(type_: str, description: str) -> dict[str, str]:
 
 
 # how each tool runs ----------------------------------------------------------------------------
-def _read(runner: ToolRunner, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
+def _read(runner: Bound, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
     return ToolOutcome(files.read(runner.workspace, args["file_path"], args.get("offset"), args.get("limit")))
 
 
-def _glob(runner: ToolRunner, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
+def _glob(runner: Bound, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
     return ToolOutcome(files.glob(runner.workspace, args["pattern"], args.get("path")))
 
 
@@ -120,19 +130,19 @@ def _preview_edit(ws: Workspace, args: Mapping[str, Any]) -> Preview:
     return files.preview_edit(ws, args["file_path"], args["old_string"], args["new_string"], bool(args.get("replace_all")))
 
 
-def _write(runner: ToolRunner, args: Mapping[str, Any], request: RunRequest) -> ToolOutcome:
+def _write(runner: Bound, args: Mapping[str, Any], request: RunRequest) -> ToolOutcome:
     preview = request.preview or _preview_write(runner.workspace, args)
     files.apply_preview(runner.workspace, preview)
     return ToolOutcome(files.write_observation(preview))
 
 
-def _edit(runner: ToolRunner, args: Mapping[str, Any], request: RunRequest) -> ToolOutcome:
+def _edit(runner: Bound, args: Mapping[str, Any], request: RunRequest) -> ToolOutcome:
     preview = request.preview or _preview_edit(runner.workspace, args)
     files.apply_preview(runner.workspace, preview)
     return ToolOutcome(files.edit_observation(preview, args["old_string"], bool(args.get("replace_all"))))
 
 
-def _bash(runner: ToolRunner, args: Mapping[str, Any], request: RunRequest) -> ToolOutcome:
+def _bash(runner: Bound, args: Mapping[str, Any], request: RunRequest) -> ToolOutcome:
     wrap = runner.wrap
     if request.read_only:
         if not runner.confines_read_only:

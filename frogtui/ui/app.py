@@ -74,7 +74,7 @@ class FrogApp(SessionApp):
         if self.busy:
             self.notify("Interrupt the current run first (Esc).", severity="warning")
             return
-        self.core.new_session()
+        self._core = self.core.next_session()  # a new session is a new core (same model)
         self.state.reset()
         await self.chat.clear()
         await self.trace.clear()
@@ -106,7 +106,7 @@ class FrogApp(SessionApp):
         edit, then continue in a fresh one."""
         if not self._idle("Hand off"):
             return
-        if self.agent is None or not self.agent.started:
+        if not self.core.started:
             self.notify("Nothing to hand off yet: send a task first.", severity="warning")
             return
         self.draft_handoff("requested")
@@ -128,7 +128,7 @@ class FrogApp(SessionApp):
     def action_undo(self) -> None:
         if not self._session_ready("Undo") or not self._idle("Undo"):
             return
-        if self.core.checkpoints is None:
+        if not self.core.has_git:
             self.notify("Undo needs a git repository (checkpoints live there).", severity="warning")
             return
         checkpoint = self.core.next_undo()
@@ -168,7 +168,7 @@ class FrogApp(SessionApp):
     def action_git_init(self) -> None:
         if not self._session_ready("Initialise git"):
             return
-        if self.core.repo_state is not None:
+        if self.core.has_git:
             self.notify("This folder is already in a git repository.", timeout=2)
         elif self._idle("Initialise git"):
             self._git_init()
@@ -191,11 +191,10 @@ class FrogApp(SessionApp):
         self.notify("Reasoning shown" if shown else "Reasoning hidden", timeout=1.5)
 
     def action_open_trajectory(self) -> None:
-        run = self.agent.trajectory.run if self.agent is not None else max(len(self.core.chain), 1)
-        self.session.write_trajectory_file(run)  # mid-run, the journal is ahead of the run's file
+        path = self.core.trajectory_file()  # mid-run, the journal is ahead of the run's file
         from frogtui.ui.trajectory_screen import TrajectoryScreen  # pygments' JSON lexer: when first opened
 
-        self.push_screen(TrajectoryScreen(self.session.run_path(run)))
+        self.push_screen(TrajectoryScreen(path))
 
     def action_cycle_approval_mode(self) -> None:
         self.approval_mode = APPROVAL_MODES[(APPROVAL_MODES.index(self.approval_mode) + 1) % len(APPROVAL_MODES)]
@@ -228,7 +227,7 @@ class FrogApp(SessionApp):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for title, help_text, action in commands.PALETTE:
-            if action != commands.NEEDS_NO_GIT or (self.state.wired and self.core.repo_state is None):
+            if action != commands.NEEDS_NO_GIT or (self.state.wired and not self.core.has_git):
                 yield SystemCommand(title, help_text, getattr(self, f"action_{action}"))
         for name in sorted(self.catalog.themes):
             yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme", partial(setattr, self, "theme", name))

@@ -20,11 +20,10 @@ from frogtui.errors import FrogtuiError
 from frogtui.ui.messages import ApprovalRequested
 
 if TYPE_CHECKING:
-    from frogtui.agent.session_core import SessionCore
     from frogtui.attempts.record import SavedAttempts
     from frogtui.attempts.running import AttemptsRun
+    from frogtui.session.core import SessionCore
     from frogtui.ui.diffmodel import FileDiff
-    from frogtui.ui.session_app import SessionApp
 
 PREFIX = "/attempts"
 DEFAULT_N = 4
@@ -86,7 +85,7 @@ class AttemptsFinished(Message):
 class _Lines:
     """A text stream whose lines become ``AttemptsProgress`` messages."""
 
-    def __init__(self, app: SessionApp) -> None:
+    def __init__(self, app: AttemptsInApp) -> None:
         self.app, self.pending = app, ""
 
     def write(self, text: str) -> int:
@@ -100,13 +99,12 @@ class _Lines:
         pass
 
 
-def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFinished:
+def run_attempts(app: AttemptsInApp, n: int, task: str, check: str) -> AttemptsFinished:
     """Run the attempts (blocking: call on a worker) with ``check`` ('' for none) and return what the
     app shows at the end."""
-    from frogtui.approval import Approver, PolicyEngine
     from frogtui.attempts.record import link
     from frogtui.attempts.running import AttemptsRun
-    from frogtui.headless import TraceSink
+    from frogtui.run_trace import TraceSink
     from frogtui.ui.asking import ModalAsk
 
     shared: list[Any] = []
@@ -115,8 +113,7 @@ def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFini
 
     def wire(core: SessionCore, out: Any, number: int) -> Any:
         notes = core.prepare()
-        assert isinstance(core.engine, PolicyEngine)
-        core.engine.session_rules = shared
+        core.policy.session_rules = shared
 
         def post(message: Any) -> None:  # only the questions reach the app; the trace is the attempt's own lines
             if isinstance(message, ApprovalRequested):
@@ -126,8 +123,8 @@ def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFini
             out.write(f"frogtui: warning: {note}\n")
         modal = ModalAsk(post, sandboxed=core.sandboxed)
         asking.append(modal)
-        approver = Approver(core.engine, ask=modal.ask, show=modal.show, mode=app.approval_mode, log=core.session.log)
-        return core.start(approver, TraceSink(out, core.session))
+        approver = core.gate(app.approval_mode, ask=modal.ask, show=modal.show)
+        return core.start(approver, TraceSink(out, summary=lambda: core.run_summary))
 
     assert app.model is not None
     try:
@@ -140,7 +137,7 @@ def run_attempts(app: SessionApp, n: int, task: str, check: str) -> AttemptsFini
     return AttemptsFinished(run, _files(app, run.base, [r for r in run.results if r.commit]))
 
 
-def _files(app: SessionApp, base: str, results: list[Any]) -> dict[int, list[FileDiff]]:
+def _files(app: AttemptsInApp, base: str, results: list[Any]) -> dict[int, list[FileDiff]]:
     """Each attempt's changed files for the diff viewer (blocking: git)."""
     from frogtui.ui.diffmodel import FileDiff
     from frogtui.vcs.worktrees import changed_files
@@ -158,7 +155,7 @@ class AttemptsReopened(Message):
     files: dict[int, list[FileDiff]]
 
 
-def reopen(app: SessionApp) -> None:
+def reopen(app: AttemptsInApp) -> None:
     """Post ``AttemptsReopened`` when the resumed session's last task ran as attempts (blocking:
     call on a worker)."""
     from frogtui.attempts.record import last_attempts, load
@@ -178,14 +175,13 @@ def _stop(run: AttemptsRun, asking: list[Any]) -> None:
         modal.cancel_pending()
 
 
-def apply_choice(app: SessionApp, run: AttemptsRun | SavedAttempts, number: int) -> str:
+def apply_choice(app: AttemptsInApp, run: AttemptsRun | SavedAttempts, number: int) -> str:
     """Apply attempt ``number`` (of the attempts just run, or of a resumed session's) as the next
     step of the app's session (blocking); the line to show."""
     core = app.core
-    step = 1 + max((c.step for c in core.checkpoints.taken), default=app.status.step) if core.checkpoints is not None else 1
-    step = max(step, app.status.step + 1)
+    step = core.next_step(app.status.step)
     try:
-        chosen = run.apply(number, core.checkpoints, step)
+        chosen = core.apply_attempt(run, number, step)
     except FrogtuiError as err:
         return f"Attempt {number} not applied: {err}"
     return (f"Applied attempt {number} to the working tree ({chosen.files} file(s), +{chosen.added} -{chosen.removed}) as step {step}: "
@@ -199,6 +195,9 @@ class AttemptsInApp(App[int]):
     config: Any
     busy: bool
     model: Any
+    session: Any
+    status: Any
+    approver: Any
     attempts_notice: Any = None
     attempts_lines: dict[str, str]
     attempts_stop: Any = None

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from frogtui.cli import SUBCOMMAND_HELP, Parser
+from frogtui.arguments import SUBCOMMAND_HELP, Parser
 from frogtui.config import APPROVAL_MODES, SETTINGS_HELP, Config, load_config, repo_folder
 from frogtui.errors import FrogtuiError
 from frogtui.session import Session

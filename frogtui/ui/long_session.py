@@ -23,7 +23,7 @@ from frogtui.ui.terminal_safety import ControlFilter
 from frogtui.ui.trace import TracePane
 
 if TYPE_CHECKING:
-    from frogtui.agent.session_core import SessionCore
+    from frogtui.session.core import SessionCore
     from frogtui.ui.asking import ModalAsk
     from frogtui.ui.state import SessionUiState
 

@@ -183,8 +183,9 @@ class GitRead(Message):
 class SessionWired(Message):
     """The session's policy, sandbox and checkpoints are ready (``SessionCore.prepare``)."""
 
-    notes: list[str]
-    """Lines to show the person (no sandbox, not a repository, ignored project rules)."""
+    notes: list[Any]
+    """The start-up notes to show the person (``SessionCore.notes``: warnings such as no sandbox,
+    not a repository, ignored project rules; which python Bash runs; the project instructions)."""
 
 
 @dataclass

@@ -60,11 +60,10 @@ from frogtui.ui.trace import TracePane
 
 if TYPE_CHECKING:  # the policy, git, the loop and its events are imported on the worker that prepares the session
     from frogtui.agent import events as ev
-    from frogtui.agent.loop import Agent
-    from frogtui.agent.session_core import ModelLoader, SessionCore
     from frogtui.approval import Approver
     from frogtui.protocol import Model
     from frogtui.session import Session
+    from frogtui.session.core import ModelLoader, SessionCore
 
 FIRST_FRAME_S = 0.3
 """The longest a run waits for the frame that shows the person's message before its loop starts."""
@@ -181,7 +180,7 @@ class SessionApp(AttemptsInApp, LongSession):
         worker that prepares the session, after the first paint; here only if needed before."""
         with self._core_lock:
             if self._core is None:
-                from frogtui.agent.session_core import SessionCore
+                from frogtui.session.core import SessionCore
 
                 resume, model_loader = self._core_args
                 self._core = SessionCore(self.config, resume=resume, model_loader=model_loader, clock=self.clock, handoff=True)
@@ -190,10 +189,6 @@ class SessionApp(AttemptsInApp, LongSession):
     @property
     def session(self) -> Session:
         return self.core.session
-
-    @property
-    def agent(self) -> Agent | None:
-        return self.core.agent
 
     @property
     def last_exit_reason(self) -> str | None:
@@ -268,20 +263,16 @@ class SessionApp(AttemptsInApp, LongSession):
     # session setup and model loading -----------------------------------------------------
     @work(thread=True, exclusive=True, group="prepare")
     def _prepare(self, load: bool) -> None:
-        from frogtui.vcs.repository import not_a_repo_message
-
         if load:  # the first time: build the session here, off the UI thread, then show it
             _ = self.core
             self.post_message(SessionBuilt())  # handled before the messages posted below
             self.refresh_git()
         try:
-            notes = self.core.prepare()
+            self.core.prepare()
         except FrogtuiError as err:
             self.post_message(SetupFailed(str(err)))
             return
-        if self.core.repo_state is None:
-            notes.append(not_a_repo_message(self.config.repo))
-        self.post_message(SessionWired(notes))
+        self.post_message(SessionWired(self.core.notes))
         if not load:
             return
         started = self.clock()
@@ -295,21 +286,14 @@ class SessionApp(AttemptsInApp, LongSession):
 
     def on_session_wired(self, message: SessionWired) -> None:
         self.state.wired = True
-        from frogtui.approval import Approver
-
-        assert self.core.engine is not None
         self.asking.sandboxed = self.core.sandboxed
-        self.approver = Approver(
-            self.core.engine, ask=self.asking.ask, show=self.asking.show, mode=self.approval_mode, log=self.session.log
-        )
+        self.approver = self.core.gate(self.approval_mode, ask=self.asking.ask, show=self.asking.show)
         self.status.sandbox = self.asking.sandboxed
-        self.status.sandbox_weak = self.core.sandbox is not None and self.core.sandbox.warning is not None
-        for note in message.notes:
-            self.chat.add_notice(note, "warning")
-        if self.core.python_line and "the PATH frogtui was started with" not in self.core.python_line:
-            self.chat.add_notice(self.core.python_line, "info")  # the project's environment, not frogtui's own
-        if self.core.instructions is not None:  # AGENTS.md: given with the first message, or why not
-            self.chat.add_notice(self.core.instructions.line, "warning" if self.core.instructions.skipped else "info")
+        self.status.sandbox_weak = self.core.sandbox_weak
+        for note in message.notes:  # the warnings, which python Bash runs, AGENTS.md
+            if note.topic == "python" and (not note.text or "the PATH frogtui was started with" in note.text):
+                continue  # frogtui's own environment, not the project's: nothing to say
+            self.chat.add_notice(note.text, "warning" if note.warning else "info")
 
     def on_setup_failed(self, message: SetupFailed) -> None:
         self.setup_error = message.error
@@ -391,8 +375,8 @@ class SessionApp(AttemptsInApp, LongSession):
         self.flat_out.at = time.monotonic()
         self.forget_attempts()  # a plain run: a resume no longer reopens an attempts table (ui/attempts_run.py)
         assert self.approver is not None, "a run starts once the session is wired"
-        agent = self.core.start(self.approver, UiSink(self.post_message, stepped=self.flat_out.note))
-        self._sink = agent.sink if isinstance(agent.sink, UiSink) else None
+        self.core.start(self.approver, UiSink(self.post_message, stepped=self.flat_out.note))  # the core logs the decisions
+        self._sink = self.core.sink if isinstance(self.core.sink, UiSink) else None
         if handoff:
             self.core.hand_off(text)
         else:

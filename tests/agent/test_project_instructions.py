@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from frogtui.agent.project_instructions import MAX_BYTES, read_instructions, without_instructions
-from frogtui.agent.session_core import first_user_message
 from frogtui.cli import main
 from frogtui.config import config_dir
+from frogtui.session.core import first_user_message
 from tests.support import turn, write_replay
 
 LEAF_SYSTEM_PROMPT = (

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from frogtui.agent.outcomes import denial_observation
-from frogtui.approval import Approver, PersonAnswer, PolicyEngine, Question
+from frogtui.approval import Approver, PersonAnswer, PolicyEngine, Question, audit_line
 from frogtui.protocol import ApprovalRequest, Preview, ToolCall
 from frogtui.tools.workspace import Workspace
 
@@ -25,10 +25,26 @@ class ScriptedPerson:
         return self.answers.pop(0)
 
 
+def audited(approver: Approver) -> list[str]:
+    """The audit lines of the gate's answers, as the session log writes them (``session/log.py``:
+    one per ``ApprovalAnswered``, the one event the loop emits for each call's answer)."""
+    log: list[str] = []
+    answer = approver.approve
+
+    def approve(request: ApprovalRequest):  # type: ignore[no-untyped-def]
+        approval = answer(request)
+        log.append(audit_line(request.step, request.call, approval))
+        return approval
+
+    approver.approve = approve  # type: ignore[method-assign]
+    return log
+
+
 def gate(tmp_path: Path, *answers: PersonAnswer, mode: str = "policy") -> tuple[Approver, ScriptedPerson, list[str]]:
     engine = PolicyEngine(Workspace(tmp_path, tmp_dir=tmp_path / ".tmp"))
-    person, log = ScriptedPerson(*answers), []
-    return Approver(engine, ask=person, mode=mode, log=log.append), person, log  # type: ignore[arg-type]
+    person = ScriptedPerson(*answers)
+    approver = Approver(engine, ask=person, mode=mode)  # type: ignore[arg-type]
+    return approver, person, audited(approver)
 
 
 def bash(command: str, step: int = 1, call_id: str = "c1") -> ApprovalRequest:
@@ -149,8 +165,8 @@ def test_a_repeat_is_asked_about_even_when_a_rule_allows_it(tmp_path: Path) -> N
 
 
 def test_without_a_person_what_would_be_asked_is_denied_saying_so(tmp_path: Path) -> None:
-    log: list[str] = []
-    approver = Approver(PolicyEngine(Workspace(tmp_path, tmp_dir=tmp_path / ".tmp")), log=log.append)
+    approver = Approver(PolicyEngine(Workspace(tmp_path, tmp_dir=tmp_path / ".tmp")))
+    log = audited(approver)
     denied = approver.approve(bash("make test"))
     assert (denied.decision, denied.by) == ("deny", "mode")
     headless = "this needs a person's approval and the run is headless (--approve policy denies what it would ask about)"

@@ -15,7 +15,7 @@ from textual.color import Color
 
 from tests.ui.conftest import SIZE, last_json_line, wait_for
 
-HEAVY = ("frogtui.approval", "frogtui.vcs", "frogtui.agent.loop", "frogtui.agent.session_core", "git", "bashlex", "llama_cpp")
+HEAVY = ("frogtui.approval", "frogtui.vcs", "frogtui.agent.loop", "frogtui.session.core", "git", "bashlex", "llama_cpp")
 
 
 def heavy_after(code: str, tmp_path: Path) -> list[str]:

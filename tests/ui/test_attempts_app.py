@@ -226,7 +226,7 @@ async def test_resume_reopens_the_table_of_the_last_task_run_as_attempts_and_a_p
         await wait_for(pilot, lambda: (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a + b\n", what="the pick applied")
         assert (py_repo / "NOTE.txt").read_text() == "from attempt two\n" and git(py_repo, "diff", "--cached") == ""
         await submit(pilot, "anything more?")  # a plain task: the next resume no longer reopens the table
-        await wait_for(pilot, lambda: resumed.status.state == "ready" and resumed.agent is not None, what="the plain task")
+        await wait_for(pilot, lambda: resumed.status.state == "ready" and resumed.core.agent is not None, what="the plain task")
     assert not (session.folder / "last_attempts.json").exists()
     (record,) = list(sessions_dir().glob("*/attempts.json"))
     assert json.loads(record.read_text())["picked"] == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from frogtui.agent.session_core import SessionCore
+from frogtui.session.core import SessionCore
 from tests.support import turn
 from tests.ui.conftest import SIZE, wait_for
 

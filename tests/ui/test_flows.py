@@ -25,8 +25,8 @@ from tests.ui.conftest import SIZE, call_texts, fake_clock, rules_file, submit, 
 
 
 def tool_messages(app: FrogApp) -> list[str]:
-    assert app.agent is not None
-    return [m["content"] for m in app.agent.messages if m["role"] == "tool"]
+    assert app.core.agent is not None
+    return [m["content"] for m in app.core.agent.messages if m["role"] == "tool"]
 
 
 FIX_AND_NOTE = [
@@ -79,7 +79,7 @@ async def test_deny_with_a_reason_reaches_the_model(make_app) -> None:
         await wait_for(pilot, lambda: run_over(app), what="the run to end")
         assert tool_messages(app) == ["The user denied this tool call. Reason: use git clean instead"]
         # the next turn of the model was asked with that observation as the last message
-        assert app.agent.messages[-2] == {"role": "tool", "tool_call_id": "call_1_1", "content": tool_messages(app)[0]}
+        assert app.core.agent.messages[-2] == {"role": "tool", "tool_call_id": "call_1_1", "content": tool_messages(app)[0]}
         (entry,) = app.trace.entries.values()
         assert (entry.decision, entry.by, entry.status) == ("deny", "person", "skipped")
 
@@ -153,7 +153,7 @@ async def test_resume_reopens_the_latest_session(make_app, py_repo: Path, home: 
         assert "The bug is in `add`." in resumed.query(AnswerBlock).first().source
         await submit(pilot, "then fix it")
         await wait_for(pilot, lambda: run_over(resumed), what="the follow-up")
-        users = [m["content"] for m in resumed.agent.messages if m["role"] == "user"]
+        users = [m["content"] for m in resumed.core.agent.messages if m["role"] == "user"]
         assert users == ["where is the bug?", "then fix it"]
     saved = json.loads(session.trajectory_path.read_text())
     assert [m["content"] for m in saved["messages"] if m["role"] == "user"] == ["where is the bug?", "then fix it"]
@@ -343,8 +343,9 @@ async def test_resume_shows_what_undo_told_the_model_as_the_notice_it_was(make_a
         await wait_for(pilot, lambda: app.core.rewind_note, what="the note for the model")
         live_notice = [str(n.render()) for n in app.query(Notice) if "Undid step 1" in str(n.render())]
         await submit(pilot, "carry on")
-        await wait_for(pilot, lambda: sum(m["role"] == "user" for m in app.agent.messages) == 2 and run_over(app), what="the follow-up")
-        told = [m["content"] for m in app.agent.messages if m["role"] == "user"][1]
+        await wait_for(pilot, lambda: sum(m["role"] == "user" for m in app.core.agent.messages) == 2 and run_over(app),
+                       what="the follow-up")
+        told = [m["content"] for m in app.core.agent.messages if m["role"] == "user"][1]
         assert told.startswith("The user rewound the files") and told.endswith("\n\ncarry on")  # what the model was told
         await pilot.press("ctrl+c", "ctrl+c")
         await wait_for(pilot, lambda: app.return_code is not None, what="the app to quit")

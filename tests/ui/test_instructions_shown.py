@@ -28,8 +28,9 @@ async def test_the_app_shows_agents_md_and_gives_it_with_the_first_message(make_
         await submit(pilot, "where is the bug?")
         await wait_for(pilot, lambda: run_over(app), what="the first run")
         await submit(pilot, "sure?")
-        await wait_for(pilot, lambda: len([m for m in app.agent.messages if m["role"] == "user"]) == 2 and run_over(app), what="the second")
-        users = [m["content"] for m in app.agent.messages if m["role"] == "user"]
+        await wait_for(pilot, lambda: len([m for m in app.core.agent.messages if m["role"] == "user"]) == 2 and run_over(app),
+                       what="the second")
+        users = [m["content"] for m in app.core.agent.messages if m["role"] == "user"]
         assert users[0].startswith("# AGENTS.md instructions for this repository\n\n<INSTRUCTIONS>\n" + RULES)
         assert users[0].endswith("</INSTRUCTIONS>\n\nwhere is the bug?") and users[1] == "sure?", "once, with the task"
         assert [m.render().plain for m in app.query(UserMessage)] == ["where is the bug?", "sure?"]
@@ -55,4 +56,4 @@ async def test_a_skipped_file_is_a_warning_and_nothing_is_given(make_app, py_rep
         assert f"AGENTS.md is not given to the model: it is a link to {outside}, outside the repository" in warnings
         await submit(pilot, "hi")
         await wait_for(pilot, lambda: run_over(app), what="the run")
-        assert [m["content"] for m in app.agent.messages if m["role"] == "user"] == ["hi"]
+        assert [m["content"] for m in app.core.agent.messages if m["role"] == "user"] == ["hi"]

@@ -59,4 +59,4 @@ async def test_a_prompt_given_at_start_is_shown_not_sent(make_app) -> None:
         prompt = app.query_one(PromptInput)
         assert prompt.value == "test_median_even fails. Find the bug and fix it." and prompt.has_focus
         assert any("press Enter to send it" in str(n.render()) for n in app.query(Notice))
-        assert app.agent is None  # nothing was sent
+        assert app.core.agent is None  # nothing was sent

@@ -52,10 +52,10 @@ async def test_a_full_context_hands_off_edited_by_the_person_and_review_shows_bo
         area.insert("\nThe person adds: keep notes.txt as it is.\n")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: run_over(app) and app.last_exit_reason == "agent", what="the second conversation")
-        assert app.agent is not None and app.agent.trajectory.run == 2
-        first = app.agent.messages[1]["content"]
+        assert app.core.agent is not None and app.core.agent.trajectory.run == 2
+        first = app.core.agent.messages[1]["content"]
         assert first.startswith("# Hand-off\n") and first.endswith("The person adds: keep notes.txt as it is.")
-        assert app.agent.messages[-1]["content"] == "add() is fixed and the change is recorded."
+        assert app.core.agent.messages[-1]["content"] == "add() is fixed and the change is recorded."
         assert users(app)[-1] == first and any("Hand-off: a fresh conversation starts" in str(n.render()) for n in app.query(Notice))
         assert app.status.session_tokens > app.status.context_used
         await pilot.press("ctrl+r")
@@ -73,7 +73,7 @@ async def test_a_full_context_hands_off_edited_by_the_person_and_review_shows_bo
         assert any("conversation 2 started" in str(n.render()) for n in resumed.query(Notice))
         await submit(pilot, "is it still fixed?")
         await wait_for(pilot, lambda: run_over(resumed), what="the follow-up")
-        assert resumed.agent.messages[1]["content"] == first and resumed.agent.trajectory.run == 2
+        assert resumed.core.agent.messages[1]["content"] == first and resumed.core.agent.trajectory.run == 2
     assert session.load_trajectory()["final_message"] == "Still fixed."
 
 
@@ -113,10 +113,10 @@ async def test_messages_typed_mid_run_are_queued_editable_and_delivered_after_it
         await pilot.press("x")  # removed
         await wait_for(pilot, lambda: len(app.queue) == 2, what="the removal")
         (py_repo / "release").touch()
-        await wait_for(pilot, lambda: run_over(app) and len(app.agent.messages) >= 9 and not app.busy, timeout=30, what="all runs")
-        sent = [m["content"] for m in app.agent.messages if m["role"] == "user"]
+        await wait_for(pilot, lambda: run_over(app) and len(app.core.agent.messages) >= 9 and not app.busy, timeout=30, what="all runs")
+        sent = [m["content"] for m in app.core.agent.messages if m["role"] == "user"]
         assert sent == ["wait a bit", "first follow-up", "third follow-up"]
-        answers = [m["content"] for m in app.agent.messages if m["role"] == "assistant" and m["content"]]
+        answers = [m["content"] for m in app.core.agent.messages if m["role"] == "assistant" and m["content"]]
         assert answers == ["waited", "one", "three"]
         assert users(app) == sent and not panel.display
         marks = [str(n.render()) for n in app.query(Notice) if "queued during step 1" in str(n.render())]
@@ -128,7 +128,7 @@ async def test_esc_then_send_interrupts_and_sends_at_once_and_a_plain_esc_holds_
     app = make_app([turn("wait", long), turn("", answer="now then"), turn("wait", long), turn("", answer="held one")], approve="all")
 
     def sent() -> list[str]:
-        return [m["content"] for m in app.agent.messages if m["role"] == "user"]
+        return [m["content"] for m in app.core.agent.messages if m["role"] == "user"]
 
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "wait long")
@@ -138,7 +138,7 @@ async def test_esc_then_send_interrupts_and_sends_at_once_and_a_plain_esc_holds_
         await submit(pilot, "stop and do this")  # goes before "later", as soon as the run has stopped
         await wait_for(pilot, lambda: len(sent()) == 3 and app.status.state == "running Bash", what="the queue to go on")
         assert sent() == ["wait long", "stop and do this", "later"]
-        assert app.agent.messages[2]["tool_calls"] and "Interrupted" in app.agent.messages[3]["content"]
+        assert app.core.agent.messages[2]["tool_calls"] and "Interrupted" in app.core.agent.messages[3]["content"]
         await submit(pilot, "held")
         await pilot.press("escape")  # a plain Esc: the queue waits for the person
         await wait_for(pilot, lambda: run_over(app) and app.last_exit_reason == "cancelled", what="the interrupt")
@@ -147,7 +147,7 @@ async def test_esc_then_send_interrupts_and_sends_at_once_and_a_plain_esc_holds_
         app.query_one("#prompt").focus()
         await pilot.press("enter")  # the empty prompt sends the next queued message
         await wait_for(pilot, lambda: not app.queue.items and run_over(app) and app.last_exit_reason == "agent", what="the held message")
-        assert sent()[-1] == "held" and app.agent.messages[-1]["content"] == "held one"
+        assert sent()[-1] == "held" and app.core.agent.messages[-1]["content"] == "held one"
 
 
 async def test_the_palette_hands_off_between_runs_and_esc_keeps_the_conversation(make_app) -> None:
@@ -161,9 +161,9 @@ async def test_the_palette_hands_off_between_runs_and_esc_keeps_the_conversation
         assert "which ended: the person asked for a fresh conversation." in app.screen.text
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, HandoffScreen), what="the editor to close")
-        assert app.agent.trajectory.run == 1 and any("Kept this conversation" in str(n.render()) for n in app.query(Notice))
+        assert app.core.agent.trajectory.run == 1 and any("Kept this conversation" in str(n.render()) for n in app.query(Notice))
         app.action_handoff()
         await wait_for(pilot, lambda: showing(app, HandoffScreen, "#handoff-text"), what="the editor again")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: app.agent.trajectory.run == 2 and run_over(app), what="the fresh conversation")
-        assert app.agent.messages[-1]["content"] == "fresh" and app.status.session_tokens > app.status.context_used
+        await wait_for(pilot, lambda: app.core.agent.trajectory.run == 2 and run_over(app), what="the fresh conversation")
+        assert app.core.agent.messages[-1]["content"] == "fresh" and app.status.session_tokens > app.status.context_used

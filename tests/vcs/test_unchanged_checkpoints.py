@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from frogtui.agent.session_core import SessionCore
 from frogtui.config import sessions_dir
 from frogtui.protocol import ToolCall
+from frogtui.session.core import SessionCore
 from frogtui.vcs import watch
 from frogtui.vcs.checkpoints import Checkpoints, NoCheckpoint
 from frogtui.vcs.repository import discover, resume
 from frogtui.vcs.verify import RECORD
-from tests.agent.test_session_core import FIX, replay_config, started
+from tests.session.test_core import FIX, replay_config, started
 from tests.support import turn
 from tests.vcs.cases import git
 

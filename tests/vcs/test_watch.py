@@ -315,8 +315,8 @@ def test_a_tree_with_a_mount_inside_or_on_a_network_file_system_is_not_watched(t
 
 @pytest.mark.parametrize("bash", ["bwrap", "none"])
 def test_only_a_sandboxed_sessions_checkpoints_trust_the_watch(py_repo: Path, tmp_path: Path, bash: str) -> None:
-    from frogtui.agent.session_core import SessionCore
     from frogtui.config import Config
+    from frogtui.session.core import SessionCore
 
     rules = tmp_path / "rules.toml"
     rules.write_text(f'[sandbox]\nbash = "{bash}"\n')

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from frogtui.agent import events as ev
-from frogtui.agent.session_core import SessionCore
 from frogtui.approval import Approver
 from frogtui.config import Config
 from frogtui.models.replay import ReplayModel
 from frogtui.protocol import Model
+from frogtui.session.core import UNSUPERVISED, SessionCore
 from tests.support import turn, write_replay, xml_call
 
 FIX = xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b")
@@ -36,9 +36,8 @@ def started(core: SessionCore) -> ListSink:
     """Prepare, load and start ``core`` the way a front end does; returns the sink."""
     core.prepare()
     core.load_model()
-    assert core.engine is not None
     sink = ListSink()
-    core.start(Approver(core.engine, mode=core.config.approve), sink)
+    core.start(core.gate(), sink)
     return sink
 
 
@@ -131,11 +130,12 @@ def test_a_new_session_forgets_the_conversation_and_keeps_the_model(py_repo: Pat
     started(core)
     core.send("first")
     model, old = core.model, core.session
-    core.new_session()
-    assert core.agent is None and core.engine is None and core.session != old and core.model is model
+    core = core.next_session()
+    assert core.agent is None and not core.notes and core.session != old and core.model is model
     started(core)
     core.send("second")
     assert core.agent is not None and [m["content"] for m in core.agent.messages if m["role"] == "user"] == ["second"]
+    assert old.load_trajectory() is not None, "the old session's conversation is left as it was"
 
 
 def test_a_handoff_is_a_new_run_of_the_session_and_resume_continues_the_last(py_repo: Path, tmp_path: Path) -> None:
@@ -194,3 +194,26 @@ def test_the_review_commits_with_the_name_of_the_model_that_ran(py_repo: Path, t
     core.load_model()
     review = core.review_session()
     assert review is not None and review.trailer == "Assisted-by: replay:replay.jsonl via frogtui"
+
+
+def test_a_session_nobody_watches_is_told_every_start_up_note_and_the_log_keeps_them(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "AGENTS.md").write_text("Be brief.\n")
+    core = SessionCore(replay_config(plain, tmp_path, [turn("", xml_call("Read", file_path="AGENTS.md")), turn("", answer="ok")]))
+    core.load_model()
+    said: list[str] = []
+    core.start_unattended(ListSink(), said.append)
+    assert not core.has_git and core.next_step(4) == 5
+    topics = [note.topic for note in core.notes]
+    assert topics[-2:] == ["python", "instructions"] and set(topics[:-2]) == {"warning"}
+    not_git = next(note.text for note in core.notes if "is not in a git repository" in note.text)
+    assert said[0] == core.python_line and said[-1].startswith("AGENTS.md")  # python first, the instructions last
+    assert said[1] == f"warning: {UNSUPERVISED}" and f"warning: {not_git}" in said  # approve = "all"
+    core.send("read it")
+    log = [line.split(" ", 1)[1] for line in core.session.log_path.read_text().splitlines()]
+    assert f"warning: {not_git}" in log and f"warning: {UNSUPERVISED}" in log
+    assert any(line.startswith("approval step=1 tool=Read decision=allow by=") for line in log)
+    assert log[-2:] == ["exit_reason=agent steps=2", f"frogtui: {core.run_summary}"]
+    assert core.run_summary == "agent · 2 steps · 1 call: 1 allowed, 0 denied · 0 files changed"
+    assert json.loads(core.trajectory_file().read_text())["exit_reason"] == "agent"

@@ -1,51 +1,90 @@
 """The session core: one wiring for every front end.
 
 From a ``Config`` it builds what a session needs (the model, loaded lazily; the policy engine; the
-Bash sandbox; the tool runner; checkpoints; the session folder) and hands out the ``Agent``. A
-front end (the app, ``frogtui run``, the ACP agent) implements ``Approver`` + ``EventSink`` and
-calls, in order:
+Bash sandbox; the tool runner; checkpoints; the session folder and its log) and runs the
+``Agent``. A front end (the app, ``frogtui run``, the ACP agent, an attempt) implements
+``Approver`` + ``EventSink`` and calls, in order:
 
-1. ``prepare()`` (blocking: bubblewrap probe, git snapshot): the notes to show the person;
+1. ``prepare()`` (blocking: bubblewrap probe, git snapshot): the warnings; ``notes`` then holds
+   every start-up note to show the person (warnings, which python Bash runs, the project
+   instructions), each already in the session log;
 2. ``load_model(report)`` (blocking, once; ``report`` receives progress lines);
 3. ``start(approver, sink)`` (blocking: snapshots the tree for the patch), then ``send(text)`` for
-   every message of the person, ``interrupt()`` from any thread;
+   every message of the person, ``interrupt()`` from any thread; the loop's events reach
+   ``sink`` through the session log (``log.SessionLog``), so every front end's log is the same;
 4. when a run ends with ``max_context_len`` (with ``handoff``, also when a step leaves less than
    ``[limits] handoff_margin`` of the budget): ``draft_handoff()``, let the person edit it (or not,
    headless), then ``hand_off(text)``: a fresh conversation, a new run of the same session.
 
-Undo (``undo``), ``git init`` (``enable_git``), review (``review_session``), the patch and the git
-state are here too, so no front end reaches into the agent.
+Undo (``undo``), ``git init`` (``enable_git``), review (``review_session``), the patch, the git
+state, the trajectory file and the approval gate are here too: a front end asks the core, never
+its parts. A new session is a new core (``next_session``).
 """
 from __future__ import annotations
 
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TextIO
 
 from frogtui.agent.events import EventSink
 from frogtui.agent.handoff import draft_handoff
 from frogtui.agent.loop import Agent, RunResult
 from frogtui.agent.project_instructions import ProjectInstructions, read_instructions, without_instructions
 from frogtui.agent.trajectory import Trajectory, replay_lines
-from frogtui.approval import PolicyEngine, make_sandbox
+from frogtui.approval import ApprovalMode, Ask, PolicyEngine, make_sandbox
+from frogtui.approval import Approver as Gate
 from frogtui.approval.backstop import backstopped
 from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
-from frogtui.protocol import Approver, Model
-from frogtui.session import Session
+from frogtui.protocol import ApprovalRequest, Approver, Model
+from frogtui.session.folder import Session
+from frogtui.session.log import Logged, SessionLog
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.nested import describe
-from frogtui.vcs.repository import GitState, RepoState, discover, init_repo, read_git_state, resume, session_patch
-from frogtui.vcs.review import ReviewSession
+from frogtui.vcs.repository import (
+    GitState,
+    RepoState,
+    discover,
+    init_repo,
+    not_a_repo_message,
+    read_git_state,
+    resume,
+    session_patch,
+)
+from frogtui.vcs.review import ReviewSession, commit_run
+
+UNSUPERVISED = (
+    "--approve all: every action the floor and your deny rules allow runs without asking; "
+    "FrogNano has no safety alignment, so use it only in a throwaway checkout"
+)
+"""The warning of a session nobody watches under ``--approve all`` (``start_unattended``)."""
 
 ModelLoader = Callable[..., Model]
 """Called as ``loader(spec, config, report=callable)`` (``frogtui.models.load_model``)."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """A start-up note for the person (``SessionCore.notes``).
+
+    Attributes:
+        text: the line.
+        topic: ``warning`` (no sandbox, not a git repository, ignored project rules…),
+            ``python`` (which python Bash runs and why) or ``instructions`` (the project's
+            ``AGENTS.md``, given with the first message, or why not).
+        warning: shown as a warning (else as information).
+    """
+
+    text: str
+    topic: Literal["warning", "python", "instructions"]
+    warning: bool
 
 
 def first_user_message(trajectory: dict[str, Any]) -> str:
@@ -92,6 +131,8 @@ class SessionCore:
         self.model_loader = model_loader or load_model
         self.clock = clock
         self.session = resume or Session.create(config.repo, config.model_spec)
+        self.log = SessionLog(self.session, ignored=self.ignored_changed)
+        """The session log (``log.SessionLog``): every event of the loop goes through it."""
         self.chain: list[dict[str, Any]] = self.session.load_chain() if resume is not None else []
         """The resumed session's conversations, oldest first (more than one after hand-offs)."""
         self.saved: dict[str, Any] | None = self.chain[-1] if self.chain else None
@@ -109,10 +150,16 @@ class SessionCore:
         its ``line`` to the person."""
         self.python_line = ""
         """Which python the agent's Bash gets and why (``project_env.describe_python``); set by ``prepare``."""
+        self.notes: list[Note] = []
+        """The start-up notes, in the order to show them; set by ``prepare``."""
+        self._warn: Callable[[str], None] | None = None
+        """The front end's way to show a warning that comes mid-run (``start``'s ``warn``)."""
         self.repo_state: RepoState | None = None
         """None outside git (no checkpoints, undo, review or patch)."""
         self.checkpoints: Checkpoints | None = None
         self.agent: Agent | None = None
+        self.sink: EventSink | None = None
+        """The sink the front end gave ``start`` (the loop's events reach it through the log)."""
         self.undone: set[tuple[int, int]] = set()
         """Checkpoints (step, action) already undone; the next undo goes further back."""
         self.rewind_note = ""
@@ -129,7 +176,8 @@ class SessionCore:
     # setting up --------------------------------------------------------------------------
     def prepare(self) -> list[str]:
         """Load the rules, probe the sandbox and record the repository's state (blocking).
-        Returns the warnings to show the person (no sandbox, ignored project rules).
+        Returns the warnings to show the person (no sandbox, not a git repository, ignored project
+        rules); each is in the session log, and ``notes`` holds them with the other start-up notes.
 
         Raises:
             ConfigError: a rules file is not valid.
@@ -149,12 +197,68 @@ class SessionCore:
             self.session.log(self.instructions.line)
         self._use_repo(state)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
-        return [line for line in (sandbox.warning, no_backstop, nested, *engine.rules.notes) if line]
+        not_git = not_a_repo_message(self.config.repo) if state is None else ""
+        warnings = [line for line in (sandbox.warning, no_backstop, nested, *engine.rules.notes, not_git) if line]
+        for line in warnings:
+            self.log.warn(line)
+        self.notes = [Note(line, "warning", True) for line in warnings]
+        self.notes.append(Note(self.python_line, "python", False))
+        if self.instructions is not None:
+            self.notes.append(Note(self.instructions.line, "instructions", self.instructions.skipped))
+        return warnings
 
     @property
     def sandboxed(self) -> bool:
         """Whether Bash runs in the sandbox."""
         return self.sandbox is not None and self.sandbox.wrap is not None
+
+    @property
+    def sandbox_weak(self) -> bool:
+        """Whether the sandbox runs with a warning (a part of it is missing)."""
+        return self.sandbox is not None and self.sandbox.warning is not None
+
+    @property
+    def sandbox_network(self) -> bool:
+        """Whether the sandbox lets Bash reach the network."""
+        return self.sandbox is not None and bool(self.sandbox.network)
+
+    @property
+    def has_git(self) -> bool:
+        """Whether the repository is in git (checkpoints, undo, review and the patch need it);
+        known once ``prepare`` ran."""
+        return self.repo_state is not None
+
+    @property
+    def root(self) -> Path:
+        """The repository's root folder, as the tools see it."""
+        return self.workspace.root if self.workspace is not None else Path(self.config.repo)
+
+    @property
+    def policy(self) -> PolicyEngine:
+        """The approval policy the front end's approver decides with (set by ``prepare``).
+        A front end that has nobody to ask takes ``gate`` instead."""
+        if self.engine is None:
+            raise RuntimeError("prepare() comes before the policy")
+        return self.engine
+
+    def gate(
+        self,
+        mode: ApprovalMode | None = None,
+        *,
+        ask: Ask | None = None,
+        show: Callable[[ApprovalRequest], object] | None = None,
+    ) -> Gate:
+        """The session's gate (``approval.Approver``) under ``mode`` (default the configuration's
+        ``--approve``): ``ask`` is the front end's way to ask a person (the app's modal, the
+        editor's permission request); without one (``frogtui run``, an attempt) what the policy
+        would ask about is denied. ``show`` gets each Write/Edit change before the policy decides.
+        The decisions reach the session log through the loop's events."""
+        return Gate(self.policy, ask=ask, show=show, mode=mode or self.config.approve)
+
+    def record(self, line: str) -> None:
+        """A line in the session log for what the front end did (the editor cancelled, the mode
+        changed)."""
+        self.log.line(line)
 
     def load_model(self, report: Callable[[str], None] | None = None) -> Model:
         """The model, loaded on the first call (blocking; ``report`` gets the progress lines).
@@ -166,11 +270,15 @@ class SessionCore:
             self.model = self.model_loader(self.config.model_spec, self.config, report=report)
         return self.model
 
-    def start(self, approver: Approver, sink: EventSink) -> Agent:
+    def start(self, approver: Approver, sink: EventSink, *, warn: Callable[[str], None] | None = None) -> Agent:
         """The session's agent, built on the first call (blocking: the patch snapshots the tree);
-        a resumed conversation is restored into it. Call after ``prepare`` and ``load_model``."""
+        a resumed conversation is restored into it. Call after ``prepare`` and ``load_model``.
+        The loop's events go to the session log, then to ``sink``; ``warn`` gets the warnings that
+        come mid-run (a nested repository the run creates), which the log keeps too."""
         if self.agent is not None:
             return self.agent
+        self._warn = warn
+        self.sink = sink
         if self.workspace is None or self.model is None:
             raise RuntimeError("prepare() and load_model() come before start()")
         checkpoints = self.checkpoints
@@ -178,7 +286,7 @@ class SessionCore:
             self.model,
             ToolRunner(self.workspace, wrap=self.sandbox.wrap if self.sandbox is not None else None),
             approver,
-            sink,
+            Logged(self.log, sink),
             limits=self.config.limits,
             before_action=checkpoints.before_action if checkpoints is not None else None,
             after_action=checkpoints.after_action if checkpoints is not None else None,
@@ -191,6 +299,33 @@ class SessionCore:
             agent.restore(self.saved)
         self.agent = agent
         return agent
+
+    def start_unattended(self, sink: EventSink, say: Callable[[str], None]) -> Agent:
+        """``prepare`` and ``start`` for a session nobody watches (``frogtui run``, an attempt):
+        the start-up notes told to ``say`` one line each (which python Bash runs first, then the
+        warnings, then the project instructions), the approver ``gate`` (what the policy would ask
+        about is denied), the warnings that come mid-run told to ``say`` too. Call after
+        ``load_model`` (or with a model given).
+
+        Raises:
+            FrogtuiError: a rules file is invalid, or git cannot snapshot the working tree.
+        """
+        warnings = self.prepare()
+        say(self.python_line)  # the first trace line: which python Bash runs
+        if self.config.approve == "all":
+            self.log.warn(UNSUPERVISED)
+            warnings.insert(0, UNSUPERVISED)
+        for line in warnings:
+            say(f"warning: {line}")
+        if self.instructions is not None:
+            say(self.instructions.line)
+        return self.start(self.gate(), sink, warn=lambda line: say(f"warning: {line}"))
+
+    @property
+    def run_summary(self) -> str:
+        """The last run's summary line (``tally.RunTally.line``: steps, calls, allowed, denied by
+        whom, files changed), '' before a run ended."""
+        return self.log.summary
 
     # running -----------------------------------------------------------------------------
     def send(self, text: str) -> RunResult:
@@ -230,7 +365,6 @@ class SessionCore:
         self._replay_before[old.run + 1] = self._replay_before.get(old.run, "") + replay_lines(old.as_dict())
         if self.rewind_note:
             text, self.rewind_note = f"{self.rewind_note}\n\n{text}", ""
-        self.session.log(f"hand-off: conversation {old.run + 1} starts ({len(text)} characters)")
         text = self._with_instructions(text)
         try:
             self.last_result = self.agent.hand_off(text)
@@ -249,7 +383,7 @@ class SessionCore:
             try:
                 self.checkpoints.flush()
             except FrogtuiError as err:
-                self.session.log(f"checkpoint refs not written (the session record keeps them): {err}")
+                self.log.line(f"checkpoint refs not written (the session record keeps them): {err}")
 
     def _save(self, trajectory: Trajectory) -> None:
         self.session.save_trajectory(trajectory, replay_before=self._replay_before.get(trajectory.run, ""))
@@ -259,23 +393,45 @@ class SessionCore:
         if self.agent is not None:
             self.agent.interrupt()
 
-    def new_session(self) -> None:
-        """Forget the conversation and start a new session folder (same model); ``prepare`` again."""
-        self._flush_checkpoints()
-        self.session = Session.create(self.config.repo, self.config.model_spec)
-        self.chain, self.saved = [], None
-        self._clear()
+    @property
+    def started(self) -> bool:
+        """Whether the conversation has begun (a message was sent)."""
+        return self.agent is not None and self.agent.started
 
-    def close(self) -> None:
-        """Write the checkpoint refs still waiting, release the model."""
+    @property
+    def interrupted(self) -> bool:
+        """Whether the current run was asked to stop."""
+        return self.agent is not None and self.agent.cancel.is_set()
+
+    def context_budget(self) -> int:
+        """The context budget in tokens (the model's context once known, else the limit)."""
+        return self.agent.context_budget if self.agent is not None else self.config.limits.max_context_tokens
+
+    def trajectory_file(self) -> Path:
+        """The current conversation's trajectory file, brought up to date (mid-run the journal is
+        ahead of it)."""
+        run = self.agent.trajectory.run if self.agent is not None else max(len(self.chain), 1)
+        self.session.write_trajectory_file(run)
+        return self.session.run_path(run)
+
+    def next_session(self) -> SessionCore:
+        """A new core for a new session in the same repository, with the same model (not closed):
+        this one's conversation is left as it is, its waiting checkpoint refs written."""
         self._flush_checkpoints()
-        if self.model is not None:
+        return SessionCore(self.config, model=self.model, model_loader=self.model_loader, clock=self.clock,
+                           handoff=self.handoff, trust_as=self.trust_as)
+
+    def close(self, *, keep_model: bool = False) -> None:
+        """Write the checkpoint refs still waiting, release the model (unless ``keep_model``: it
+        is shared, and its owner closes it)."""
+        self._flush_checkpoints()
+        if self.model is not None and not keep_model:
             self.model.close()
 
     # the repository ----------------------------------------------------------------------
     def _use_repo(self, state: RepoState | None) -> None:
         self.repo_state = state
-        self.checkpoints = Checkpoints(state, watched=self.sandboxed) if state is not None else None  # vcs.watch
+        self.checkpoints = Checkpoints(state, self._nested, watched=self.sandboxed) if state is not None else None  # vcs.watch
         if self.checkpoints is not None and self.chain:  # resumed: undo goes back through them too
             self.checkpoints.restore(changing_calls(self.chain))
 
@@ -294,6 +450,12 @@ class SessionCore:
         if self.agent is not None and self.checkpoints is not None:
             self.agent.use_checkpoints(self.checkpoints.before_action, session_patch(state), self.checkpoints.after_action)
         return state
+
+    def _nested(self, line: str) -> None:
+        """A nested repository the run created (one line at the next checkpoint)."""
+        self.log.warn(line)
+        if self._warn is not None:
+            self._warn(line)
 
     def patch(self) -> str:
         """The diff of this session's changes (the person's earlier ones excluded; '' outside git)."""
@@ -322,8 +484,36 @@ class SessionCore:
         try:
             return self.checkpoints.ignored_changed()
         except FrogtuiError as err:  # git failed or the repository vanished: the run's error says why
-            self.session.log(f"ignored files not compared: {err}")
+            self.log.line(f"ignored files not compared: {err}")
             return []
+
+    def commit(self, model: Model | None, *, exit_reason: str, out: TextIO) -> bool:
+        """``frogtui run --commit``: commit the session's changes with a message ``model`` drafts
+        when the run ended with ``agent``; one line about it on ``out``. False when a commit was
+        wanted and failed (or was skipped)."""
+        return commit_run(self.repo_state, model, exit_reason=exit_reason, trailer=self.config.commit_trailer, out=out)
+
+    def checker(self) -> ToolRunner:
+        """A tool runner in the session's sandbox, for a command frogtui runs itself (an attempt's
+        check). Call after ``prepare``."""
+        if self.workspace is None:
+            raise RuntimeError("prepare() comes before checker()")
+        return ToolRunner(self.workspace, wrap=self.sandbox.wrap if self.sandbox is not None else None)
+
+    def next_step(self, after: int) -> int:
+        """The step a change applied now (an attempt picked) is recorded as: after ``after`` and
+        after every checkpoint taken."""
+        step = 1 + max((c.step for c in self.checkpoints.taken), default=after) if self.checkpoints is not None else 1
+        return max(step, after + 1)
+
+    def apply_attempt(self, run: Any, number: int, step: int) -> Any:
+        """Apply attempt ``number`` of ``run`` (``attempts.running.AttemptsRun`` or a saved one) to
+        the working tree as step ``step`` of this session, checkpointed (blocking).
+
+        Raises:
+            FrogtuiError: it does not apply, or git failed.
+        """
+        return run.apply(number, self.checkpoints, step)
 
     def next_undo(self) -> Checkpoint | None:
         """The checkpoint the next undo goes back to, None when there is none (or no git)."""

@@ -1,8 +1,8 @@
 """A run in one line: steps, tool calls, what was allowed and denied (and by whom), files changed.
 
-``RunTally`` is fed every event of a run (a sink's ``emit`` passes them on) and ``line()`` gives the
-summary headless ``frogtui run`` prints on stderr at the end, so a run whose every action was
-denied cannot end quietly with exit 0.
+``RunTally`` is fed the events of a run (the session log, ``log.SessionLog``, passes them on) and
+``line()`` gives the summary the session log keeps at the end of each run and headless ``frogtui
+run`` prints on stderr, so a run whose every action was denied cannot end quietly with exit 0.
 """
 from __future__ import annotations
 
