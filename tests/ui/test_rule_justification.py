@@ -17,8 +17,8 @@ RULES = (
 
 
 def tool_messages(app: FrogApp) -> list[str]:
-    assert app.agent is not None
-    return [m["content"] for m in app.agent.messages if m["role"] == "tool"]
+    assert app.core.agent is not None
+    return [m["content"] for m in app.core.agent.messages if m["role"] == "tool"]
 
 
 def run_over(app: FrogApp) -> bool:
