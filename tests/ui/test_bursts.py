@@ -146,7 +146,6 @@ async def test_the_persons_message_is_drawn_before_the_loop_starts(make_app, mon
         await wait_for(pilot, lambda: run_over(app), timeout=30, what="the first run")
         await pilot.pause(0.3)
         first, render = len(asked), UserMessage.render
-        app.state.last_exit_reason = None
         shown: list[float] = []  # when a frame first drew the second message
         monkeypatch.setattr(UserMessage, "render", lambda self: shown.append(time.monotonic()) or render(self))
         await submit(pilot, "read it again")

@@ -231,7 +231,7 @@ async def test_outside_a_repository_the_palette_offers_git_init(tmp_path: Path, 
     replay = write_replay(home / "r.jsonl", [turn("", xml_call("Bash", command="echo hi > made.txt")), turn("", answer="done")])
     app = FrogApp(Config(repo=plain, model_spec=f"replay:{replay}", rules_file=rules_file(home)), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.state.wired, what="the session")
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session")
         notices = " ".join(n.render().plain for n in app.query(Notice))
         assert "is not in a git repository" in notices and "Initialise git repository" in notices
         await pilot.press("ctrl+p")
@@ -474,7 +474,7 @@ async def test_the_projects_python_is_named_when_the_session_starts(py_repo: Pat
     replay = write_replay(home / "r.jsonl", [turn("", answer="done")])
     app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", rules_file=rules_file(home)), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.state.wired, what="the session")
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session")
         notices = [n.render().plain for n in app.query(Notice)]
     assert f"Bash's python: {py_repo / '.venv' / 'bin' / 'python'} (the repository's .venv)" in notices, notices
 
