@@ -167,8 +167,6 @@ class RunState:
     """A question of the run waits for the person."""
     last_exit_reason: str | None = None
     """How the last run ended (``agent``, ``cancelled``, ``max_context_len``...), None while one runs."""
-    ended_at: float = 0.0
-    """When the run's end was shown (monotonic; 0 while none was): its worker may still save it."""
     last_ctrl_c: float = -1e9
     """When Ctrl+C was last pressed."""
 
@@ -270,7 +268,7 @@ class RunState:
 
     def _start(self, text: str, *, handoff: bool = False) -> Transition:
         return self._to(Phase.RUNNING, Start(text, handoff), run_text=text, pending=None, tool=None, asking=False,
-                        last_exit_reason=None, ended_at=0.0)
+                        last_exit_reason=None)
 
     def interrupt(self) -> Transition:
         """Esc: stop the run or the attempts (again while interrupting: a question asked meanwhile is denied too)."""
@@ -295,15 +293,15 @@ class RunState:
         """A question of the run waits for the person (``asking``), or was answered."""
         return self._stay(asking=asking and self.phase is Phase.RUNNING)
 
-    def run_ended(self, exit_reason: str, at: float) -> Transition:
+    def run_ended(self, exit_reason: str) -> Transition:
         """The run's end was shown (its worker may still save it)."""
-        return self._stay(last_exit_reason=exit_reason, ended_at=at, tool=None, asking=False)
+        return self._stay(last_exit_reason=exit_reason, tool=None, asking=False)
 
     def worker_ended(self, outcome: Outcome) -> Transition:
         """The run's worker ended: what comes next (the queue, the hand-off, the error)."""
         if self.phase not in (Phase.RUNNING, Phase.INTERRUPTING):
             return self._stay()
-        done = {"tool": None, "asking": False, "ended_at": 0.0}
+        done = {"tool": None, "asking": False}
         if outcome == "not started":
             return self._to(Phase.READY, NotStarted(self.run_text), last_exit_reason="cancelled", **done)
         if outcome == "error":

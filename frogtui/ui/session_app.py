@@ -58,7 +58,7 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
-from frogtui.ui.pacing import FlatOut, PacedScreen, frame_due
+from frogtui.ui.pacing import HOT_S, FlatOut, FrameHold
 from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import QueueInApp, QueuePanel
 from frogtui.ui.run_state import (
@@ -156,6 +156,8 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         """The model, once the app was told it is loaded."""
         self.flat_out = FlatOut()
         """When the loop last worked flat out, or started: frames are paced (ui/pacing.py)."""
+        self.frames = FrameHold(self, hot=self._loop_hot, before_frame=self.show_held_events)
+        """Holds the repaints while the loop works flat out, and the run's end for its worker (ui/pacing.py)."""
         self._sink: UiSink | None = None
         """The loop's sink (the session core keeps the first one it was given)."""
         self.approver = UiApprover(self.post_message, mode=config.approve)
@@ -201,11 +203,6 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
     def setup_error(self) -> str | None:
         """Why the session could not be prepared (its rules), None when it could."""
         return self.run_state.error if self.run_state.failure == "no policy" else None
-
-    @property
-    def run_ended_at(self) -> float:
-        """When the run's end was shown (monotonic; 0 while it runs): its worker may still save it (ui/pacing.py)."""
-        return self.run_state.ended_at
 
     def watch_run_state(self, state: RunState) -> None:
         for status in self.query(StatusBar):
@@ -434,6 +431,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         else:
             outcome = "error" if event.state == WorkerState.ERROR else "done"
         action = self.move(self.run_state.worker_ended(outcome))
+        self.frames.release()
         self.refresh_git()  # the run's last writes (checkpoint refs, the session) are done
         if isinstance(action, ShowError):
             await self.chat.end_turn()  # what the model wrote stays above the notice, its reasoning folded
@@ -487,12 +485,12 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         posts after them shows them first (``show_held_events``)."""
         if self.run_state.closed:
             return
-        events = await message.take(ready=lambda: frame_due(self))
+        self.frames.check()
+        events = await message.take(ready=self.frames.frame_due)
         if self.run_state.closed:
             return
         if events is None:
-            screen = self.screen if self.screen_stack else None
-            delay = max(BATCH_S, min(screen.pacer.wait(True), HOLD_S)) if isinstance(screen, PacedScreen) else BATCH_S
+            delay = max(BATCH_S, min(self.frames.wait(), HOLD_S))
             asyncio.get_running_loop().call_later(delay, self.post_message, AgentEventsPosted(message.take))
         elif events:  # (none: shown already, or the app is closing)
             await self._show(events)
@@ -517,10 +515,15 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         """When the loop last worked flat out, or started (monotonic; ui/pacing.py)."""
         return self.flat_out.at
 
+    def _loop_hot(self) -> bool:
+        """A run goes and its loop works flat out (or has just started): frames are paced."""
+        return self.run_state.busy and time.monotonic() - self.flat_out.at < HOT_S
+
     def _run_ended(self, event: ev.RunEnded) -> None:
         from frogtui.ui.event_view import show_run_end
 
-        self.move(self.run_state.run_ended(event.exit_reason, time.monotonic()))
+        self.move(self.run_state.run_ended(event.exit_reason))
+        self.frames.hold_for_the_worker()  # one frame shows the end and "ready" (on_worker_state_changed)
         show_run_end(self.chat, event)
         session_view.save_trace(self.session, self.trace)
 
@@ -535,6 +538,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         self.trace.update(message.request.call, status="asking")
         self.chat.refresh_call(self.trace.entries[message.request.call.id])
         self.move(self.run_state.asked(True))
+        self.frames.release()  # the question shows at once
         from frogtui.ui.approval_screen import ApprovalScreen  # with its diff viewer, at the first question
 
         self.push_screen(ApprovalScreen(message), callback=partial(self._approval_answered, message))
@@ -592,6 +596,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         if not self.run_state.closed:  # a second way out (a signal during Ctrl+C's wait) found it done
             await self.show_held_events()
             self.move(self.run_state.closing())
+            self.frames.release()
             session_view.save_trace(self.session, self.trace)
             self.core.close()
             if self._hung_up:

@@ -8,10 +8,11 @@ import itertools
 import time
 
 import pytest
+from textual.app import App
 from textual.screen import Screen
 
 from frogtui.config import Limits
-from frogtui.ui.pacing import HOT_S, HOT_STEPS, MAX_WAIT_S, RECENT, SPACING, FlatOut, FramePacer, PacedScreen
+from frogtui.ui.pacing import HOT_S, HOT_STEPS, MAX_WAIT_S, RECENT, SPACING, FlatOut, FramePacer
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
 from tests.support import turn, xml_call
@@ -74,8 +75,9 @@ async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch
     def timed(screen: Screen) -> None:
         start, cpu = time.monotonic(), time.thread_time()
         hot = getattr(screen.app, "busy", False) and start - getattr(screen.app, "agent_events_at", start) < HOT_S
+        held = bool(screen.app._batch_count)  # repaints held (App.batch_update): this call draws nothing
         draw(screen)
-        if hot and screen is screen.app.screen:
+        if hot and not held and screen is screen.app.screen:
             frames.append((start, time.monotonic(), time.thread_time() - cpu))
 
     monkeypatch.setattr(Screen, "_on_timer_update", timed)
@@ -100,9 +102,9 @@ async def test_frames_take_a_small_share_of_a_run_of_quick_commands(make_app, mo
     draw = Screen._on_timer_update
 
     def timed(screen: Screen) -> None:
-        cpu = time.thread_time()
+        cpu, held = time.thread_time(), bool(screen.app._batch_count)
         draw(screen)
-        if screen is screen.app.screen and getattr(screen.app, "busy", False):
+        if screen is screen.app.screen and getattr(screen.app, "busy", False) and not held:
             costs.append(time.thread_time() - cpu)
 
     monkeypatch.setattr(Screen, "_on_timer_update", timed)
@@ -168,7 +170,7 @@ def frame_times(monkeypatch) -> list[float]:
     draw = Screen._on_timer_update
 
     def timed(screen: Screen) -> None:
-        if screen is screen.app.screen:
+        if screen is screen.app.screen and not screen.app._batch_count:  # (held repaints draw nothing)
             frames.append(time.monotonic())
         draw(screen)
 
@@ -215,18 +217,19 @@ async def test_a_held_frame_sets_one_timer(make_app, monkeypatch) -> None:
     dirty), so a held frame was asked for again every 1/60 s, each time with another timer."""
     held_timers: list[float] = []
     draws: list[float] = []
-    set_timer = PacedScreen.set_timer
+    set_timer = App.set_timer
 
     def counted(self, delay, callback=None, *args, **kwargs):
         if kwargs.get("name") == "paced frame":
             held_timers.append(time.monotonic())
         return set_timer(self, delay, callback, *args, **kwargs)
 
-    monkeypatch.setattr(PacedScreen, "set_timer", counted)
+    monkeypatch.setattr(App, "set_timer", counted)
     draw = Screen._on_timer_update
 
     def timed(screen: Screen) -> None:
-        draws.append(time.monotonic())
+        if not screen.app._batch_count:  # (held repaints draw nothing)
+            draws.append(time.monotonic())
         draw(screen)
 
     monkeypatch.setattr(Screen, "_on_timer_update", timed)

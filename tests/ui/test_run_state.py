@@ -107,16 +107,16 @@ def test_the_status_label_follows_the_run() -> None:
 
 
 def test_a_run_that_ends_sends_the_next_queued_message() -> None:
-    state = running().run_ended("agent", at=3.0).state
-    assert state.last_exit_reason == "agent" and state.ended_at == 3.0 and state.busy
+    state = running().run_ended("agent").state
+    assert state.last_exit_reason == "agent" and state.busy
     step = state.worker_ended("done")
-    assert step.action == SendNext(after_interrupt=False) and step.state.phase is Phase.READY and step.state.ended_at == 0.0
-    stopped = running().interrupt().state.run_ended("cancelled", at=1.0).state.worker_ended("done")
+    assert step.action == SendNext(after_interrupt=False) and step.state.phase is Phase.READY
+    stopped = running().interrupt().state.run_ended("cancelled").state.worker_ended("done")
     assert stopped.action == SendNext(after_interrupt=True) and stopped.state.label == "ready"
 
 
 def test_a_run_that_fills_its_context_offers_the_hand_off_and_the_queue_waits() -> None:
-    step = running().run_ended("max_context_len", at=1.0).state.worker_ended("done")
+    step = running().run_ended("max_context_len").state.worker_ended("done")
     assert step.action == OfferHandoff("max_context_len") and step.state.phase is Phase.AWAITING_HANDOFF
     assert step.state.label == "ready" and not step.state.busy
     waiting = step.state.submitted("next thing")
@@ -178,7 +178,7 @@ def test_attempts_start_only_when_ready_and_busy_the_app_until_they_end() -> Non
 
 
 def test_a_new_task_prepares_again_keeping_the_model() -> None:
-    state = running().run_ended("agent", at=1.0).state.worker_ended("done").state.preparing().state
+    state = running().run_ended("agent").state.worker_ended("done").state.preparing().state
     assert state.phase is Phase.LOADING and not state.wired and state.model_ready and state.last_exit_reason is None
     assert state.session_wired().state.phase is Phase.READY
     assert running().preparing().state.phase is Phase.RUNNING  # never while a run goes
