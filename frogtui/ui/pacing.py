@@ -35,6 +35,11 @@ RECENT = 8
 """How many of the last frames the wait is measured on."""
 MAX_WAIT_S = 0.25
 """The longest a frame is held back: the screen moves at least four times a second."""
+FIRST_COST_S = 0.02
+"""What a frame is taken to cost before one was timed (the main screen at 120x40 on two cores: 10-50
+ms). Only the first paint (``FrameHold.time_next_frame``) and the frames drawn while the loop works
+flat out are timed: without either, the first burst's first frame still waits ``SPACING`` times this
+from its start rather than being drawn the moment it began."""
 HOT_S = 0.1
 """The loop counts as working flat out for this long after ``HOT_STEPS`` steps or calls came this fast."""
 HOT_STEPS = 3
@@ -83,7 +88,7 @@ class FramePacer:
         return max(0.0, self._next - self.now())
 
     def _spacing(self) -> float:
-        return min(SPACING * max(self._costs, default=0.0), MAX_WAIT_S)
+        return min(SPACING * max(self._costs, default=FIRST_COST_S), MAX_WAIT_S)
 
     def begin_burst(self) -> None:
         """The loop has started working flat out: its first frame waits as a later one would, from now."""
@@ -157,14 +162,21 @@ class FrameHold:
             self._timing = True
             self._after_frame(self._drawn, self.pacer.cpu())
 
+    def time_next_frame(self) -> None:
+        """Time the screen's next frame (the first paint): the first burst's first wait is measured on it."""
+        if not self._timing:
+            self._timing = True
+            self._after_frame(self._drawn, self.pacer.cpu())
+
     def hold_for_the_worker(self) -> None:
         """The run's end is shown and its worker still saves it: hold the repaint until ``release``
         (at most ``MAX_WAIT_S``)."""
+        if self._batch is None:
+            self._hold(MAX_WAIT_S)
+            return
         if self._timer is not None:
             self._timer.stop()
-            self._timer = self.app.set_timer(MAX_WAIT_S, self._let_through, name="paced frame")
-        elif self._batch is None:
-            self._hold(MAX_WAIT_S)
+        self._timer = self.app.set_timer(MAX_WAIT_S, self._let_through, name="paced frame")
 
     def _hold(self, seconds: float) -> None:
         if seconds <= 0:
@@ -180,7 +192,8 @@ class FrameHold:
         if self._batch is None:
             return
         await self.before_frame()
-        self.release()
+        if self._timer is None:  # (else the run's end was shown meanwhile: it waits for its worker)
+            self.release()
 
     def release(self) -> None:
         """Let the held repaints through now (a frame is drawn with everything that changed), and time it."""

@@ -290,6 +290,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         if self._core_args[0] is None:  # a resumed session's chat comes first (_restore)
             self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
         self.call_after_refresh(self._prepare, True)  # after the first paint: its imports would hold the GIL
+        self.frames.time_next_frame()  # the first paint's cost: the first burst's frames are paced on it
 
     def on_session_built(self, _message: SessionBuilt) -> None:
         """Show the resumed session's conversation, then the loading line (on the UI thread)."""
