@@ -517,8 +517,11 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         return self.flat_out.at
 
     def _loop_hot(self) -> bool:
-        """A run goes and its loop works flat out (or has just started): frames are paced."""
-        return self.run_state.busy and time.monotonic() - self.flat_out.at < HOT_S
+        """A run goes and its loop works flat out (or has just started), on the main screen: its
+        frames are paced. Never while a question waits (the loop waits too) or over a modal."""
+        if not self.run_state.busy or self.run_state.asking or not self.screen_stack or self.screen is not self.screen_stack[0]:
+            return False
+        return time.monotonic() - self.flat_out.at < HOT_S
 
     def _run_ended(self, event: ev.RunEnded) -> None:
         from frogtui.ui.event_view import show_run_end

@@ -4,6 +4,7 @@ steps took 3-5x as long in the app as headless, most of it frames drawn 60 times
 20-40 ms of the GIL the loop's thread needed (docs/PERFORMANCE.md)."""
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 
@@ -12,6 +13,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from frogtui.config import Limits
+from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.pacing import HOT_S, HOT_STEPS, MAX_WAIT_S, RECENT, SPACING, FlatOut, FramePacer
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane
@@ -248,3 +250,24 @@ async def test_a_held_frame_sets_one_timer(make_app, monkeypatch) -> None:
     # one per re-ask was 6-7
     per_hold = [sum(a < t < b for t in held_timers) for a, b in zip(draws, draws[1:], strict=False)]
     assert max(per_hold) <= 2, f"up to {max(per_hold)} 'paced frame' timers for one held frame ({len(held_timers)} in all)"
+
+
+async def test_a_question_asked_during_a_burst_is_never_held(make_app) -> None:
+    """Found while moving the pacer onto Textual's public API (a snapshot of the approval modal
+    missed the trace behind it): the frame let through for the question was followed by another
+    hold (the run had just started, which counts as working flat out), and the modal, over which
+    nothing is paced, waited for it."""
+    edit = xml_call("Edit", file_path="calc.py", old_string="return a - b", new_string="return a + b")
+    app = make_app([turn("The sign is wrong.", edit), turn("Done.", answer="Ok.")])  # asked as the run starts: it counts as a burst
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "read it, then fix it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=60, what="the question")
+        app.flat_out.at = time.monotonic()  # the loop worked flat out a moment ago (or has just started)
+        app.frames.check()  # as its events arriving do
+        held = []
+        for _ in range(30):  # 0.3 s: longer than any paced wait
+            held.append(app.frames.holding)
+            await asyncio.sleep(0.01)
+        assert not any(held), f"the app's repaints were held {sum(held)} times in 0.3 s while the question waited"
+        await pilot.press("y")
+        await wait_for(pilot, lambda: run_over(app), timeout=60, what="the run")
