@@ -205,10 +205,13 @@ class RunState:
 
     # the session and the model -----------------------------------------------------------------
     def preparing(self) -> Transition:
-        """The session is (re)prepared (a new task): nothing wired, nothing pending, no run yet."""
+        """The session is (re)prepared (a new task): nothing wired, nothing pending, no run yet. A
+        model that did not load still did not: nothing runs (``loading`` loads it again)."""
         if self.busy or self.closed:
             return self._stay()
-        return self._to(Phase.LOADING, wired=False, pending=None, last_exit_reason=None, failure=None, error="")
+        if self.phase is Phase.FAILED:
+            return self._stay(wired=False, pending=None, last_exit_reason=None)
+        return self._to(Phase.LOADING, wired=False, pending=None, last_exit_reason=None)
 
     def session_wired(self) -> Transition:
         return self._replace_ready(wired=True)

@@ -170,6 +170,14 @@ async def test_a_load_failure_is_shown_with_what_to_do(py_repo: Path, home: Path
         await pilot.press("enter")
         await pilot.pause(0.1)
         assert app.query_one("#prompt").value == "hello"  # the message is kept, not lost
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session")
+        await app.action_new_task()  # a new task does not bring the model back: still nothing runs
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session prepared again")
+        assert app.status.state == "no model"
+        app.query_one("#prompt").value = "hello again"
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.query_one("#prompt").value == "hello again" and not app.busy
 
 
 async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> None:

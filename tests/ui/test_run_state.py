@@ -182,6 +182,9 @@ def test_a_new_task_prepares_again_keeping_the_model() -> None:
     assert state.phase is Phase.LOADING and not state.wired and state.model_ready and state.last_exit_reason is None
     assert state.session_wired().state.phase is Phase.READY
     assert running().preparing().state.phase is Phase.RUNNING  # never while a run goes
+    failed = RunState().session_wired().state.load_failed("no such file").state.preparing().state
+    assert failed.phase is Phase.FAILED and failed.label == "no model" and not failed.wired
+    assert failed.submitted("fix it").action == Refuse("Nothing can run; see the message above.")
 
 
 def test_closed_shows_and_starts_nothing() -> None:
