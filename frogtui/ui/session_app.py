@@ -10,14 +10,13 @@ Where the session stands is one value, ``run_state`` (``ui/run_state.py``): each
 what to do; ``act`` assigns the new state (the status bar draws it) and does that. The topics
 around the run are their own modules: the queue (``queue.py``, ``QueueInApp``), the hand-off
 (``handoff.py``, ``HandoffInApp``), the attempts (``attempts_run.py``, ``AttemptsInApp``) and the
-signals and a closed terminal (``exits.py``).
+signals and a closed terminal (``exits.py``, ``ExitsInApp``).
 """
 from __future__ import annotations
 
 import asyncio
 import atexit
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -38,7 +37,7 @@ from frogtui.ui import session_view
 from frogtui.ui.approver import UiApprover
 from frogtui.ui.attempts_run import AttemptsInApp, parse
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
-from frogtui.ui.exits import on_a_terminal, on_signals, terminal_gone
+from frogtui.ui.exits import ExitsInApp
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.handoff import HandoffInApp
 from frogtui.ui.links import open_link
@@ -103,7 +102,7 @@ LOAD_HELP = (
 )
 
 
-class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
+class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
     """A ``SessionCore`` shown and run in the terminal; complete without the commands.
 
     Args:
@@ -163,11 +162,6 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
         self.approver = UiApprover(self.post_message, mode=config.approve)
         self._run_worker: Worker[Any] | None = None
         self.loading_notice: Notice | None = None
-        self._exiting: asyncio.Task[None] | None = None
-        self._had_terminal = on_a_terminal()
-        self._hung_up = False
-        """The terminal was closed: once the session is saved, the process ends there (Textual's
-        exit would wait for ever on its writer thread, dead from writing to the closed terminal)."""
 
     @property
     def core(self) -> SessionCore:
@@ -269,7 +263,6 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
 
     def on_mount(self) -> None:
         self.process_settings.start()  # the GIL switch interval (process.py)
-        on_signals(self._signalled)
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))  # F3, the palette
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning")
@@ -562,29 +555,10 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
 
     # leaving -------------------------------------------------------------------------------
     def on_unmount(self) -> None:
-        on_signals(None)
         self.process_settings.restore()
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
         self.approver.cancel_pending()
-
-    def _signalled(self, number: int) -> None:
-        """SIGTERM (``kill``, ``timeout``, CI) or SIGHUP (the terminal closed): leave as Ctrl+C twice
-        does, with the shell's status for the signal (128 + its number)."""
-        if number == signal.SIGHUP and terminal_gone(self._had_terminal):
-            self._hung_up = True
-        if self._exiting is None:
-            self._exiting = asyncio.ensure_future(self.shutdown(128 + number))
-
-    def panic(self, *renderables: Any) -> None:
-        """Textual's input thread fails (EIO) when the terminal is closed, maybe before SIGHUP
-        arrives: leave as for SIGHUP (the session saved), not with a traceback nobody can see."""
-        if not self.run_state.closed and terminal_gone(self._had_terminal):
-            self._hung_up = True
-            if self._exiting is None:
-                self._exiting = asyncio.ensure_future(self.shutdown(128 + signal.SIGHUP))
-            return
-        super().panic(*renderables)
 
     async def shutdown(self, status: int = 0) -> None:
         """Stop the run, show its last events, save the session, and exit with ``status``."""
@@ -603,7 +577,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp):
             self.frames.release()
             session_view.save_trace(self.session, self.trace)
             self.core.close()
-            if self._hung_up:
+            if self.hung_up:
                 self.process_settings.restore()
                 atexit._run_exitfuncs()  # what a normal exit cleans up (the seccomp filter's folder)
                 os._exit(status)
