@@ -15,22 +15,16 @@ from frogtui.config import APPROVAL_MODES
 from frogtui.errors import FrogtuiError
 from frogtui.ui import commands
 from frogtui.ui.chat import PromptInput
-from frogtui.ui.queue import QueuePanel
+from frogtui.ui.run_state import OfferHandoff
 from frogtui.ui.session_app import SessionApp
 
 if TYPE_CHECKING:  # git and the checkpoints are imported with the session, after the first paint
     from frogtui.vcs.checkpoints import Checkpoint
     from frogtui.vcs.message import Drafts
 
-QUIT_WINDOW_S = 2.0
-"""A second Ctrl+C within this many seconds quits."""
-
-
 class FrogApp(SessionApp):
     """The frogtui app (arguments: ``SessionApp``)."""
 
-    _last_ctrl_c = -1e9
-    """When Ctrl+C was last pressed (``clock`` seconds)."""
     _drafts: Drafts | None = None
     """The model's commit messages, kept across reviews (made at the first review)."""
 
@@ -75,12 +69,11 @@ class FrogApp(SessionApp):
             self.notify("Interrupt the current run first (Esc).", severity="warning")
             return
         self._core = self.core.next_session()  # a new session is a new core (same model)
-        self.state.reset()
+        self.move(self.run_state.preparing())
         await self.chat.clear()
         await self.trace.clear()
         self.status.step, self.status.context_used, self.status.session_tokens, self.status.tok_s = 0, 0, 0, None
-        self.queue.items.clear()
-        await self.query_one("#queue", QueuePanel).show(self.queue)
+        await self.clear_queue()
         self.chat.add_notice("New task: describe it below.")
         self.query_one(PromptInput).focus()
         self._prepare(load=False)
@@ -88,12 +81,12 @@ class FrogApp(SessionApp):
     def _session_ready(self, what: str) -> bool:
         """True once the session is prepared (rules, sandbox, the repository's state); else tell
         the person why ``what`` waits."""
-        if not self.state.wired:
+        if not self.run_state.wired:
             reason = "is available once the session has started (a moment)"
             if self.setup_error:
                 reason = f"is not available: the session could not start ({self.setup_error})"
             self.notify(f"{what} {reason}.", severity="error" if self.setup_error else "warning")
-        return self.state.wired
+        return self.run_state.wired
 
     def _idle(self, what: str) -> bool:
         """True when no run is going; else tell the person to wait (or interrupt) before ``what``."""
@@ -109,7 +102,9 @@ class FrogApp(SessionApp):
         if not self.core.started:
             self.notify("Nothing to hand off yet: send a task first.", severity="warning")
             return
-        self.draft_handoff("requested")
+        action = self.move(self.run_state.handoff_requested())
+        if isinstance(action, OfferHandoff):
+            self.draft_handoff(action.ended)
 
     def action_review(self) -> None:
         if not self._session_ready("Review") or not self._idle("Review"):
@@ -227,16 +222,12 @@ class FrogApp(SessionApp):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         for title, help_text, action in commands.PALETTE:
-            if action != commands.NEEDS_NO_GIT or (self.state.wired and not self.core.has_git):
+            if action != commands.NEEDS_NO_GIT or (self.run_state.wired and not self.core.has_git):
                 yield SystemCommand(title, help_text, getattr(self, f"action_{action}"))
         for name in sorted(self.catalog.themes):
             yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme", partial(setattr, self, "theme", name))
         yield from super().get_system_commands(screen)
 
     async def action_quit_twice(self) -> None:
-        now = self.clock()
-        if now - self._last_ctrl_c > QUIT_WINDOW_S:
-            self._last_ctrl_c = now
-            self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
-            return
-        await self.shutdown()
+        """Ctrl+C: twice within ``run_state.QUIT_WINDOW_S`` quits (the run stops, the session is saved)."""
+        await self.act(self.run_state.ctrl_c(self.clock()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -189,29 +190,19 @@ def apply_choice(app: AttemptsInApp, run: AttemptsRun | SavedAttempts, number: i
 
 
 class AttemptsInApp(App[int]):
-    """The app's handlers for attempts (``SessionApp`` builds on it; see the module's docstring)."""
+    """The app's handlers for attempts (``SessionApp`` builds on it; see the module's docstring).
+    Esc stops them (``attempts_stop``) as it stops a run (``SessionApp.interrupt``)."""
 
-    core: SessionCore
-    config: Any
-    busy: bool
-    model: Any
-    session: Any
-    status: Any
-    approver: Any
-    attempts_notice: Any = None
-    attempts_lines: dict[str, str]
-    attempts_stop: Any = None
-    """Stops the attempts running (set on their worker), None when none run."""
-    attempts_questions: deque[AttemptAsks] | None = None
-    """The attempts' questions not shown yet, oldest first (one modal at a time)."""
-    attempts_asking: AttemptAsks | None = None
-    """The question the modal shows now."""
-
-    def interrupt(self) -> None:
-        """Esc: the attempts stop too (each ends ``cancelled``; the table still comes)."""
-        if self.attempts_stop is not None:
-            self.attempts_stop()
-        super().interrupt()  # type: ignore[misc]
+    def __init__(self) -> None:
+        super().__init__()
+        self.attempts_notice: Any = None
+        self.attempts_lines: dict[str, str] = {}
+        self.attempts_stop: Callable[[], None] | None = None
+        """Stops the attempts running (set on their worker), None when none run."""
+        self.attempts_questions: deque[AttemptAsks] = deque()
+        """The attempts' questions not shown yet, oldest first (one modal at a time)."""
+        self.attempts_asking: AttemptAsks | None = None
+        """The question the modal shows now."""
 
     def on_unmount(self) -> None:
         if self.attempts_stop is not None:  # never leave an attempt's thread waiting on a question nobody can answer
@@ -239,10 +230,8 @@ class AttemptsInApp(App[int]):
 
     def _begin_attempts(self, n: int, task: str, check: str) -> None:
         from frogtui.ui.chat import ChatPane
-        from frogtui.ui.status import StatusBar
 
-        self.busy = True
-        self.query_one(StatusBar).state = "working"
+        self.move(self.run_state.attempts_started())
         self.attempts_lines = {}
         chat = self.query_one(ChatPane)
         chat.add_user(f"{PREFIX} {n} {task}")
@@ -258,8 +247,6 @@ class AttemptsInApp(App[int]):
             self.attempts_notice.update("Attempts:\n" + "\n".join(self.attempts_lines.values()))
 
     def on_attempt_asks(self, message: AttemptAsks) -> None:
-        if self.attempts_questions is None:
-            self.attempts_questions = deque()
         self.attempts_questions.append(message)
         self._ask_next()
 
@@ -268,7 +255,7 @@ class AttemptsInApp(App[int]):
         answered meanwhile (the attempts stopped) is dropped."""
         from frogtui.ui.approval_screen import ApprovalScreen
 
-        if self.attempts_asking is not None or self.attempts_questions is None:
+        if self.attempts_asking is not None:
             return
         while self.attempts_questions:
             message = self.attempts_questions.popleft()
@@ -288,10 +275,9 @@ class AttemptsInApp(App[int]):
     def on_attempts_finished(self, message: AttemptsFinished) -> None:
         from frogtui.ui.attempts_screen import AttemptsScreen
         from frogtui.ui.chat import ChatPane
-        from frogtui.ui.status import StatusBar
 
-        self.busy, self.attempts_stop = False, None
-        self.query_one(StatusBar).state = "ready"
+        self.attempts_stop = None
+        self.move(self.run_state.attempts_finished())
         run = message.run
         if run is None:
             self.query_one(ChatPane).add_notice(f"The attempts could not run: {message.error}", "error")
@@ -313,7 +299,7 @@ class AttemptsInApp(App[int]):
         """A plain run starts (on its worker): a resume no longer reopens the attempts' table."""
         from frogtui.attempts.record import unlink
 
-        unlink(self.session)  # type: ignore[attr-defined]
+        unlink(self.session)
 
     def reopen_attempts(self) -> None:
         """A resumed session: when its last task ran as attempts, their table comes back."""

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Offset
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from frogtui.ui.messages import TaskSubmitted
-from frogtui.ui.pacing import PacedScreen
 from frogtui.ui.steplog import CallLine, StepLog, StepReasoning
 from frogtui.ui.trace import TraceEntry
 
@@ -304,9 +304,9 @@ class PromptInput(Input):
         self.post_message(TaskSubmitted(text))
 
 
-class MainScreen(PacedScreen):
+class MainScreen(Screen[None]):
     """The app's screen (chat, trace, prompt). The prompt has the focus from the start, not after
-    another widget had it: each change of focus recomposes the footer. Its frames are paced while
-    the agent works (``ui/pacing.py``)."""
+    another widget had it: each change of focus recomposes the footer. The app paces its frames
+    while the agent works flat out (``ui/pacing.py``: ``FrameHold``)."""
 
     AUTO_FOCUS = "#prompt"

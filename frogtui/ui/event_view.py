@@ -13,6 +13,8 @@ from frogtui.ui.chat import ChatPane
 from frogtui.ui.status import StatusBar
 from frogtui.ui.trace import TracePane, finished_state
 
+TOOL = "tool"
+"""The key of ``changes`` that holds the running call's tool (the run state's, not a field of the bar)."""
 EVENTS_SLICE_S = 1 / 30
 """The longest the app shows a burst of agent events without letting the screen refresh."""
 
@@ -28,24 +30,32 @@ def changes_files(tool: str) -> bool:
 
 async def show_events(
     events: list[ev.AgentEvent], chat: ChatPane, trace: TracePane, status: StatusBar, *,
-    refresh_git: Callable[[], object], run_ended: Callable[[ev.RunEnded], object],
+    refresh_git: Callable[[], object], run_ended: Callable[[ev.RunEnded], object], tool: Callable[[str | None], object],
 ) -> None:
     """Show a burst of the loop's events in order, letting the screen and the timers run at least
     every ``EVENTS_SLICE_S``; ``refresh_git`` after a call that may have changed files (a Read or a
-    Glob changes nothing: no git status after it), ``run_ended`` for the end of the run (the app's)."""
+    Glob changes nothing: no git status after it), ``run_ended`` for the end of the run, ``tool``
+    with the tool a call runs (None once it finished; the app's run state)."""
     changes: dict[str, object] = {}
     yield_at = time.monotonic() + EVENTS_SLICE_S
+
+    def set_changes() -> None:
+        if TOOL in changes:
+            tool(changes.pop(TOOL))
+        set_status(status, changes)
+
     for event in events:
         await show_event(event, chat, trace, changes)
         if time.monotonic() > yield_at:
-            set_status(status, changes)
+            set_changes()
             await asyncio.sleep(0)
             yield_at = time.monotonic() + EVENTS_SLICE_S
         if isinstance(event, ev.ToolFinished) and event.ran and changes_files(event.call.name):
             refresh_git()
         elif isinstance(event, ev.RunEnded):
+            set_changes()
             run_ended(event)
-    set_status(status, changes)
+    set_changes()
 
 
 def show_run_end(chat: ChatPane, event: ev.RunEnded) -> None:
@@ -97,7 +107,7 @@ def _answered(event: ev.ApprovalAnswered, chat: ChatPane, trace: TracePane, chan
 
 def _started(event: ev.ToolStarted, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
     trace.update(event.call, status="running")
-    changes["state"] = f"running {event.call.name}"
+    changes[TOOL] = event.call.name
 
 
 def _finished(event: ev.ToolFinished, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
@@ -105,7 +115,7 @@ def _finished(event: ev.ToolFinished, chat: ChatPane, trace: TracePane, changes:
         event.call, status=finished_state(event), duration_s=event.duration_s if event.ran else None,
         exit_code=event.exit_code, observation=event.observation,
     )
-    changes["state"] = "working"
+    changes[TOOL] = None
 
 
 def _usage(event: ev.StepUsage, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:

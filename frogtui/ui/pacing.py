@@ -22,10 +22,10 @@ it only comes later.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 
 from textual.app import App
-from textual.screen import Screen
 from textual.timer import Timer
 
 SPACING = 8.0
@@ -35,6 +35,11 @@ RECENT = 8
 """How many of the last frames the wait is measured on."""
 MAX_WAIT_S = 0.25
 """The longest a frame is held back: the screen moves at least four times a second."""
+FIRST_COST_S = 0.02
+"""What a frame is taken to cost before one was timed (the main screen at 120x40 on two cores: 10-50
+ms). Only the first paint (``FrameHold.time_next_frame``) and the frames drawn while the loop works
+flat out are timed: without either, the first burst's first frame still waits ``SPACING`` times this
+from its start rather than being drawn the moment it began."""
 HOT_S = 0.1
 """The loop counts as working flat out for this long after ``HOT_STEPS`` steps or calls came this fast."""
 HOT_STEPS = 3
@@ -83,78 +88,134 @@ class FramePacer:
         return max(0.0, self._next - self.now())
 
     def _spacing(self) -> float:
-        return min(SPACING * max(self._costs, default=0.0), MAX_WAIT_S)
+        return min(SPACING * max(self._costs, default=FIRST_COST_S), MAX_WAIT_S)
 
     def begin_burst(self) -> None:
         """The loop has started working flat out: its first frame waits as a later one would, from now."""
         self._next = max(self._next, self.now() + self._spacing())
 
     def draw(self, frame: Callable[[], None]) -> None:
-        """Draw ``frame`` and note its cost: the next paced frame waits ``SPACING`` times the
-        dearest of the last ``RECENT`` frames' costs."""
+        """Draw ``frame`` and note its cost (``note``)."""
         started = self.cpu()
         frame()
-        cost = self.cpu() - started
+        self.note(self.cpu() - started)
+
+    def note(self, cost: float) -> None:
+        """A frame cost ``cost`` of the UI thread's CPU: the next paced frame waits ``SPACING`` times
+        the dearest of the last ``RECENT`` frames' costs."""
         self.drawn += 1
         self.cost_s += cost
         self._costs = [*self._costs[1 - RECENT:], cost]
         self._next = self.now() + self._spacing()
 
 
-class PacedScreen(Screen[None]):
-    """A screen whose frames ``FramePacer`` spaces while its app's agent is working flat out: its
-    ``busy`` is true and its loop started or worked flat out (``agent_events_at``, monotonic,
-    ``FlatOut``) within ``HOT_S``. Once the app has shown the run's end (``run_ended_at``) while its
-    worker still saves the run, the frame waits for the worker (``busy`` false), at most
-    ``MAX_WAIT_S``: one frame shows the answer and "ready" together.
+class FrameHold:
+    """Paces the app's frames with ``FramePacer`` while its loop works flat out (``hot``), through
+    Textual's public API only: repaints are held (``App.batch_update``) and let through once per
+    wait, when a timer ends it; the frame's cost is the UI thread's CPU from then until the
+    callback the screen's ``call_after_refresh`` runs after that frame. Once the run's end is shown while its
+    worker still saves it, the repaint waits for the worker (``release``), at most ``MAX_WAIT_S``:
+    one frame shows the answer and "ready" together.
 
-    Textual draws a screen from its update timer (``Screen._on_timer_update``, at most
-    ``TEXTUAL_FPS`` times a second, when something is dirty); a frame that must wait pauses that
-    timer and sets one timer for the end of the wait (while it runs, the update timer that the
-    screen's idle handler resumes is paused again, nothing more), which asks for the frame again.
+    Args:
+        app: the app whose repaints are held.
+        hot: whether the loop works flat out now (a run goes and its steps pour in).
+        before_frame: called (and awaited) just before a held frame is let through: the events
+            held back for it are shown in it.
     """
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, app: App[object], hot: Callable[[], bool], before_frame: Callable[[], Awaitable[object]]) -> None:
+        self.app, self.hot, self.before_frame = app, hot, before_frame
         self.pacer = FramePacer()
-        self._hold: Timer | None = None
-        self._hot = False
-        """Whether the last frame asked for came while the loop worked flat out."""
+        self._batch: AbstractContextManager[None] | None = None
+        """``app.batch_update()`` while repaints are held."""
+        self._timer: Timer | None = None
+        self._burst = False
+        """Whether the loop worked flat out when last checked."""
+        self._timing = False
+        """A frame let through unheld is being timed (``_drawn`` comes after it)."""
 
-    def _agent_hot(self) -> bool:
-        app = self.app
-        return bool(getattr(app, "busy", False)) and self.pacer.now() - getattr(app, "agent_events_at", -HOT_S) < HOT_S
+    @property
+    def holding(self) -> bool:
+        return self._batch is not None
 
     def frame_due(self) -> bool:
-        """Whether a frame would be drawn now (always, unless the loop works flat out)."""
-        return not self._agent_hot() or self.pacer.wait(True) <= 0
+        """Whether a change shows now (no repaint held)."""
+        return self._batch is None
 
-    def _on_timer_update(self) -> None:
-        hot = self._agent_hot()
-        if hot and not self._hot:
+    def wait(self) -> float:
+        """Seconds until held repaints are let through (0: none held)."""
+        return self.pacer.wait(self._batch is not None)
+
+    def check(self) -> None:
+        """Called as the loop's events arrive: a burst that begins holds repaints for its first wait."""
+        hot = self.hot()
+        if hot and not self._burst:
             self.pacer.begin_burst()
-        self._hot = hot
-        # the run's end is shown, but its worker still saves it: the frame waits for "ready", at most MAX_WAIT_S in all
-        ended_at = getattr(self.app, "run_ended_at", 0.0) if getattr(self.app, "busy", False) else 0.0
-        ending = ended_at + MAX_WAIT_S - self.pacer.now() if ended_at else 0.0
-        wait = max(ending, self.pacer.wait(hot))
-        if wait > 0:
-            self._update_timer.pause()
-            if self._hold is None:
-                self.pacer.held += 1
-                self._hold = self.set_timer(wait, self._end_hold, name="paced frame")
+        self._burst = hot
+        if not hot or self._batch is not None or self._timing:
             return
-        if self._hold is not None:
-            self._hold.stop()
-            self._hold = None
-        self.pacer.draw(super()._on_timer_update)
+        wait = self.pacer.wait(True)
+        if wait > 0:
+            self._hold(wait)
+        else:  # due now: the next frame is drawn, and timed, so the one after it waits its turn
+            self._timing = True
+            self._after_frame(self._drawn, self.pacer.cpu())
 
-    def _end_hold(self) -> None:
-        self._hold = None
-        self.check_idle()  # resumes the update timer while anything is dirty
+    def time_next_frame(self) -> None:
+        """Time the screen's next frame (the first paint): the first burst's first wait is measured on it."""
+        if not self._timing:
+            self._timing = True
+            self._after_frame(self._drawn, self.pacer.cpu())
 
+    def hold_for_the_worker(self) -> None:
+        """The run's end is shown and its worker still saves it: hold the repaint until ``release``
+        (at most ``MAX_WAIT_S``)."""
+        if self._batch is None:
+            self._hold(MAX_WAIT_S)
+            return
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.app.set_timer(MAX_WAIT_S, self._let_through, name="paced frame")
 
-def frame_due(app: App[object]) -> bool:
-    """Whether ``app``'s screen would draw a frame now (a modal's at once; a paced one's when due)."""
-    screen = app.screen if app.screen_stack else None
-    return not isinstance(screen, PacedScreen) or screen.frame_due()
+    def _hold(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        self.pacer.held += 1
+        batch = self.app.batch_update()
+        batch.__enter__()
+        self._batch = batch
+        self._timer = self.app.set_timer(seconds, self._let_through, name="paced frame")
+
+    async def _let_through(self) -> None:
+        self._timer = None
+        if self._batch is None:
+            return
+        await self.before_frame()
+        if self._timer is None:  # (else the run's end was shown meanwhile: it waits for its worker)
+            self.release()
+
+    def release(self) -> None:
+        """Let the held repaints through now (a frame is drawn with everything that changed), and time it."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        batch, self._batch = self._batch, None
+        if batch is None:
+            return
+        started = self.pacer.cpu()
+        batch.__exit__(None, None, None)
+        self._timing = True
+        self._after_frame(self._drawn, started)
+
+    def _after_frame(self, callback: Callable[[float], None], started: float) -> None:
+        """``callback(started)`` right after the screen's next repaint: asked of the screen, whose
+        queue is short (the app's may be busy showing the loop's events: a frame or two later)."""
+        screen = self.app.screen if self.app.screen_stack else self.app
+        screen.call_after_refresh(callback, started)
+
+    def _drawn(self, started: float) -> None:
+        self._timing = False
+        self.pacer.note(self.pacer.cpu() - started)
+        if self._burst and self.hot() and self._batch is None:  # the next frame waits its turn
+            self._hold(self.pacer.wait(True))

@@ -10,9 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.text import Text
+from textual.app import App
 from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Label, ListItem, ListView
+
+from frogtui.ui.chat import ChatPane, PromptInput
+from frogtui.ui.status import StatusBar
 
 PREVIEW_CHARS = 100
 
@@ -137,3 +141,64 @@ class QueuePanel(ListView):
     def on_list_view_selected(self, event: ListView.Selected) -> None:
         event.stop()
         self.action_edit()
+
+
+class QueueInApp(App[int]):
+    """The app's queue of messages (``SessionApp`` builds on it): added to, taken from as each run
+    ends, edited and removed from its panel. What goes when is the run state's to say
+    (``run_state.py``); this shows it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queue = MessageQueue()
+        """Messages typed while the agent works, sent one by one as each run ends."""
+
+    def _step_now(self) -> int:
+        return self.query_one(StatusBar).step
+
+    async def queue_message(self, text: str, *, first: bool = False) -> None:
+        """Queue ``text`` (``first``: typed after Esc, it goes first, at once)."""
+        self.queue.add(text, self._step_now(), now=first)
+        await self.query_one(QueuePanel).show(self.queue)
+
+    async def queue_unsent(self, text: str) -> None:
+        """A message whose run stopped before its loop started, queued where it was: before the
+        messages typed earlier, after those typed after Esc (they go at once)."""
+        first = sum(1 for item in self.queue.items if item.now)
+        self.queue.items.insert(first, Queued(text, self._step_now(), False))
+        await self.query_one(QueuePanel).show(self.queue)
+
+    async def next_queued(self, *, after_interrupt: bool = False) -> str | None:
+        """Take the next queued message to send (after an interrupt only one typed after Esc),
+        showing where it was typed; None when none goes (after an interrupt, the person is told
+        how to send the rest)."""
+        item = self.queue.next(after_interrupt=after_interrupt)
+        if item is None:
+            if after_interrupt and self.queue.items:
+                waiting = f"{len(self.queue)} queued message(s) wait: Enter on the empty prompt sends the next."
+                self.query_one(ChatPane).add_notice(waiting, "warning")
+            return None
+        await self.query_one(QueuePanel).show(self.queue)
+        self.query_one(ChatPane).add_notice(f"↳ queued during step {item.step}, sent now that the run has ended", "queued")
+        self.query_one(ChatPane).add_user(item.text)
+        return item.text
+
+    async def clear_queue(self) -> None:
+        self.queue.items.clear()
+        await self.query_one(QueuePanel).show(self.queue)
+
+    async def on_queue_panel_edit_requested(self, message: QueuePanel.EditRequested) -> None:
+        item = self.queue.take(message.index)
+        if item is not None:
+            prompt = self.query_one(PromptInput)
+            if prompt.value.strip():  # what was being typed goes back in the queue rather than being lost
+                self.queue.add(prompt.value.strip(), self._step_now())
+            prompt.value = item.text
+            prompt.cursor_position = len(prompt.value)  # typing goes on at the end of the message
+            prompt.focus()
+        await self.query_one(QueuePanel).show(self.queue)
+
+    async def on_queue_panel_remove_requested(self, message: QueuePanel.RemoveRequested) -> None:
+        self.queue.take(message.index)
+        await self.query_one(QueuePanel).show(self.queue)
+        self.query_one(PromptInput).focus()  # what is typed next is text, not the list's commands

@@ -5,25 +5,29 @@ Threads: the model loads and the agent runs in ``@work(thread=True)`` workers; t
 only through messages (``UiSink``, the gate's ``ModalAsk``). Approvals block the worker on a ``Future``
 that the approval modal resolves, so nothing runs while the modal is open.
 
-While a run goes, what the person sends is queued (``ui/queue.py``) and sent when it ends; a run
-that ends with ``max_context_len`` (the hand-off margin reached) offers the drafted hand-off
-(``HandoffScreen``), and the fresh conversation runs as the session's next run.
+Where the session stands is one value, ``run_state`` (``ui/run_state.py``): each thing that happens
+(a message sent, Esc, a run's end, the model loaded or not) is a transition of it, which says
+what to do; ``act`` assigns the new state (the status bar draws it) and does that. The topics
+around the run are their own modules: the queue (``queue.py``, ``QueueInApp``), the hand-off
+(``handoff.py``, ``HandoffInApp``), the attempts (``attempts_run.py``, ``AttemptsInApp``) and the
+signals and a closed terminal (``exits.py``, ``ExitsInApp``).
 """
 from __future__ import annotations
 
 import asyncio
 import atexit
 import os
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.filter import LineFilter
+from textual.reactive import reactive
 from textual.worker import Worker, WorkerFailed, WorkerState
 
 from frogtui.config import ApprovalMode, Config
@@ -33,13 +37,16 @@ from frogtui.ui import session_view
 from frogtui.ui.asking import ModalAsk
 from frogtui.ui.attempts_run import AttemptsInApp, parse
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
+from frogtui.ui.exits import ExitsInApp
 from frogtui.ui.footer import FittingFooter
+from frogtui.ui.handoff import HandoffInApp
 from frogtui.ui.links import open_link
-from frogtui.ui.long_session import LongSession
 from frogtui.ui.messages import (
     BATCH_S,
     HOLD_S,
     AgentEventsPosted,
+    ApprovalRequested,
+    CallPreviewed,
     GitRead,
     ModelLoaded,
     ModelLoadFailed,
@@ -50,11 +57,30 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
-from frogtui.ui.pacing import FlatOut, PacedScreen, frame_due
+from frogtui.ui.pacing import HOT_S, FlatOut, FrameHold
 from frogtui.ui.process import ProcessSettings
-from frogtui.ui.queue import MessageQueue, QueuePanel
-from frogtui.ui.state import SessionUiState
+from frogtui.ui.queue import QueueInApp, QueuePanel
+from frogtui.ui.run_state import (
+    QUIT_WINDOW_S,
+    Action,
+    Attempts,
+    Hold,
+    Interrupt,
+    KeepConversation,
+    NotStarted,
+    OfferHandoff,
+    Queue,
+    Quit,
+    Refuse,
+    RunState,
+    SendNext,
+    ShowError,
+    Start,
+    Transition,
+    WarnQuit,
+)
 from frogtui.ui.status import StatusBar
+from frogtui.ui.terminal_safety import ControlFilter
 from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, remember_theme, start_theme
 from frogtui.ui.trace import TracePane
 
@@ -70,38 +96,13 @@ FIRST_FRAME_S = 0.3
 NOT_STARTED = "not started"
 """What the run's worker returns when Esc came before its loop started."""
 
-EXIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-"""Signals that end the app as Ctrl+C twice does (the session saved), rather than killing it."""
-
 LOAD_HELP = (
     "Start again with another model: frogtui --model replay:FILE, --model PATH.gguf, "
     "--model hf:REPO:QUANT or --model http://HOST:PORT/v1; `frogtui doctor` checks the setup."
 )
 
 
-def on_a_terminal() -> bool:
-    """Whether the app draws on a terminal (standard error: Textual's output), now."""
-    try:
-        return sys.__stderr__ is not None and os.isatty(sys.__stderr__.fileno())
-    except (OSError, ValueError):
-        return False
-
-
-def terminal_gone(had_terminal: bool) -> bool:
-    """True when the app's terminal (``had_terminal``: it started on one) was closed (hung up),
-    after pointing standard input, output and error at ``/dev/null``: what is written from now on
-    goes nowhere rather than failing. A ``kill -HUP`` leaves a live terminal alone; an app that
-    never had one (tests, a pipe) is never told its terminal is gone."""
-    if not had_terminal or on_a_terminal():
-        return False
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
-    return True
-
-
-class SessionApp(AttemptsInApp, LongSession):
+class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
     """A ``SessionCore`` shown and run in the terminal; complete without the commands.
 
     Args:
@@ -116,6 +117,10 @@ class SessionApp(AttemptsInApp, LongSession):
 
     TITLE = "frogtui"
     CSS_PATH = "app.tcss"
+    CONTROL_FILTER = ControlFilter()
+
+    run_state: reactive[RunState] = reactive(RunState(), init=False)
+    """Where the session stands (``ui/run_state.py``); the status bar draws it."""
 
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """A clicked link of the answer: ``ui.links.open_link`` (http and https only, the pinned
@@ -123,6 +128,10 @@ class SessionApp(AttemptsInApp, LongSession):
         problem = open_link(url, at_start().for_trees(self.config.repo))
         if problem is not None:
             self.notify(problem, severity="warning")
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """Textual's filters, then ``ControlFilter``: applied to every line of every widget."""
+        return [*super().get_line_filters(), self.CONTROL_FILTER]
 
     def __init__(
         self, config: Config, *, resume: Session | None = None, themes: ThemeCatalog | None = None,
@@ -142,14 +151,12 @@ class SessionApp(AttemptsInApp, LongSession):
         self._core_args = (resume, model_loader)
         self._core: SessionCore | None = None
         self._core_lock = threading.Lock()
-        self.state = SessionUiState()
         self.model: Model | None = None
         """The model, once the app was told it is loaded."""
-        self.busy = False
         self.flat_out = FlatOut()
         """When the loop last worked flat out, or started: frames are paced (ui/pacing.py)."""
-        self.run_ended_at = 0.0
-        """When the run's end was shown (monotonic; 0 while it runs): its worker may still save it (ui/pacing.py)."""
+        self.frames = FrameHold(self, hot=self._loop_hot, before_frame=self.show_held_events)
+        """Holds the repaints while the loop works flat out, and the run's end for its worker (ui/pacing.py)."""
         self._sink: UiSink | None = None
         """The loop's sink (the session core keeps the first one it was given)."""
         self.approval_mode: ApprovalMode = config.approve
@@ -157,22 +164,8 @@ class SessionApp(AttemptsInApp, LongSession):
         """The app's way to ask the person (the approval modal)."""
         self.approver: Approver | None = None
         """The gate (``approval.Approver``), built when the session is wired (the policy is loaded then)."""
-        self.setup_error: str | None = None
         self._run_worker: Worker[Any] | None = None
-        self._run_text = ""
-        """The message the current (or last) run was started with."""
-        self.queue = MessageQueue()
-        """Messages typed while the agent works, sent one by one as each run ends."""
-        self.interrupting = False
-        """Esc was pressed during the current run: a message sent now goes first, at once."""
-        self.closing = False
-        """``shutdown`` has shown the run's last events and saved the session: nothing more is
-        shown or started (the screen's widgets go away while the app's last messages are handled)."""
-        self._exiting: asyncio.Task[None] | None = None
-        self._had_terminal = on_a_terminal()
-        self._hung_up = False
-        """The terminal was closed: once the session is saved, the process ends there (Textual's
-        exit would wait for ever on its writer thread, dead from writing to the closed terminal)."""
+        self.loading_notice: Notice | None = None
 
     @property
     def core(self) -> SessionCore:
@@ -190,9 +183,55 @@ class SessionApp(AttemptsInApp, LongSession):
     def session(self) -> Session:
         return self.core.session
 
+    # the run state -------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """A run (or the attempts) goes."""
+        return self.run_state.busy
+
     @property
     def last_exit_reason(self) -> str | None:
-        return self.state.last_exit_reason
+        return self.run_state.last_exit_reason
+
+    @property
+    def setup_error(self) -> str | None:
+        """Why the session could not be prepared (its rules), None when it could."""
+        return self.run_state.error if self.run_state.failure == "no policy" else None
+
+    def watch_run_state(self, state: RunState) -> None:
+        for status in self.query(StatusBar):
+            status.run_state = state
+
+    def move(self, transition: Transition) -> Action:
+        """Take the transition's state; the action is the caller's to do."""
+        self.run_state = transition.state
+        return transition.action
+
+    async def act(self, transition: Transition) -> None:
+        """Take the transition's state and do its action."""
+        await self.do(self.move(transition))
+
+    async def do(self, action: Action) -> None:
+        """Do what the run state said (the actions that need what the person typed are ``on_task_submitted``'s)."""
+        if isinstance(action, Start):
+            self._start_run(action.text, handoff=action.handoff)
+        elif isinstance(action, Queue):
+            await self.queue_message(action.text, first=action.first)
+        elif isinstance(action, SendNext):
+            await self._send_queued(after_interrupt=action.after_interrupt)
+        elif isinstance(action, NotStarted):
+            await self._not_started(action.text)
+        elif isinstance(action, OfferHandoff):
+            self.draft_handoff(action.ended)
+        elif isinstance(action, KeepConversation):
+            self.chat.add_notice("Kept this conversation. Ctrl+P → Hand off starts a fresh one when you want.", "warning")
+            await self._send_queued()
+        elif isinstance(action, Interrupt):
+            self._stop_run()
+        elif isinstance(action, WarnQuit):
+            self.notify("Press Ctrl+C again to quit.", timeout=QUIT_WINDOW_S)
+        elif isinstance(action, Quit):
+            await self.shutdown()
 
     # layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -224,7 +263,6 @@ class SessionApp(AttemptsInApp, LongSession):
 
     def on_mount(self) -> None:
         self.process_settings.start()  # the GIL switch interval (process.py)
-        self._on_signals(self._signalled)
         self.theme_changed_signal.subscribe(self, lambda theme: remember_theme(theme.name))  # F3, the palette
         for warning in self.theme_warnings:
             self.notify(warning, severity="warning")
@@ -234,6 +272,7 @@ class SessionApp(AttemptsInApp, LongSession):
         status.handoff_margin = self.config.limits.handoff_margin
         status.approval_mode = self.approval_mode
         status.model_name = self.config.model_spec
+        status.run_state = self.run_state
         prompt = self.query_one(PromptInput)  # focused already (MainScreen.AUTO_FOCUS)
         if self.initial_note:
             self.chat.add_notice(self.initial_note, "warning")
@@ -241,11 +280,10 @@ class SessionApp(AttemptsInApp, LongSession):
             prompt.value = self.initial_prompt
             prompt.cursor_position = len(prompt.value)
             self.chat.add_notice(f"The task is in the prompt below: press Enter to send it.\n{self.initial_prompt}")
-        self.status.state = "loading"
-        self.loading_notice: Notice | None = None
         if self._core_args[0] is None:  # a resumed session's chat comes first (_restore)
             self.loading_notice = self.chat.add_notice(f"Loading model {self.config.model_spec} …", "loading")
         self.call_after_refresh(self._prepare, True)  # after the first paint: its imports would hold the GIL
+        self.frames.time_next_frame()  # the first paint's cost: the first burst's frames are paced on it
 
     def on_session_built(self, _message: SessionBuilt) -> None:
         """Show the resumed session's conversation, then the loading line (on the UI thread)."""
@@ -284,8 +322,7 @@ class SessionApp(AttemptsInApp, LongSession):
         self.post_message(ModelLoaded(model, self.clock() - started))
         import frogtui.ui.answer  # noqa: F401  Markdown (~0.1-0.2 s), here rather than on the UI thread at the first answer
 
-    def on_session_wired(self, message: SessionWired) -> None:
-        self.state.wired = True
+    async def on_session_wired(self, message: SessionWired) -> None:
         self.asking.sandboxed = self.core.sandboxed
         self.approver = self.core.gate(self.approval_mode, ask=self.asking.ask, show=self.asking.show)
         self.status.sandbox = self.asking.sandboxed
@@ -294,22 +331,21 @@ class SessionApp(AttemptsInApp, LongSession):
             if note.topic == "python" and (not note.text or "the PATH frogtui was started with" in note.text):
                 continue  # frogtui's own environment, not the project's: nothing to say
             self.chat.add_notice(note.text, "warning" if note.warning else "info")
+        await self.act(self.run_state.session_wired())  # a message sent before may start now
 
     def on_setup_failed(self, message: SetupFailed) -> None:
-        self.setup_error = message.error
-        self.status.state = "no policy"
+        self.move(self.run_state.setup_failed(message.error))
         self.chat.add_notice(f"Cannot start: {message.error}\nFix the file and start frogtui again; nothing will run until then.", "error")
 
     def on_model_load_progress(self, message: ModelLoadProgress) -> None:
         self.load_log.append(message.line)
         self.loading_notice.update(f"Loading model: {message.line}")
 
-    def on_model_loaded(self, message: ModelLoaded) -> None:
+    async def on_model_loaded(self, message: ModelLoaded) -> None:
         self.model = message.model
         self.status.model_name = message.model.name
         if message.model.context_size:  # the budget is the smaller of the two (Agent.context_budget)
             self.status.context_size = min(self.config.limits.max_context_tokens, message.model.context_size)
-        self.status.state = "ready"
         summary = (
             f"\n{self.load_log[-1]}"
             if self.load_log and not self.load_log[-1].startswith(("loading ", "downloading ", "connecting "))
@@ -317,49 +353,40 @@ class SessionApp(AttemptsInApp, LongSession):
         )
         self.loading_notice.update(f"Model ready: {message.model.name}{summary}")
         self.loading_notice.set_classes("notice-info")
-        if self.state.pending_task is not None:
-            text, self.state.pending_task = self.state.pending_task, None
-            self._start_run(text)
+        await self.act(self.run_state.model_loaded())  # a message sent before starts now
 
     def on_model_load_failed(self, message: ModelLoadFailed) -> None:
-        self.status.state = "no model"
+        self.move(self.run_state.load_failed(message.error))
         self.loading_notice.update(f"Could not load the model {message.spec}:\n{message.error}\n\n{LOAD_HELP}")
         self.loading_notice.set_classes("notice-error")
 
     # running the agent ---------------------------------------------------------------------
     async def on_task_submitted(self, message: TaskSubmitted) -> None:
-        prompt = self.query_one(PromptInput)
-        if self.busy:  # queued; after Esc it goes first, as soon as the run has stopped
-            if not message.text:
-                return
-            self.queue.add(message.text, self.status.step, now=self.interrupting)
-            await self.query_one(QueuePanel).show(self.queue)
-            return
-        if not message.text:  # Enter on the empty prompt sends the next queued message
-            await self._send_queued()
-            return
-        if (attempts := parse(message.text)) is not None:  # /attempts N TASK (ui/attempts_run.py)
-            if isinstance(attempts, str) or self.model is None or not self.state.wired:
-                prompt.value = message.text
-                self.notify(attempts if isinstance(attempts, str) else "The model is not ready yet.", severity="warning")
-            else:
-                self.start_attempts(*attempts)
-            return
-        self.chat.add_user(message.text)
-        if self.model is None or not self.state.wired:
-            if self.status.state in ("no model", "no policy"):
-                prompt.value = message.text
-                self.notify("Nothing can run; see the message above.", severity="error")
-                self.chat.query("UserMessage").last().remove()
-                return
-            self.state.pending_task = message.text
+        text = message.text
+        attempts = parse(text) if text else None  # /attempts N TASK (ui/attempts_run.py)
+        transition = self.run_state.submitted(text, attempts=attempts is not None)
+        action = transition.action
+        if isinstance(attempts, str) and isinstance(action, (Attempts, Refuse)):
+            action = Refuse(attempts, "warning")  # the command's own problem first
+        if isinstance(action, Refuse):
+            self.move(transition)
+            self.query_one(PromptInput).value = text
+            self.notify(action.why, severity=action.severity)
+        elif isinstance(action, Attempts):
+            self.move(transition)
+            assert attempts is not None and not isinstance(attempts, str)
+            self.start_attempts(*attempts)
+        elif isinstance(action, Hold):
+            self.move(transition)
+            self.chat.add_user(text)
             self.chat.add_notice("The task starts as soon as the model is ready.")
-            return
-        self._start_run(message.text)
+        else:
+            if isinstance(action, Start):
+                self.chat.add_user(text)
+            await self.act(transition)
 
     def _start_run(self, text: str, *, handoff: bool = False) -> None:
-        self.busy, self.interrupting, self.run_ended_at, self._run_text = True, False, 0.0, text
-        self.status.state = "working"
+        """Start the run the run state started (``Start``)."""
         drawn = None
         if not handoff:  # the loop starts once the screen shows the person's message (or after FIRST_FRAME_S)
             drawn = threading.Event()
@@ -370,7 +397,7 @@ class SessionApp(AttemptsInApp, LongSession):
     def _run_agent(self, text: str, handoff: bool = False, drawn: threading.Event | None = None) -> str | None:
         if drawn is not None:  # the frame that shows the person's message is drawn first, not while the loop needs the GIL
             drawn.wait(FIRST_FRAME_S)
-            if self.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
+            if self.run_state.interrupting:  # Esc before the loop started: nothing was sent (on_worker_state_changed)
                 return NOT_STARTED
         self.flat_out.at = time.monotonic()
         self.forget_attempts()  # a plain run: a resume no longer reopens an attempts table (ui/attempts_run.py)
@@ -385,38 +412,79 @@ class SessionApp(AttemptsInApp, LongSession):
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is not self._run_worker or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
-        if self.closing:  # shutdown showed its end and saved the session; nothing starts now
+        if self.run_state.closed:  # shutdown showed its end and saved the session; nothing starts now
             return
-        await self._show_held_events()
-        self.busy, self.status.state = False, "ready"
-        self.refresh_git()  # the run's last writes (checkpoint refs, the session) are done
+        await self.show_held_events()
         if event.state == WorkerState.SUCCESS and event.worker.result == NOT_STARTED:
-            await self._not_started()
-        elif event.state == WorkerState.ERROR:
+            outcome = "not started"
+        else:
+            outcome = "error" if event.state == WorkerState.ERROR else "done"
+        action = self.move(self.run_state.worker_ended(outcome))
+        self.frames.release()
+        self.refresh_git()  # the run's last writes (checkpoint refs, the session) are done
+        if isinstance(action, ShowError):
             await self.chat.end_turn()  # what the model wrote stays above the notice, its reasoning folded
             self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
-        elif self.state.last_exit_reason == "max_context_len":
-            self.draft_handoff("max_context_len")  # the queue waits until the person has answered
-        else:
-            self.call_later(self._send_queued, after_interrupt=self.state.last_exit_reason == "cancelled")
+        elif isinstance(action, SendNext):
+            self.call_later(self._send_queued, after_interrupt=action.after_interrupt)
+        else:  # the message not sent given back; the hand-off drafted (the queue waits until the person has answered)
+            await self.do(action)
 
+    async def _send_queued(self, *, after_interrupt: bool = False) -> None:
+        """Send the next queued message (after an interrupt only one typed after Esc)."""
+        text = await self.next_queued(after_interrupt=after_interrupt)
+        if text is not None:
+            await self.act(self.run_state.start(text))
+
+    async def _not_started(self, text: str) -> None:
+        """Esc came before the run's loop started: nothing was sent; the message goes back in the
+        prompt, or first in the queue when something is being typed there."""
+        prompt = self.query_one(PromptInput)
+        bubbles = self.chat.query("UserMessage")
+        if bubbles:  # not sent: not shown as sent either
+            await bubbles.last().remove()
+        if not prompt.value.strip():
+            prompt.value, where = text, "it is back in the prompt"
+        else:
+            await self.queue_unsent(text)
+            where = "it waits in the queue"
+        self.chat.add_notice(f"Interrupted before the run started: the message was not sent ({where}).", "warning")
+        self.call_later(self._send_queued, after_interrupt=True)
+
+    def interrupt(self) -> None:
+        """Esc: stop generation or the running command (and the attempts); a waiting question is
+        denied (a message sent now goes first, at once)."""
+        if isinstance(self.move(self.run_state.interrupt()), Interrupt):
+            self._stop_run()
+
+    def _stop_run(self) -> None:
+        if self.attempts_stop is not None:  # each attempt ends cancelled; the table still comes
+            self.attempts_stop()
+        self.core.interrupt()
+        self.asking.cancel_pending()
+        from frogtui.ui.approval_screen import ApprovalScreen
+
+        if isinstance(self.screen, ApprovalScreen):
+            self.screen.dismiss(None)
+
+    # the loop's events and questions --------------------------------------------------------
     async def on_agent_events_posted(self, message: AgentEventsPosted) -> None:
         """The loop's events, in order; while it works flat out, no sooner than the next frame: asked
         again then (an asyncio timer), the app's queue free meanwhile for keys; a message the loop
-        posts after them shows them first (``_show_held_events``)."""
-        if self.closing:
+        posts after them shows them first (``show_held_events``)."""
+        if self.run_state.closed:
             return
-        events = await message.take(ready=lambda: frame_due(self))
-        if self.closing:
+        self.frames.check()
+        events = await message.take(ready=self.frames.frame_due)
+        if self.run_state.closed:
             return
         if events is None:
-            screen = self.screen if self.screen_stack else None
-            delay = max(BATCH_S, min(screen.pacer.wait(True), HOLD_S)) if isinstance(screen, PacedScreen) else BATCH_S
+            delay = max(BATCH_S, min(self.frames.wait(), HOLD_S))
             asyncio.get_running_loop().call_later(delay, self.post_message, AgentEventsPosted(message.take))
         elif events:  # (none: shown already, or the app is closing)
             await self._show(events)
 
-    async def _show_held_events(self) -> None:
+    async def show_held_events(self) -> None:
         """Show the loop's events held back for a frame, before a message it posted after them."""
         if self._sink is not None and (events := self._sink.take()):
             await self._show(events)
@@ -424,19 +492,53 @@ class SessionApp(AttemptsInApp, LongSession):
     async def _show(self, events: list[ev.AgentEvent]) -> None:
         from frogtui.ui.event_view import show_events
 
-        await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended)
+        await show_events(events, self.chat, self.trace, self.status, refresh_git=self.refresh_git, run_ended=self._run_ended,
+                          tool=self._tool)
+
+    def _tool(self, name: str | None) -> None:
+        """The run's call started running tool ``name``, or finished (None)."""
+        self.move(self.run_state.tool_started(name) if name is not None else self.run_state.tool_finished())
 
     @property
     def agent_events_at(self) -> float:
         """When the loop last worked flat out, or started (monotonic; ui/pacing.py)."""
         return self.flat_out.at
 
+    def _loop_hot(self) -> bool:
+        """A run goes and its loop works flat out (or has just started), on the main screen: its
+        frames are paced. Never while a question waits (the loop waits too) or over a modal."""
+        if not self.run_state.busy or self.run_state.asking or not self.screen_stack or self.screen is not self.screen_stack[0]:
+            return False
+        return time.monotonic() - self.flat_out.at < HOT_S
+
     def _run_ended(self, event: ev.RunEnded) -> None:
         from frogtui.ui.event_view import show_run_end
 
-        self.state.last_exit_reason, self.run_ended_at = event.exit_reason, time.monotonic()
+        self.move(self.run_state.run_ended(event.exit_reason))
+        self.frames.hold_for_the_worker()  # one frame shows the end and "ready" (on_worker_state_changed)
         show_run_end(self.chat, event)
         session_view.save_trace(self.session, self.trace)
+
+    async def on_call_previewed(self, message: CallPreviewed) -> None:
+        await self.show_held_events()  # the call's row first
+        self.trace.update(message.call, diff=message.diff)
+
+    async def on_approval_requested(self, message: ApprovalRequested) -> None:
+        if message.future.done():  # answered already (interrupted, the app closing): nobody waits
+            return
+        await self.show_held_events()  # the call's row and line first
+        self.trace.update(message.request.call, status="asking")
+        self.chat.refresh_call(self.trace.entries[message.request.call.id])
+        self.move(self.run_state.asked(True))
+        self.frames.release()  # the question shows at once
+        from frogtui.ui.approval_screen import ApprovalScreen  # with its diff viewer, at the first question
+
+        self.push_screen(ApprovalScreen(message), callback=partial(self._approval_answered, message))
+
+    def _approval_answered(self, message: ApprovalRequested, answer: Any) -> None:
+        if answer is not None and not message.future.done():
+            message.future.set_result(answer)
+        self.move(self.run_state.asked(False))
 
     @work(thread=True, exclusive=True, group="git")
     def refresh_git(self) -> None:
@@ -446,46 +548,16 @@ class SessionApp(AttemptsInApp, LongSession):
         for status in self.query(StatusBar):
             status.git = message.state
 
+    # leaving -------------------------------------------------------------------------------
     def on_unmount(self) -> None:
-        self._on_signals(None)
         self.process_settings.restore()
         # never leave the agent's thread waiting on a question nobody can answer
         self.core.interrupt()
         self.asking.cancel_pending()
 
-    def _on_signals(self, handler: Callable[[int], None] | None) -> None:
-        """Handle ``EXIT_SIGNALS`` with ``handler`` (None: as before). Only the main thread's loop
-        can: elsewhere (an app run in a thread) nothing changes."""
-        if threading.current_thread() is not threading.main_thread():
-            return
-        loop = asyncio.get_running_loop()
-        for number in EXIT_SIGNALS:
-            if handler is None:
-                loop.remove_signal_handler(number)
-            else:
-                loop.add_signal_handler(number, handler, number)
-
-    def _signalled(self, number: int) -> None:
-        """SIGTERM (``kill``, ``timeout``, CI) or SIGHUP (the terminal closed): leave as Ctrl+C twice
-        does, with the shell's status for the signal (128 + its number)."""
-        if number == signal.SIGHUP and terminal_gone(self._had_terminal):
-            self._hung_up = True
-        if self._exiting is None:
-            self._exiting = asyncio.ensure_future(self.shutdown(128 + number))
-
-    def panic(self, *renderables: Any) -> None:
-        """Textual's input thread fails (EIO) when the terminal is closed, maybe before SIGHUP
-        arrives: leave as for SIGHUP (the session saved), not with a traceback nobody can see."""
-        if not self.closing and terminal_gone(self._had_terminal):
-            self._hung_up = True
-            if self._exiting is None:
-                self._exiting = asyncio.ensure_future(self.shutdown(128 + signal.SIGHUP))
-            return
-        super().panic(*renderables)
-
     async def shutdown(self, status: int = 0) -> None:
         """Stop the run, show its last events, save the session, and exit with ``status``."""
-        if self.closing:
+        if self.run_state.closed:
             return
         self.interrupt()
         worker = self._run_worker
@@ -494,12 +566,13 @@ class SessionApp(AttemptsInApp, LongSession):
                 await asyncio.wait_for(worker.wait(), timeout=10)
             except (TimeoutError, WorkerFailed):
                 pass
-        if not self.closing:  # a second way out (a signal during Ctrl+C's wait) found it done
-            await self._show_held_events()
-            self.closing = True
+        if not self.run_state.closed:  # a second way out (a signal during Ctrl+C's wait) found it done
+            await self.show_held_events()
+            self.move(self.run_state.closing())
+            self.frames.release()
             session_view.save_trace(self.session, self.trace)
             self.core.close()
-            if self._hung_up:
+            if self.hung_up:
                 self.process_settings.restore()
                 atexit._run_exitfuncs()  # what a normal exit cleans up (the seccomp filter's folder)
                 os._exit(status)

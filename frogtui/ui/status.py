@@ -1,4 +1,4 @@
-"""The status bar: model and quantisation, the context meter (context used as a bar of the
+"""The status bar: the run state (``run_state.RunState.label``), model and quantisation, the context meter (context used as a bar of the
 conversation's budget, coloured as it nears the hand-off margin, and the session's total tokens
 once a hand-off started a new conversation), tokens/s of the last turn, step n/max, sandbox state,
 git branch and changed files."""
@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from frogtui.ui.run_state import RunState
 
 if TYPE_CHECKING:
     from frogtui.vcs.repository import GitState
@@ -65,7 +67,8 @@ class StatusBar(Widget):
     StatusBar > .status-bar--state { color: $accent; text-style: bold; }
     """
 
-    state: reactive[str] = reactive("starting")
+    run_state: reactive[RunState] = reactive(RunState())
+    """The app's run state (``SessionApp.run_state``): its ``label`` is the bar's first word."""
     model_name: reactive[str] = reactive("")
     context_used: reactive[int] = reactive(0)
     context_size: reactive[int] = reactive(0)
@@ -81,6 +84,11 @@ class StatusBar(Widget):
     """Bash is sandboxed but a piece is missing (no user namespace): shown as ``sandbox weak``."""
     approval_mode: reactive[str] = reactive("policy")
     git: reactive[GitState | None] = reactive(None)
+
+    @property
+    def state(self) -> str:
+        """The run state's word, as drawn."""
+        return self.run_state.label
 
     def render(self) -> Text:
         """The parts that fit, in a fixed order. Wide (about 150 columns): everything in full; at
@@ -109,7 +117,7 @@ class StatusBar(Widget):
         """(priority, text) of each part in display order; higher priority stays longer."""
         label = self.get_component_rich_style("status-bar--label")
         warn = self.get_component_rich_style("status-bar--warn")
-        parts = [(9, Text(self.state, self.get_component_rich_style("status-bar--state")))]
+        parts = [(9, Text(self.run_state.label, self.get_component_rich_style("status-bar--state")))]
         quant = quantisation(self.model_name)
         name = self.model_name or "no model"
         if name.lower().endswith(".gguf"):

@@ -277,7 +277,7 @@ class TraceTable(ScrollView, can_focus=True):
         row = offset.y - HEADER_HEIGHT + int(self.scroll_y)
         return row if row < self.row_count else None
 
-    async def _on_click(self, event: events.Click) -> None:
+    async def on_click(self, event: events.Click) -> None:
         self._set_hover(True)
         row = self._row_under(event)
         if row is None or row < 0:
@@ -289,11 +289,11 @@ class TraceTable(ScrollView, can_focus=True):
         self._scroll_cursor_into_view(animate=True)
         event.stop()
 
-    def _on_mouse_move(self, event: events.MouseMove) -> None:
+    def on_mouse_move(self, event: events.MouseMove) -> None:
         row = self._row_under(event)
         self._set_hover(row is not None, NO_ROW if row is None else row)
 
-    def _on_leave(self, event: events.Leave) -> None:
+    def on_leave(self, event: events.Leave) -> None:
         self._set_hover(False)
 
     # drawing -----------------------------------------------------------------------------

@@ -31,7 +31,7 @@ async def test_review_undo_and_new_task_wait_for_the_session(make_app, monkeypat
         assert sum("once the session has started" in m for m in messages) == 3, messages
         assert len(calls) == 1, "a second prepare started before the first ended"
         release.set()
-        await wait_for(pilot, lambda: app.state.wired, what="the session")
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session")
         await pilot.press("ctrl+z")  # now it answers from the session: a git repository, nothing to undo
         await wait_for(pilot, lambda: any("Nothing (more) to undo" in n.message for n in app._notifications), what="undo's answer")
 

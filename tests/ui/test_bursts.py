@@ -101,7 +101,8 @@ def frames_drawn(monkeypatch) -> list[tuple[float, bool, bool]]:
 
     def timed(screen: Screen) -> None:
         app = screen.app
-        if app.screen_stack and screen is app.screen and (screen._layout_required or screen._dirty_widgets or screen._repaint_required):
+        drawing = not app._batch_count and (screen._layout_required or screen._dirty_widgets or screen._repaint_required)
+        if app.screen_stack and screen is app.screen and drawing:
             frames.append((time.monotonic(), bool(getattr(app, "busy", False)), app.last_exit_reason is not None))
         draw(screen)
 
@@ -146,7 +147,6 @@ async def test_the_persons_message_is_drawn_before_the_loop_starts(make_app, mon
         await wait_for(pilot, lambda: run_over(app), timeout=30, what="the first run")
         await pilot.pause(0.3)
         first, render = len(asked), UserMessage.render
-        app.state.last_exit_reason = None
         shown: list[float] = []  # when a frame first drew the second message
         monkeypatch.setattr(UserMessage, "render", lambda self: shown.append(time.monotonic()) or render(self))
         await submit(pilot, "read it again")
@@ -235,8 +235,13 @@ async def test_keys_during_a_burst_are_handled_at_once(make_app, monkeypatch) ->
     app = make_app(reads(2000), approve="all", limits=Limits(max_steps=2001))
     asked = asks(monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
-        await submit(pilot, "read it")
-        await wait_for(pilot, lambda: len(asked) > 100, timeout=30, what="the burst")
+        await wait_for(pilot, lambda: app.model is not None, what="the model")
+        app.query_one("#prompt").value = "read it"
+        app.post_message(events.Key("enter", None))  # not Pilot's press: it waits for the app to idle, which it does not
+        deadline = time.monotonic() + 30
+        while len(asked) <= 100 and time.monotonic() < deadline:  # (nor Pilot's pause: the run could end before it returns)
+            await asyncio.sleep(0.002)
+        assert len(asked) > 100, "the burst never came"
         prompt = app.query_one("#prompt")
         pressed = time.monotonic()
         app.post_message(events.Key("x", "x"))  # as the terminal's driver does (Pilot's press waits for the app to idle)

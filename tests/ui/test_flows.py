@@ -170,6 +170,14 @@ async def test_a_load_failure_is_shown_with_what_to_do(py_repo: Path, home: Path
         await pilot.press("enter")
         await pilot.pause(0.1)
         assert app.query_one("#prompt").value == "hello"  # the message is kept, not lost
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session")
+        await app.action_new_task()  # a new task does not bring the model back: still nothing runs
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session prepared again")
+        assert app.status.state == "no model"
+        app.query_one("#prompt").value = "hello again"
+        await pilot.press("enter")
+        await pilot.pause(0.1)
+        assert app.query_one("#prompt").value == "hello again" and not app.busy
 
 
 async def test_undo_rewinds_one_action_at_a_time(make_app, py_repo: Path) -> None:
@@ -231,7 +239,7 @@ async def test_outside_a_repository_the_palette_offers_git_init(tmp_path: Path, 
     replay = write_replay(home / "r.jsonl", [turn("", xml_call("Bash", command="echo hi > made.txt")), turn("", answer="done")])
     app = FrogApp(Config(repo=plain, model_spec=f"replay:{replay}", rules_file=rules_file(home)), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.state.wired, what="the session")
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session")
         notices = " ".join(n.render().plain for n in app.query(Notice))
         assert "is not in a git repository" in notices and "Initialise git repository" in notices
         await pilot.press("ctrl+p")
@@ -475,7 +483,7 @@ async def test_the_projects_python_is_named_when_the_session_starts(py_repo: Pat
     replay = write_replay(home / "r.jsonl", [turn("", answer="done")])
     app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", rules_file=rules_file(home)), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.state.wired, what="the session")
+        await wait_for(pilot, lambda: app.run_state.wired, what="the session")
         notices = [n.render().plain for n in app.query(Notice)]
     assert f"Bash's python: {py_repo / '.venv' / 'bin' / 'python'} (the repository's .venv)" in notices, notices
 
