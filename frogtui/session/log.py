@@ -6,6 +6,8 @@ The session core puts a ``SessionLog`` in front of the sink each front end gives
 
 - at start-up (``SessionCore.prepare``): the sandbox, which python Bash runs, the project
   instructions, then ``warning: …`` for each warning (not a git repository included);
+- when the person changes the approval mode (the app's F2, the editor's mode): ``approval mode: …``
+  (``SessionCore.record``);
 - per decision: the audit line (``approval step=… tool=… decision=… by=… rule=… reason=…``);
 - per finished call: ``[step] Tool arguments (seconds exit=N) -> first line of the observation``;
 - per hand-off: ``hand-off: a fresh conversation starts (…)``;

@@ -286,7 +286,10 @@ async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: 
             ("Edit", "deny", "mode", "mode: none"),
         ]
         assert tool_messages(app)[0] == "PermissionError: Bash is not allowed under mode: none"
+        log = app.session.log_path.read_text(encoding="utf-8")
     assert "a - b" in (py_repo / "calc.py").read_text()
+    # the session log says the mode changed, as an editor's mode change is logged (acp/server.py)
+    assert " approval mode: none\n" in log and log.index("approval mode: none") < log.index("approval step=1")
 
 
 async def test_git_status_is_refreshed_only_after_calls_that_can_change_files(make_app, home: Path, monkeypatch) -> None:
