@@ -14,7 +14,7 @@ from frogtui.acp.limits import CHUNK_BYTES, cap_text
 from frogtui.acp.updates import ToolCallView
 from frogtui.agent.project_instructions import without_instructions
 from frogtui.protocol import ToolCall
-from frogtui.tools.observations import classify
+from frogtui.tools.observations import Reading, classify, recorded_readings
 from frogtui.tools.specs import tool_spec
 
 FAILED_KINDS = frozenset({"denied", "interrupted", "error", "not_run"})
@@ -26,6 +26,7 @@ def replay_updates(saved: dict[str, Any], root: str, id_prefix: str = "") -> Ite
     """The updates that show ``saved`` (a trajectory dict) again, in order; tool call ids get
     ``id_prefix`` (an earlier conversation of a handed-off session reuses ids)."""
     views: dict[str, ToolCallView] = {}
+    recorded = _recorded(saved, id_prefix)
     for message in saved.get("messages") or []:
         if not isinstance(message, dict):
             continue
@@ -50,8 +51,21 @@ def replay_updates(saved: dict[str, Any], root: str, id_prefix: str = "") -> Ite
             if view is not None:
                 view.set_output(text)
                 spec = tool_spec(view.call.name)
-                reading = classify(text, command=spec is not None and spec.kind == "execute")
+                reading = recorded.get(view.call.id) or classify(text, command=spec is not None and spec.kind == "execute")
                 yield view.progress("failed" if reading.kind in FAILED_KINDS else "completed")
+
+
+def _recorded(saved: dict[str, Any], id_prefix: str) -> dict[str, Reading]:
+    """How each saved call ended, by call id, as the trajectory recorded it (``{}`` for a session
+    saved before outcomes were, or whose records do not line up with its calls)."""
+    records = [
+        o for step in saved.get("steps") or [] if isinstance(step, dict)
+        for o in step.get("observations") or [] if isinstance(o, dict)
+    ]
+    answers = [m for m in saved.get("messages") or [] if isinstance(m, dict) and m.get("role") == "assistant"]
+    calls = [c for m in answers for c in saved_calls(m, id_prefix)]
+    readings = recorded_readings(records, [c.name for c in calls])
+    return {c.id: r for c, r in zip(calls, readings, strict=True)} if readings is not None else {}
 
 
 def saved_calls(message: dict[str, Any], id_prefix: str = "") -> list[ToolCall]:

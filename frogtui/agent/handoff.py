@@ -33,13 +33,15 @@ Drafting reads only data already in memory: no model, no git (the caller passes 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from frogtui.agent.project_instructions import without_instructions
-from frogtui.tools.observations import classify
+from frogtui.tools.observations import Reading, classify, recorded_readings
 from frogtui.tools.specs import first_line, tool_spec
 
 MAX_CALLS = 40
@@ -85,15 +87,20 @@ def observation_outcome(tool: str, observation: str) -> str:
     """How a call ended, read from its observation (a transcript holds only the text):
     ``ok``, ``exit N``, ``timeout``, ``interrupted``, ``denied``, ``error``, ``not run``."""
     spec = tool_spec(tool)
-    reading = classify(observation, command=spec is not None and spec.kind == "execute")
-    if reading.kind == "exit":
-        return f"exit {reading.exit_code}"
-    return reading.kind.replace("_", " ")
+    return said(classify(observation, command=spec is not None and spec.kind == "execute"))
 
 
-def calls_from_messages(messages: list[dict[str, Any]]) -> list[CallOutcome]:
-    """Every tool call of a Leaf transcript with its outcome, in order."""
-    observations = {m.get("tool_call_id"): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
+def said(reading: Reading) -> str:
+    """How a call ended, in the hand-off's words: ``ok``, ``exit 1``, ``not run``…"""
+    return f"exit {reading.exit_code}" if reading.kind == "exit" else reading.kind.replace("_", " ")
+
+
+def calls_from_messages(messages: list[dict[str, Any]], observations: Sequence[Mapping[str, Any]] | None = None) -> list[CallOutcome]:
+    """Every tool call of a Leaf transcript with its outcome, in order: as ``observations`` (the
+    trajectory's records of the same calls, in order) say it ended, when they line up with the
+    transcript's calls one for one, tool by tool and each with its outcome; else read from the
+    observation's text (a session saved before outcomes were recorded)."""
+    texts = {m.get("tool_call_id"): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
     outcomes: list[CallOutcome] = []
     step = 0
     for message in messages:
@@ -109,8 +116,11 @@ def calls_from_messages(messages: list[dict[str, Any]]) -> list[CallOutcome]:
                 arguments = {}
             if not isinstance(arguments, dict):
                 arguments = {}
-            observation = observations.get(call.get("id"), "")
+            observation = texts.get(call.get("id"), "")
             outcomes.append(CallOutcome(step, tool, call_summary(tool, arguments), observation_outcome(tool, observation)))
+    readings = recorded_readings(observations or (), [c.tool for c in outcomes])
+    if readings is not None:
+        outcomes = [dataclasses.replace(c, outcome=said(r)) for c, r in zip(outcomes, readings, strict=True)]
     return outcomes
 
 
@@ -156,11 +166,20 @@ ENDINGS = {
 }
 
 
-def draft_handoff(messages: list[dict[str, Any]], *, patch: str = "", ended: str = "max_context_len", task: str | None = None) -> str:
+def draft_handoff(
+    messages: list[dict[str, Any]],
+    *,
+    patch: str = "",
+    ended: str = "max_context_len",
+    task: str | None = None,
+    observations: Sequence[Mapping[str, Any]] | None = None,
+) -> str:
     """The hand-off for a Leaf transcript (``messages``: system, user, assistant, tool…).
 
     Args:
         messages: the earlier conversation, as the loop holds it.
+        observations: the trajectory's records of its calls, in order (how each ended, as data);
+            without them, or when they do not line up, each call's outcome is read from its text.
         patch: the session's diff so far (``git diff`` of its changes), for the files changed.
         ended: why the earlier conversation ended (an exit reason, or ``requested``).
         task: the original task, when the transcript's first user message is itself a hand-off.
@@ -175,7 +194,7 @@ def draft_handoff(messages: list[dict[str, Any]], *, patch: str = "", ended: str
     files = changed_files(patch)
     parts += ["", "## Files changed so far"]
     parts += [f"- {path} (+{added} -{removed})" for path, added, removed in files] or ["- none"]
-    calls = calls_from_messages(messages)
+    calls = calls_from_messages(messages, observations)
     shown = calls[-MAX_CALLS:]
     heading = f"## Calls made (last {len(shown)} of {len(calls)})" if len(shown) < len(calls) else f"## Calls made ({len(calls)})"
     parts += ["", heading]

@@ -354,7 +354,8 @@ class SessionCore:
         if self.agent is None:
             raise RuntimeError("start() comes before draft_handoff()")
         why = ended or (self.last_result.exit_reason if self.last_result is not None else "requested")
-        return draft_handoff(self.agent.messages, patch=self.patch(), ended=why, task=self._task or None)
+        recorded = [o for step in self.agent.trajectory.steps for o in step.observations]  # each call's outcome, as data
+        return draft_handoff(self.agent.messages, patch=self.patch(), ended=why, task=self._task or None, observations=recorded)
 
     def hand_off(self, text: str) -> RunResult:
         """Start a fresh conversation whose first user message is ``text`` (blocking): a new run

@@ -276,3 +276,22 @@ async def test_a_rules_justification_reaches_the_editors_person(py_repo: Path, t
     asked, _options = client.permissions[0]
     text = " ".join(c.content.text for c in asked.content if c.type == "content")
     assert "frogtui asks because of `Bash: git log *`" in text and "why: the log names customers" in text
+
+
+async def test_load_shows_each_call_as_it_ended_not_as_its_text_reads(py_repo: Path, tmp_path: Path) -> None:
+    # a Glob whose first match is named like an error: read from its text alone, it looks denied
+    (py_repo / "PermissionErrorHandler.java").write_text("class PermissionErrorHandler {}\n")
+    first = write_replay(tmp_path / "first.jsonl", [turn("Find.", xml_call("Glob", pattern="*.java")), turn("ok", answer="found")])
+    client = ScriptedClient()
+    async with acp_agent(client, "--model", f"replay:{first}", cwd=py_repo, stderr=tmp_path / "stderr1") as conn:
+        new = await conn.new_session(cwd=str(py_repo))
+        await conn.prompt(session_id=new.session_id, prompt=[text_block("find the handler")])
+    live = client.of("tool_call")[0]
+    assert client.final_status(live.tool_call_id) == "completed"
+
+    reloaded = ScriptedClient()
+    later = write_replay(tmp_path / "later.jsonl", [turn("", answer="-")])
+    async with acp_agent(reloaded, "--model", f"replay:{later}", cwd=py_repo, stderr=tmp_path / "stderr2") as conn:
+        await asyncio.wait_for(conn.load_session(cwd=str(py_repo), session_id=new.session_id), 30)
+    call = reloaded.of("tool_call")[0]
+    assert call.title.startswith("Glob") and reloaded.final_status(call.tool_call_id) == "completed"

@@ -102,3 +102,18 @@ def test_only_the_last_calls_are_listed_in_a_long_conversation() -> None:
     text = draft_handoff(messages)
     assert "## Calls made (last 40 of 100)\n- step 61: Read f60.py -> ok\n" in text
     assert "f59.py" not in text
+
+
+def test_each_call_ends_as_its_recorded_outcome_says_not_as_its_text_reads(py_repo: Path, tmp_path: Path) -> None:
+    # a Glob whose first match is named like an error: its text alone reads as a denial
+    (py_repo / "PermissionErrorHandler.java").write_text("class PermissionErrorHandler {}\n")
+    turns = [turn("Find.", xml_call("Glob", pattern="*.java")), turn("Done.", answer="found it")]
+    agent, _ = make_agent(py_repo, tmp_path, turns)
+    agent.run("find the handler")
+    assert observation_outcome("Glob", "PermissionErrorHandler.java") == "denied", "what the text alone says"
+    observations = [o for step in agent.trajectory.steps for o in step.observations]
+    text = draft_handoff(agent.messages, observations=observations)
+    assert "- step 1: Glob *.java -> ok\n" in text
+    # a transcript saved before outcomes were recorded (or one that does not line up) is read from its text
+    assert "- step 1: Glob *.java -> denied\n" in draft_handoff(agent.messages)
+    assert "- step 1: Glob *.java -> denied\n" in draft_handoff(agent.messages, observations=[{"tool": "Read", "outcome": "ok"}])
