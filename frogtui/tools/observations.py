@@ -212,7 +212,7 @@ def classify(observation: str, *, command: bool) -> Reading:
     head = observation.lstrip()
     if head.startswith(_EDITED_NOTE):
         head = head.partition("\n")[2]
-    if head.startswith(("The user denied", "PermissionError")):
+    if head.startswith(("The user denied", "PermissionError: ")):
         return Reading("denied")
     if head.startswith(INTERRUPTED):
         return Reading("interrupted")

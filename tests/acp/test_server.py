@@ -279,8 +279,8 @@ async def test_a_rules_justification_reaches_the_editors_person(py_repo: Path, t
 
 
 async def test_load_shows_each_call_as_it_ended_not_as_its_text_reads(py_repo: Path, tmp_path: Path) -> None:
-    # a Glob whose first match is named like an error: read from its text alone, it looks denied
-    (py_repo / "PermissionErrorHandler.java").write_text("class PermissionErrorHandler {}\n")
+    # a Glob whose first match is named like a denial: read from its text alone, it looks denied
+    (py_repo / "PermissionError: notes.java").write_text("class Notes {}\n")
     first = write_replay(tmp_path / "first.jsonl", [turn("Find.", xml_call("Glob", pattern="*.java")), turn("ok", answer="found")])
     client = ScriptedClient()
     async with acp_agent(client, "--model", f"replay:{first}", cwd=py_repo, stderr=tmp_path / "stderr1") as conn:

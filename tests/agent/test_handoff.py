@@ -105,12 +105,13 @@ def test_only_the_last_calls_are_listed_in_a_long_conversation() -> None:
 
 
 def test_each_call_ends_as_its_recorded_outcome_says_not_as_its_text_reads(py_repo: Path, tmp_path: Path) -> None:
-    # a Glob whose first match is named like an error: its text alone reads as a denial
-    (py_repo / "PermissionErrorHandler.java").write_text("class PermissionErrorHandler {}\n")
+    # a Glob whose first match is named like a denial: its text alone reads as one
+    (py_repo / "PermissionError: notes.java").write_text("class Notes {}\n")
+    assert observation_outcome("Glob", "PermissionErrorHandler.java") == "ok"
     turns = [turn("Find.", xml_call("Glob", pattern="*.java")), turn("Done.", answer="found it")]
     agent, _ = make_agent(py_repo, tmp_path, turns)
     agent.run("find the handler")
-    assert observation_outcome("Glob", "PermissionErrorHandler.java") == "denied", "what the text alone says"
+    assert observation_outcome("Glob", "PermissionError: notes.java") == "denied", "what the text alone says"
     observations = [o for step in agent.trajectory.steps for o in step.observations]
     text = draft_handoff(agent.messages, observations=observations)
     assert "- step 1: Glob *.java -> ok\n" in text
