@@ -59,7 +59,9 @@ def test_expanded_trace(make_app, snap_compare) -> None:
         table = app.query_one("#trace-table")
         table.focus()
         table.move_cursor(row=1)
+        await wait_for(pilot, lambda: app.focused is table, what="the table focused")  # else Enter may reach the prompt
         await pilot.press("enter")
+        await wait_for(pilot, lambda: app.trace.expanded and table.outer_size.height == 8, what="the detail expanded, laid out")
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
