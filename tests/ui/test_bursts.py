@@ -95,7 +95,8 @@ async def test_events_are_taken_at_once_when_the_loop_is_quiet_or_its_run_ended(
 
 
 def frames_drawn(monkeypatch) -> list[tuple[float, bool, bool]]:
-    """(when, the app busy, the run's end shown) for each frame Textual draws of the current screen."""
+    """(when, the app busy, the run's end shown) for each frame Textual draws of the current screen.
+    Call it before the app runs: a screen's update timer holds the method it had when it was made."""
     frames: list[tuple[float, bool, bool]] = []
     draw = Screen._on_timer_update
 
@@ -180,9 +181,10 @@ async def test_the_runs_end_is_drawn_once_with_ready(make_app, monkeypatch) -> N
     """A frame drawn between the run's end shown and its worker's last save showed the answer
     with "working", then another frame "ready": one frame, and the save's GIL, wasted."""
     app = one_read_with_a_slow_last_save(make_app, monkeypatch, 0.15)  # a long session's whole trajectory
+    frames = frames_drawn(monkeypatch)  # before the screen's update timer binds its callback
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model is not None, what="the model")
-        frames = frames_drawn(monkeypatch)
+        frames.clear()
         await submit(pilot, "read it")
         await wait_for(pilot, lambda: run_over(app), timeout=30, what="the run")
         await pilot.pause(0.1)
@@ -265,9 +267,10 @@ async def test_the_runs_end_waits_for_the_worker_at_most_max_wait(make_app, monk
     from frogtui.ui.pacing import MAX_WAIT_S
 
     app = one_read_with_a_slow_last_save(make_app, monkeypatch, 1.0)
+    frames = frames_drawn(monkeypatch)  # before the screen's update timer binds its callback
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.model is not None, what="the model")
-        frames = frames_drawn(monkeypatch)
+        frames.clear()
         await submit(pilot, "read it")
         await wait_for(pilot, lambda: app.last_exit_reason is not None, timeout=30, what="the run's end shown")
         shown = time.monotonic()
