@@ -15,7 +15,7 @@ from frogtui.acp.updates import ToolCallView
 from frogtui.agent.project_instructions import without_instructions
 from frogtui.protocol import ToolCall
 from frogtui.tools.observations import Reading, classify, recorded_readings
-from frogtui.tools.specs import tool_spec
+from frogtui.tools.specs import runs_commands
 
 FAILED_KINDS = frozenset({"denied", "interrupted", "error", "not_run"})
 """How a saved call ended when the editor shows it as failed; a command that exited non-zero or
@@ -50,8 +50,7 @@ def replay_updates(saved: dict[str, Any], root: str, id_prefix: str = "") -> Ite
             view = views.pop(id_prefix + str(message.get("tool_call_id")), None)
             if view is not None:
                 view.set_output(text)
-                spec = tool_spec(view.call.name)
-                reading = recorded.get(view.call.id) or classify(text, command=spec is not None and spec.kind == "execute")
+                reading = recorded.get(view.call.id) or classify(text, command=runs_commands(view.call.name))
                 yield view.progress("failed" if reading.kind in FAILED_KINDS else "completed")
 
 

@@ -42,7 +42,7 @@ from typing import Any
 
 from frogtui.agent.project_instructions import without_instructions
 from frogtui.tools.observations import Reading, classify, recorded_readings
-from frogtui.tools.specs import first_line, tool_spec
+from frogtui.tools.specs import first_line, runs_commands, tool_spec
 
 MAX_CALLS = 40
 """Calls listed in the hand-off (the most recent ones)."""
@@ -86,8 +86,7 @@ def call_summary(tool: str, arguments: dict[str, Any]) -> str:
 def observation_outcome(tool: str, observation: str) -> str:
     """How a call ended, read from its observation (a transcript holds only the text):
     ``ok``, ``exit N``, ``timeout``, ``interrupted``, ``denied``, ``error``, ``not run``."""
-    spec = tool_spec(tool)
-    return said(classify(observation, command=spec is not None and spec.kind == "execute"))
+    return said(classify(observation, command=runs_commands(tool)))
 
 
 def said(reading: Reading) -> str:

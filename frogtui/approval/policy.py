@@ -23,7 +23,6 @@ from frogtui.approval.rules import (
     RuleSet,
     command_matches,
     path_matches,
-    runs_commands,
     stricter_default,
 )
 from frogtui.approval.shell import (
@@ -36,7 +35,7 @@ from frogtui.approval.shell import (
     git_subcommand,
     program_name,
 )
-from frogtui.tools.specs import BASH, READ, WRITE, tool_spec
+from frogtui.tools.specs import BASH, READ, WRITE, runs_commands, tool_spec
 
 RISKY_VARIABLES = (
     "PATH", "LD_*", "DYLD_*", "BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "SHELLOPTS", "BASHOPTS", "GIT_*",

@@ -41,7 +41,7 @@ from typing import Any
 
 from frogtui.approval.decision import KINDS, STRICTNESS, Kind, stricter_kind
 from frogtui.errors import ConfigError
-from frogtui.tools.specs import TOOL_SPECS, tool_spec
+from frogtui.tools.specs import TOOL_SPECS, runs_commands
 
 TOOLS = tuple(spec.name for spec in TOOL_SPECS)
 """The tool names a rules file may use: the tools' own (``tools.specs``)."""
@@ -177,12 +177,6 @@ def parse_rules(text: str, source: str) -> RuleFile:
                 raise ConfigError(f"{source}: [sandbox] {key} must be a list of non-empty strings")
             sandbox[key] = tuple(sandbox[key])
     return RuleFile(source=source, tools=tools, rules=rules, sandbox=dict(sandbox), read_only=bash.get("read_only"))
-
-
-def runs_commands(tool: object) -> bool:
-    """Whether ``tool`` runs commands (its rules match a command's words, not paths)."""
-    spec = tool_spec(tool) if isinstance(tool, str) else None
-    return spec is not None and spec.kind == "execute"
 
 
 def _table(value: Any, source: str, name: str) -> dict[str, Any]:

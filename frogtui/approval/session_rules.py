@@ -7,7 +7,7 @@ import re
 
 from frogtui.approval.decision import Decision
 from frogtui.approval.facts import Action, PathFact
-from frogtui.approval.rules import Rule, runs_commands
+from frogtui.approval.rules import Rule
 from frogtui.approval.shell import (
     AFTER_FIRST_OPERAND,
     ALL_OPERANDS,
@@ -16,7 +16,7 @@ from frogtui.approval.shell import (
     is_script_runner,
     program_name,
 )
-from frogtui.tools.specs import READ, WRITE
+from frogtui.tools.specs import READ, WRITE, runs_commands
 
 SUBCOMMAND_PROGRAMS = frozenset(
     {"git", "npm", "pnpm", "yarn", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl",

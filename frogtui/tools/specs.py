@@ -270,6 +270,13 @@ def tool_spec(name: str) -> ToolSpec | None:
     return SPECS.get(name)
 
 
+def runs_commands(tool: object) -> bool:
+    """Whether the tool called ``tool`` runs commands (its spec's kind is ``execute``): its rules
+    match a command's words, its observation starts with an exit code, the modal edits its command."""
+    spec = tool_spec(tool) if isinstance(tool, str) else None
+    return spec is not None and spec.kind == "execute"
+
+
 def short_arguments(call: ToolCall, width: int) -> str:
     """What a call does (its command, file or pattern), on one line, cut to ``width`` characters:
     what the trace and the tool lines show of it."""

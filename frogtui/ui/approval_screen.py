@@ -118,10 +118,9 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
     @property
     def is_bash(self) -> bool:
         """The call runs a command (its spec's kind is ``execute``): shown as the command, editable."""
-        from frogtui.tools.specs import tool_spec
+        from frogtui.tools.specs import runs_commands
 
-        spec = tool_spec(self.call.name)
-        return spec is not None and spec.kind == "execute"
+        return runs_commands(self.call.name)
 
     def compose(self) -> ComposeResult:
         request = self.asked.request
