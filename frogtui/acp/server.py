@@ -186,7 +186,7 @@ class FrogAgent:
         if mode not in MODES:
             raise _invalid(f"unknown approval mode {mode!r}: use {', '.join(MODES)}")
         acp_session.approver.mode = mode
-        acp_session.core.record(f"approval mode: {mode}")
+        acp_session.core.mode_changed(mode)
         if mode == "all":
             acp_session.unshown.append(f"approval mode all: {MODE_TEXT['all'][1]}.")
 

@@ -256,9 +256,12 @@ class SessionCore:
         return Gate(self.policy, ask=ask, show=show, mode=mode or self.config.approve)
 
     def record(self, line: str) -> None:
-        """A line in the session log for what the front end did (the editor cancelled, the mode
-        changed)."""
+        """A line in the session log for what the front end did (the editor cancelled)."""
         self.log.line(line)
+
+    def mode_changed(self, mode: ApprovalMode) -> None:
+        """The person changed the approval mode (the app's F2, the editor's mode): one log line."""
+        self.log.line(f"approval mode: {mode}")
 
     def load_model(self, report: Callable[[str], None] | None = None) -> Model:
         """The model, loaded on the first call (blocking; ``report`` gets the progress lines).

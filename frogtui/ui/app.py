@@ -195,7 +195,7 @@ class FrogApp(SessionApp):
         self.approval_mode = APPROVAL_MODES[(APPROVAL_MODES.index(self.approval_mode) + 1) % len(APPROVAL_MODES)]
         if self.approver is not None:  # the session is wired: its gate answers under the new mode
             self.approver.mode = self.approval_mode
-            self.core.record(f"approval mode: {self.approval_mode}")  # (before, on_session_wired says it)
+            self.core.mode_changed(self.approval_mode)  # (before, on_session_wired says it)
         self.status.approval_mode = self.approval_mode
         text, severity, seconds = commands.mode_notice(self.approval_mode)
         self.notify(text, severity=severity, timeout=seconds)  # type: ignore[arg-type]

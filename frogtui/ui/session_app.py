@@ -326,7 +326,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         self.asking.sandboxed = self.core.sandboxed
         self.approver = self.core.gate(self.approval_mode, ask=self.asking.ask, show=self.asking.show)
         if self.approval_mode != self.config.approve:  # changed (F2) before the session was wired, or a new task's
-            self.core.record(f"approval mode: {self.approval_mode}")
+            self.core.mode_changed(self.approval_mode)
         self.status.sandbox = self.asking.sandboxed
         self.status.sandbox_weak = self.core.sandbox_weak
         for note in message.notes:  # the warnings, which python Bash runs, AGENTS.md
