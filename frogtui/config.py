@@ -25,7 +25,7 @@ DEFAULT_MODEL_SPEC = "hf:bartowski/microsoft_FrogNano-4B-2609-GGUF:Q4_K_M"
 SETTINGS_HELP = (
     "Settings without a flag live in $XDG_CONFIG_HOME/frogtui/config.toml (~/.config/frogtui/config.toml): "
     "model, theme, commit_trailer, project_instructions (give the repository's AGENTS.md to the model; default true), "
-    "[limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold, "
+    "[limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold/repeat_text, "
     "[sampling] temperature/top_p/top_k/min_p/repeat_penalty/seed, [llama] n_ctx/n_gpu_layers/flash_attn/"
     "cache_type_k/cache_type_v/n_threads/n_threads_batch/n_batch/prompt_mode/checkpoints/extra_buffers. Approval rules: rules.toml there "
     "and .frogtui.toml in the repository (docs/APPROVALS.md)."
@@ -116,6 +116,10 @@ class Limits:
     repeat_threshold: int = 3
     """The Nth identical call in a row (or the Nth try of a call that failed N-1 times) is a
     repeat: asked about even when a rule allows it, denied headless under ``--approve policy``."""
+    repeat_text: int = 8
+    """A turn whose text ends in the same piece (a line, a sentence) written this many times in a
+    row is ended, and the model is told why (``agent/runaway.py``; a short piece needs more
+    copies); 0 turns it off."""
 
 
 ApprovalMode = Literal["policy", "all", "none"]

@@ -163,6 +163,7 @@ def run_task(
         if commit:  # before the model closes: it drafts the message
             commit_failed = not core.commit(model, exit_reason=result.exit_reason, out=stderr)
     except KeyboardInterrupt:
+        sink.clear_progress()
         print("frogtui: stopped", file=stderr)
         return 1
     finally:

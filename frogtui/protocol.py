@@ -60,7 +60,8 @@ class Usage:
 class TurnEnd:
     """The last item a model yields for a turn."""
 
-    finish_reason: Literal["stop", "length", "cancelled"]
+    finish_reason: Literal["stop", "length", "cancelled", "repeat_text"]
+    """``repeat_text``: the loop ended the turn, its text repeating (``agent/runaway.py``)."""
     usage: Usage = field(default_factory=Usage)
 
 

@@ -1,6 +1,8 @@
-"""``frogtui run``'s progress line: while the model works on a turn, at most once a second, one line
-on stderr with the step, the tokens generated so far in the turn and their rate, so that a long
-turn on a CPU (8,192 tokens at a few tokens a second) is not minutes of silence.
+"""``frogtui run``'s progress line: while the model works on a turn, at most once a second, the
+step, the tokens generated so far in the turn, their rate and the last words written, so that a
+long turn on a CPU (8,192 tokens at a few tokens a second) is not minutes of silence, and a turn
+going round in circles is seen. On a terminal it is one line rewritten in place (``TraceSink``);
+elsewhere (a pipe, a file, CI) one line a second.
 
 The tokens are counted where they come from: ``CountingModel`` wraps the run's model and counts
 each text piece its ``stream_turn`` yields (one token for llama.cpp and for a server's stream, one
@@ -10,15 +12,20 @@ a turn shorter than that prints nothing.
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from frogtui.protocol import Model, ModelItem
+from frogtui.terminal_text import without_controls
 
 INTERVAL_S = 1.0
 """At most one progress line in this many seconds."""
+LAST_WORDS = 60
+"""Characters of the turn's latest text the line shows (cut at a word)."""
+_SPACE = re.compile(r"\s+")
 
 
 class ProgressLine:
@@ -41,6 +48,8 @@ class ProgressLine:
         self._first: float | None = None
         """When its first token came."""
         self._tokens = 0
+        self._tail = ""
+        """The turn's latest text, whitespace runs as one space, without controls."""
         self._last_line = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -48,18 +57,28 @@ class ProgressLine:
     # fed by the loop's events and the model -----------------------------------------------
     def turn_started(self, step: int) -> None:
         with self._lock:
-            self._step, self._started, self._first, self._tokens = step, self.clock(), None, 0
+            self._step, self._started, self._first, self._tokens, self._tail = step, self.clock(), None, 0, ""
             self._last_line = self._started
 
     def turn_ended(self) -> None:
         with self._lock:
             self._started = None
 
-    def token(self) -> None:
+    def token(self, text: str = "") -> None:
         with self._lock:
             self._tokens += 1
             if self._first is None:
                 self._first = self.clock()
+            if text:
+                self._tail = _SPACE.sub(" ", self._tail + without_controls(text, keep_lines=True))[-4 * LAST_WORDS:]
+
+    def last_words(self) -> str:
+        """The end of the turn's text so far, at most ``LAST_WORDS`` characters from a word's start."""
+        tail = self._tail.strip()
+        if len(tail) > LAST_WORDS:
+            cut = tail[-LAST_WORDS:]
+            tail = "…" + (cut.split(" ", 1)[1] if " " in cut[:-1] else cut)
+        return tail
 
     # the line ------------------------------------------------------------------------------
     def due(self) -> str | None:
@@ -75,7 +94,8 @@ class ProgressLine:
                 return f"frogtui: step {self._step}: reading the prompt ({elapsed:.0f}s)"
             generating = now - self._first
             rate = f", {(self._tokens - 1) / generating:.1f} tok/s" if self._tokens > 1 and generating > 0 else ""
-            return f"frogtui: step {self._step}: {self._tokens:,} tokens so far{rate} ({elapsed:.0f}s)"
+            words = self.last_words()
+            return f"frogtui: step {self._step}: {self._tokens:,} tokens so far{rate} ({elapsed:.0f}s)" + (f": {words}" if words else "")
 
     def tick(self) -> None:
         """Print the line when one is due."""
@@ -109,7 +129,7 @@ class CountingModel:
     def stream_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], **kwargs: Any) -> Iterator[ModelItem]:
         for item in self.model.stream_turn(messages, tools, **kwargs):
             if isinstance(item, str):
-                self.progress.token()
+                self.progress.token(item)
             yield item
 
     def close(self) -> None:

@@ -4,6 +4,7 @@ the model works (``run_progress``), and at the end the run's one-line summary; `
 starts a session core with it."""
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from typing import TextIO
@@ -12,7 +13,7 @@ from frogtui.agent import events as ev
 from frogtui.agent.loop import Agent
 from frogtui.run_progress import ProgressLine
 from frogtui.session.core import SessionCore
-from frogtui.session.log import ended_line, finished_line, handoff_line, summary_line
+from frogtui.session.log import ended_line, finished_line, handoff_line, repeated_line, summary_line
 
 
 class TraceSink:
@@ -29,28 +30,71 @@ class TraceSink:
     def __init__(self, stream: TextIO, summary: Callable[[], str] | None = None) -> None:
         self.stream = stream
         self.summary = summary
-        self.progress = ProgressLine(self.write)
+        self.progress = ProgressLine(self.progress_line)
         """The line printed while the model works (``run_progress``); it prints only once started."""
         self._lock = threading.Lock()
+        self._status = False
+        """Whether the progress line stands on the terminal, unfinished (``progress_line``)."""
 
     def write(self, text: str) -> None:
-        """One whole line on the stream (the progress thread writes too: lines never interleave)."""
+        """One whole line on the stream (the progress thread writes too: lines never interleave);
+        a progress line standing on the terminal is wiped first."""
         with self._lock:
-            try:
-                self.stream.write(text + "\n")
-                self.stream.flush()
-            except OSError:  # the terminal went away (closed: EIO; a closed pipe): the run goes on, the session log keeps the line
-                pass
+            self._write(("\r\x1b[K" if self._status else "", text + "\n"))
+            self._status = False
+
+    def progress_line(self, text: str) -> None:
+        """The progress line: on a terminal written in place (the last one replaced, cut to the
+        terminal's width so that it never wraps), elsewhere a line of its own."""
+        width = self._terminal_width()
+        if width is None:
+            self.write(text)
+            return
+        with self._lock:
+            self._write(("\r\x1b[K", text if len(text) < width else text[: width - 2] + "…"))
+            self._status = True
+
+    def clear_progress(self) -> None:
+        """Wipe a progress line standing on the terminal (the model stopped working)."""
+        with self._lock:
+            if self._status:
+                self._write(("\r\x1b[K", ""))
+                self._status = False
+
+    def _write(self, parts: tuple[str, str]) -> None:
+        """``parts``: the terminal's own control sequence (written as it is) and text (written
+        through the stream, which drops what the model wrote of controls)."""
+        control, text = parts
+        try:
+            if control:
+                raw = getattr(self.stream, "stream", self.stream)  # past ControlFreeStream: only frogtui's own sequence
+                raw.write(control)
+            self.stream.write(text)
+            self.stream.flush()
+        except OSError:  # the terminal went away (closed: EIO; a closed pipe): the run goes on, the session log keeps the line
+            pass
+
+    def _terminal_width(self) -> int | None:
+        """The terminal's width when the stream is one, else None."""
+        try:
+            if not self.stream.isatty():
+                return None
+            return os.get_terminal_size(self.stream.fileno()).columns or 80  # a terminal that says no size
+        except (AttributeError, OSError, ValueError):
+            return None
 
     def emit(self, event: ev.AgentEvent) -> None:
         if isinstance(event, ev.StepStarted):
             self.progress.turn_started(event.step)
         elif isinstance(event, (ev.AssistantTurnEnded, ev.RunEnded)):
             self.progress.turn_ended()
+            self.clear_progress()
         if isinstance(event, ev.HandedOff):
             self.write(handoff_line(event))
         elif isinstance(event, ev.ToolFinished):
             self.write(finished_line(event))
+        elif isinstance(event, ev.TextRepeated):
+            self.write(repeated_line(event))
         elif isinstance(event, ev.ApprovalAnswered):
             a = event.approval
             repeat = f" [repeat: {event.repeat}]" if event.repeat else ""

@@ -286,3 +286,39 @@ def test_ctrl_c_sigterm_or_sighup_during_attempts_removes_the_worktrees_and_leav
     assert "frogtui-attempt" not in git(person_repo, "worktree", "list", "--porcelain")
     _, record = parent_record()
     assert record["picked"] is None and [r["exit_reason"] for r in record["results"]] == ["stopped", "stopped"]
+
+
+def project_venv(repo: Path) -> Path:
+    """An ignored ``.venv`` in ``repo`` (the system's site-packages too, for pytest) holding a module
+    ``onlyhere`` that nothing else has, and a test that imports it."""
+    venv = repo / ".venv"
+    subprocess.run([sys.base_prefix + "/bin/python3", "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    (site,) = list(venv.glob("lib/python*/site-packages"))
+    (site / "onlyhere.py").write_text("VALUE = 5\n")
+    (repo / ".gitignore").write_text(".venv/\n")
+    test = "from calc import add\nfrom onlyhere import VALUE\n\n\ndef test_add():\n    assert add(2, 3) == VALUE\n"
+    (repo / "test_calc.py").write_text(test)
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "uses onlyhere")
+    return venv
+
+
+@pytest.mark.parametrize("sandboxed", [False, pytest.param(True, marks=needs_bwrap)])
+def test_each_attempt_runs_in_the_projects_venv_read_only_and_the_table_says_which_python(
+    py_repo: Path, tmp_path: Path, sandboxed: bool
+) -> None:
+    venv = project_venv(py_repo)
+    if not sandboxed:
+        rules = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "rules.toml"
+        rules.parent.mkdir(parents=True, exist_ok=True)
+        rules.write_text('[sandbox]\nbash = "none"\n')
+    # sandboxed, the check also proves the project's .venv is read-only to the attempt
+    check = f"{CHECK} && ! touch {venv}/written 2>/dev/null" if sandboxed else CHECK
+    replay = write_replay(tmp_path / "r.jsonl", fix_turns("a + b", "a * b"))
+    proc = frogtui("run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all",
+                   "--attempts", "2", "--check", check)
+    assert "ModuleNotFoundError" not in proc.stderr, proc.stderr
+    assert "[attempt 1] check passed" in proc.stderr and "[attempt 2] check failed" in proc.stderr, proc.stderr
+    assert proc.returncode == 0
+    assert f"python: {venv}/bin/python (the repository's .venv" in proc.stderr
+    assert not (venv / "written").exists()

@@ -3,13 +3,17 @@ control sequence (issue 23, build item 8), a progress line while the model works
 item 5), and SIGTERM / SIGHUP end a run as Ctrl+C does (issue 24, build item 2)."""
 from __future__ import annotations
 
+import fcntl
 import io
 import json
 import os
 import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -113,7 +117,7 @@ def test_a_progress_line_on_stderr_at_most_once_a_second_while_the_model_works(p
     for (a, _), (b, _) in zip(progress, progress[1:], strict=False):
         assert b - a >= 0.9, "at most once a second (the fake clock test pins it exactly)"
     for _, text in progress:
-        assert re.fullmatch(r"frogtui: step 1: (reading the prompt|[\d,]+ tokens so far(, [\d.]+ tok/s)?) \(\d+s\)\n", text), text
+        assert re.fullmatch(r"frogtui: step 1: (reading the prompt|[\d,]+ tokens so far(, [\d.]+ tok/s)?) \(\d+s\)(: .+)?\n", text), text
     assert any("tokens so far" in text and "tok/s" in text for _, text in progress), progress
     assert err.getvalue().index("frogtui: step 1:") < err.getvalue().index("[1] Read calc.py")
 
@@ -138,10 +142,14 @@ def test_the_progress_line_counts_tokens_and_their_rate_by_the_clock() -> None:
     progress.tick()
     progress.tick()
     assert lines[1:] == ["frogtui: step 3: 21 tokens so far, 10.0 tok/s (4s)"], "once, however often it looks"
+    progress.token("  the last\n words  written ")
+    now[0] = 105.0
+    progress.tick()
+    assert lines[2] == "frogtui: step 3: 22 tokens so far, 7.0 tok/s (5s): the last words written", "the last words, spaces as one"
     progress.turn_ended()
     now[0] = 110.0
     progress.tick()
-    assert len(lines) == 2, "the model is not working: no line"
+    assert len(lines) == 3, "the model is not working: no line"
 
 
 def test_a_closed_terminal_ends_the_run_cleanly_with_its_records(py_repo: Path, tmp_path: Path) -> None:
@@ -168,3 +176,37 @@ def test_a_closed_terminal_ends_the_run_cleanly_with_its_records(py_repo: Path, 
     (session,) = _session_folders()
     assert json.loads((session / "trajectory.json").read_text())["exit_reason"] == "cancelled"
     assert (session / "replay.jsonl").read_text().strip()
+
+
+def test_on_a_terminal_the_progress_line_is_rewritten_in_place_with_the_last_words() -> None:
+    from frogtui.run_trace import TraceSink
+    from frogtui.terminal_text import ControlFreeStream
+
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 200, 0, 0))
+    try:
+        terminal = open(slave, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+        sink = TraceSink(ControlFreeStream(terminal))
+        now = [0.0]
+        sink.progress.clock = lambda: now[0]
+        sink.progress.turn_started(1)
+        for i, piece in enumerate(["I will", " repeat\x1b[2J", " myself.\n"] * 20):
+            now[0] = 1 + i / 10
+            sink.progress.token(piece)
+            sink.progress.tick()
+        sink.write("[1] Read calc.py")
+        terminal.close()
+        chunks = b""
+        while select.select([master], [], [], 0.2)[0]:
+            chunks += os.read(master, 65536)
+        written = chunks.decode()
+    finally:
+        os.close(master)
+        os.close(slave)
+    lines = written.replace("\r\n", "\n").split("\n")
+    assert lines[-1] == "", written
+    shown = lines[0].split("\r\x1b[K")
+    assert len(shown) >= 4 and shown[0] == "", "each progress line replaces the last, none ends a line"
+    assert shown[-1] == "[1] Read calc.py", "the next trace line wipes it first"
+    assert re.fullmatch(r"frogtui: step 1: [\d,]+ tokens so far, [\d.]+ tok/s \(\d+s\): ….*repeat\[2J myself\.", shown[-2]), shown[-2]
+    assert "\x1b[2J" not in written, "what the model wrote reaches the terminal without its controls"

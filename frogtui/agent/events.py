@@ -143,6 +143,14 @@ class AssistantTurnEnded(StepEvent):
 
 
 @dataclass(frozen=True)
+class TextRepeated(StepEvent):
+    """The turn was ended because its text repeated (``agent/runaway.py``); the model is told
+    ``note`` with the next message (the turn's complete calls still ran)."""
+
+    note: str
+
+
+@dataclass(frozen=True)
 class RunEnded:
     exit_reason: ExitReason
     final_message: str
@@ -177,6 +185,7 @@ AgentEvent = (
     | ToolFinished
     | StepUsage
     | AssistantTurnEnded
+    | TextRepeated
     | RunEnded
 )
 """Everything the loop emits."""

@@ -17,6 +17,7 @@ from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
 from frogtui.agent.outcomes import RunResult, Stop, denial_observation
 from frogtui.agent.repeats import RepeatTracker
+from frogtui.agent.runaway import RepeatedText, Repetition
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
 from frogtui.config import Limits
@@ -74,6 +75,8 @@ class Agent:
         self.handoff_margin = max(0, handoff_margin)
         self.repeats = RepeatTracker(self.limits.repeat_threshold)
         self.cancel = threading.Event()
+        self._turn_cancel: threading.Event | None = None
+        """The model's stop for the turn it is writing: set by ``interrupt`` and by the text guard."""
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
         self.trajectory = Trajectory(model=model.name, tools=TOOL_SCHEMAS, messages=self.messages)
         self.step = 0
@@ -141,6 +144,9 @@ class Agent:
     def interrupt(self) -> None:
         """Stop generation or the running command as soon as possible (thread-safe)."""
         self.cancel.set()
+        turn = self._turn_cancel
+        if turn is not None:
+            turn.set()
 
     def restore(self, saved: dict[str, Any]) -> None:
         """Continue a saved conversation (``frogtui --resume``): take the transcript, steps and
@@ -196,7 +202,7 @@ class Agent:
 
     def _one_step(self, step: int) -> None:
         self.sink.emit(ev.StepStarted(step=step, max_steps=self.limits.max_steps))
-        parser, calls, end, raw = self._generate(step)
+        parser, calls, end, raw, repetition = self._generate(step)
         assistant = self._assistant_message(parser, calls)
         self.messages.append(assistant)
         record = self.trajectory.step(step)
@@ -207,6 +213,8 @@ class Agent:
         self.sink.emit(
             ev.AssistantTurnEnded(step, parser.answer.strip(), parser.reasoning.strip(), tuple(calls), end.finish_reason)
         )
+        if repetition is not None:
+            self.sink.emit(ev.TextRepeated(step=step, note=repetition.describe()))
         self._final = parser.final_answer
         if end.finish_reason == "cancelled" or self.cancel.is_set():
             self._step_end()
@@ -218,7 +226,7 @@ class Agent:
         if end.finish_reason == "length":
             self._step_end()
             raise Stop("max_tokens_per_turn", f"the turn reached {self.limits.max_tokens_per_turn} generated tokens")
-        if not calls:
+        if not calls and repetition is None:
             self._step_end()
             raise Stop("agent")
         stop: Stop | None = None  # every call gets its observation, also after a failed checkpoint
@@ -234,16 +242,24 @@ class Agent:
             except Stop as failed:  # the checkpoint before it failed
                 self._observe(step, call, ToolOutcome.not_run(failed.observation or ""))
                 stop = failed
+        if repetition is not None:  # the model hears why its turn ended, and goes on
+            self.messages.append({"role": "user", "content": repetition.describe()})
         self._step_end()
         if stop is not None:
             raise stop
         if self.cancel.is_set():
             raise Stop("cancelled")
 
-    def _generate(self, step: int) -> tuple[StreamParser, list[ToolCall], TurnEnd, str]:
-        """One model turn: the parser's result, the calls, how it ended, and the raw text (as a
-        replay file holds it: starting inside the reasoning, structured calls written as XML)."""
+    def _generate(self, step: int) -> tuple[StreamParser, list[ToolCall], TurnEnd, str, Repetition | None]:
+        """One model turn: the parser's result, the calls, how it ended, the raw text (as a
+        replay file holds it: starting inside the reasoning, structured calls written as XML), and
+        the repetition that ended it (``agent/runaway.py``; its ``finish_reason`` is then
+        ``repeat_text``)."""
         parser = StreamParser(opens_reasoning=self.model.opens_reasoning, step=step)
+        guard = RepeatedText(self.limits.repeat_text)
+        turn_cancel = self._turn_cancel = threading.Event()
+        if self.cancel.is_set():
+            turn_cancel.set()
         calls: list[ToolCall] = []
         end: TurnEnd | None = None
         raw: list[str] = [] if self.model.opens_reasoning else ["</think>\n\n"]
@@ -258,11 +274,13 @@ class Agent:
                     self.sink.emit(ev.ToolCallProposed(step=step, call=item))
 
         try:
-            stream = self.model.stream_turn(self.messages, TOOL_SCHEMAS, max_tokens=self.limits.max_tokens_per_turn, cancel=self.cancel)
+            stream = self.model.stream_turn(self.messages, TOOL_SCHEMAS, max_tokens=self.limits.max_tokens_per_turn, cancel=turn_cancel)
             for item in stream:
                 if isinstance(item, str):
                     raw.append(item)
                     take(parser.feed(item))
+                    if guard.found is None and guard.feed(item) is not None:
+                        turn_cancel.set()  # the model ends the turn as on an interrupt, with its usage
                 elif isinstance(item, ToolCall):
                     raw.append(format_call(item.name, item.arguments))
                     take([self._structured_call(step, item, len(calls))])
@@ -272,10 +290,15 @@ class Agent:
             raise Stop("max_context_len", str(err)) from None
         except ModelError as err:
             raise Stop("llm_query_error", str(err)) from None
+        finally:
+            self._turn_cancel = None
         take(parser.finish())
         if end is None:
             end = TurnEnd("cancelled" if self.cancel.is_set() else "stop", Usage())
-        return parser, calls, end, "".join(raw)
+        repetition = guard.found if not self.cancel.is_set() else None
+        if repetition is not None:
+            end = dataclasses.replace(end, finish_reason="repeat_text")
+        return parser, calls, end, "".join(raw), repetition
 
     def _structured_call(self, step: int, call: ToolCall, index: int) -> ToolCall:
         arguments, error = convert_arguments(call.name, call.arguments) if not call.error else (call.arguments, call.error)

@@ -33,6 +33,8 @@ class AttemptResult:
     """The first attempt with the same patch, when there is one."""
     error: str = ""
     final_message: str = ""
+    python: str = ""
+    """The ``python`` its Bash and check ran, and where it comes from (the repository's ``.venv``...)."""
 
     @property
     def passed(self) -> bool:
@@ -70,7 +72,8 @@ def best(results: list[AttemptResult]) -> AttemptResult | None:
 def table(results: list[AttemptResult], check: str) -> list[str]:
     """The results table, one line per attempt (identical patches grouped under the first), each
     failed check followed by its output tail, indented."""
-    lines = [f"attempts: {len(results)}; check: {check or 'none'}",
+    python = next((r.python for r in results if r.python), "")
+    lines = [f"attempts: {len(results)}; check: {check or 'none'}" + (f"; python: {python}" if python else ""),
              f"{'#':>2}  {'check':<7} {'files':>5} {'+lines':>7} {'-lines':>7} {'steps':>5} {'tokens':>8} {'time':>7}  end"]
     for r in results:
         verdict = "-" if r.check is None else ("passed" if r.passed else "failed")

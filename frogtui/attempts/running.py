@@ -8,6 +8,7 @@ replay model plays attempt 1's turns, then attempt 2's...).
 """
 from __future__ import annotations
 
+import os
 import secrets
 import signal
 import threading
@@ -28,6 +29,7 @@ from frogtui.protocol import Model
 from frogtui.run_trace import start_traced
 from frogtui.session import Session
 from frogtui.session.core import SessionCore
+from frogtui.tools.project_env import which_python
 from frogtui.vcs.checkpoints import Checkpoints
 from frogtui.vcs.repository import RepoState, discover
 from frogtui.vcs.worktrees import MARKER, add_worktree, base_commit, final_change, keep_branch, remove_worktree
@@ -171,7 +173,8 @@ class AttemptsRun:
         """Run attempt ``result.number`` to its end, record its change, then run the check."""
         k = result.number
         model = self.model.with_seed(result.seed) if hasattr(self.model, "with_seed") else self.model
-        core = SessionCore(self.config.replace(repo=Path(result.worktree)), model=model, trust_as=self.config.repo)
+        core = SessionCore(self.config.replace(repo=Path(result.worktree)), model=model, trust_as=self.config.repo,
+                           environment_of=self.config.repo)
         self.cores.append(core)
         result.session = core.session.id
         out = PrefixedLines(self.stderr, f"[attempt {k}] ", self.lock)
@@ -181,6 +184,8 @@ class AttemptsRun:
                 self.wire(core, out, k)
             else:
                 start_traced(core, out)
+            found, source = which_python(os.environ, core.root, self.config.repo)
+            result.python = f"{found or 'none on PATH'} ({source}{', read-only' if core.sandboxed else ''})"
             run = core.send(self.task)
             result.exit_reason = run.exit_reason
             result.steps = int(run.trajectory.get("n_steps") or 0)

@@ -111,6 +111,9 @@ class SessionCore:
             ``frogtui run --handoff``): runs then end ``[limits] handoff_margin`` tokens early.
         trust_as: the repository whose trust in a ``.frogtui.toml`` counts, when ``config.repo``
             is another checkout of it (an attempt's worktree, ``frogtui.attempts``).
+        environment_of: the repository whose environment Bash gets (its ``.venv``,
+            ``node_modules``), when ``config.repo`` is another checkout of it (an attempt's
+            worktree): ``Workspace.environment_of``.
     """
 
     def __init__(
@@ -123,10 +126,12 @@ class SessionCore:
         clock: Callable[[], float] = time.monotonic,
         handoff: bool = False,
         trust_as: Path | None = None,
+        environment_of: Path | None = None,
     ) -> None:
         self.config = config
         self.handoff = handoff
         self.trust_as = trust_as
+        self.environment_of = environment_of
         self.model = model
         self.model_loader = model_loader or load_model
         self.clock = clock
@@ -183,12 +188,12 @@ class SessionCore:
             ConfigError: a rules file is not valid.
             FrogtuiError: git cannot snapshot the working tree.
         """
-        workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
+        workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir, environment_of=self.environment_of)
         engine = PolicyEngine.load(workspace, self.config.rules_file, trust_as=self.trust_as)
         sandbox = make_sandbox(workspace, engine.rules.sandbox)
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
-        self.python_line = describe_python(os.environ, workspace.root)
+        self.python_line = describe_python(os.environ, workspace.root, workspace.environment_of)
         self.session.log(self.python_line)
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
         self.workspace, self.engine, self.sandbox = workspace, engine, sandbox

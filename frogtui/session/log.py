@@ -68,6 +68,7 @@ class SessionLog:
             ev.ApprovalAnswered: self._answered,
             ev.ToolFinished: self._finished,
             ev.HandedOff: lambda event: self.line(handoff_line(event)),
+            ev.TextRepeated: lambda event: self.line(repeated_line(event)),
             ev.RunEnded: self._ended,
         }
         """What each event that matters does (one look-up for the others: a token's delta)."""
@@ -97,6 +98,11 @@ class SessionLog:
         self.line(ended_line(event))
         self.summary = self.tally.line(self.ignored() if self.ignored is not None else None)
         self.line(summary_line(self.summary))
+
+
+def repeated_line(event: ev.TextRepeated) -> str:
+    """The line for a turn ended by the text guard (``agent/runaway.py``)."""
+    return f"[{event.step}] turn ended, its text repeating: {event.note}"
 
 
 class Logged:

@@ -13,6 +13,11 @@ get the project's. ``project_environ`` turns frogtui's environment into the one 
    Poetry's environment for the project in its cache (found by Poetry's own naming, without
    running Poetry), the pyenv version ``.python-version`` names. A virtualenv gets its ``bin``
    first on ``PATH`` and ``VIRTUAL_ENV`` set; a pyenv version gets its ``bin`` first on ``PATH``.
+
+In another checkout of a repository (an attempt's worktree, ``environment_of``), the environment
+is the repository's own: its ``.venv`` (and the rest of 3.) and its ``node_modules`` (``NODE_PATH``
+and ``node_modules/.bin`` last on ``PATH``), at their own paths; the sandbox shows them read-only
+(``sandbox/mounts.toolchain_options``).
 """
 from __future__ import annotations
 
@@ -72,9 +77,18 @@ def find_project_python(environ: Mapping[str, str], root: Path) -> ProjectPython
     return ProjectPython(None, "the PATH frogtui was started with")
 
 
-def project_environ(environ: Mapping[str, str], root: Path) -> dict[str, str]:
+def project_environ(environ: Mapping[str, str], root: Path, environment_of: Path | None = None) -> dict[str, str]:
     """``environ`` as Bash starts from it in ``root``: frogtui's own installation removed, the
-    project's Python environment first (``find_project_python``)."""
+    project's Python environment first (``find_project_python``). ``environment_of``: the
+    repository ``root`` is a checkout of, whose environment it gets (the module's last paragraph)."""
+    if environment_of is not None and environment_of != root:
+        env = project_environ(environ, environment_of)
+        modules = environment_of / "node_modules"
+        if modules.is_dir() and not (root / "node_modules").exists():
+            env["NODE_PATH"] = os.pathsep.join(p for p in (str(modules), env.get("NODE_PATH", "")) if p)
+            if (modules / ".bin").is_dir():
+                env["PATH"] = os.pathsep.join(p for p in (env.get("PATH", ""), str(modules / ".bin")) if p)  # last: shadows nothing
+        return env
     own = frogtui_prefixes(root)
     env = dict(environ)
     env["PATH"] = os.pathsep.join(p for p in environ.get("PATH", "").split(os.pathsep) if not (p and _inside(p, own)))
@@ -99,12 +113,18 @@ def project_environ(environ: Mapping[str, str], root: Path) -> dict[str, str]:
     return env
 
 
-def describe_python(environ: Mapping[str, str], root: Path) -> str:
+def which_python(environ: Mapping[str, str], root: Path, environment_of: Path | None = None) -> tuple[str | None, str]:
+    """The ``python`` the agent's Bash runs in ``root`` (None: none on ``PATH``) and where it comes
+    from, in words (``environment_of`` as for ``project_environ``)."""
+    chosen = find_project_python(environ, environment_of or root)
+    path = project_environ(environ, root, environment_of)["PATH"]
+    return shutil.which("python", path=path) or shutil.which("python3", path=path), chosen.source
+
+
+def describe_python(environ: Mapping[str, str], root: Path, environment_of: Path | None = None) -> str:
     """One line: the ``python`` the agent's Bash runs and where it comes from."""
-    chosen = find_project_python(environ, root)
-    path = project_environ(environ, root)["PATH"]
-    found = shutil.which("python", path=path) or shutil.which("python3", path=path)
-    return f"Bash's python: {found or 'none on PATH'} ({chosen.source})"
+    found, source = which_python(environ, root, environment_of)
+    return f"Bash's python: {found or 'none on PATH'} ({source})"
 
 
 def _virtualenv_candidates(environ: Mapping[str, str], root: Path) -> list[tuple[str, str]]:

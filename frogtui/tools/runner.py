@@ -37,7 +37,7 @@ class ToolRunner:
         the project's (``project_env``: frogtui's own virtualenv removed, the project's Python
         first), under a sandbox its allowlist (``wrap.environment``), else without anything that
         looks like a credential (tokens, keys, passwords, the SSH agent)."""
-        environ = project_environ(os.environ, self.workspace.root)
+        environ = project_environ(os.environ, self.workspace.root, self.workspace.environment_of)
         environment = getattr(self.wrap, "environment", None)
         if environment is not None:
             env = environment(environ)

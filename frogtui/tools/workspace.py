@@ -30,10 +30,15 @@ class Workspace:
     ``..`` and symlinks followed, so that "inside" is decided on the real target.
     """
 
-    def __init__(self, root: str | os.PathLike[str], tmp_dir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str], tmp_dir: str | os.PathLike[str] | None = None, *,
+                 environment_of: str | os.PathLike[str] | None = None) -> None:
         self.root = Path(os.path.realpath(root))
         if not self.root.is_dir():
             raise NotADirectoryError(f"not a directory: {root}")
+        self.environment_of = Path(os.path.realpath(environment_of)) if environment_of is not None else None
+        """The repository whose environment Bash gets when ``root`` is another checkout of it (an
+        attempt's worktree has no ignored files, so no ``.venv`` or ``node_modules``): its Python
+        environment and ``node_modules``, read-only under the sandbox (``project_env``)."""
         self._own_tmp = tmp_dir is None
         self.tmp_dir = Path(os.path.realpath(tmp_dir or tempfile.mkdtemp(prefix="frogtui-")))
 

@@ -15,6 +15,10 @@ from frogtui.ui.trace import TracePane, finished_state
 
 TOOL = "tool"
 """The key of ``changes`` that holds the running call's tool (the run state's, not a field of the bar)."""
+WRITTEN = "written"
+"""The key of ``changes`` that holds the characters the model wrote since the step's last usage:
+the context meter moves with them during a turn (about four characters a token), and the step's
+``StepUsage`` sets the exact count."""
 EVENTS_SLICE_S = 1 / 30
 """The longest the app shows a burst of agent events without letting the screen refresh."""
 
@@ -74,17 +78,27 @@ def show_run_end(chat: ChatPane, event: ev.RunEnded) -> None:
 def set_status(status: StatusBar, changes: dict[str, object]) -> None:
     """Set each field of the status bar that ``changes`` names once (the bar redraws once), and
     empty ``changes``."""
+    written = changes.pop(WRITTEN, 0)
     for name, value in changes.items():
         setattr(status, name, value)
+    if isinstance(written, int) and written:
+        status.written_chars += written
     changes.clear()
 
 
 def _reasoning(event: ev.ReasoningDelta, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
     chat.reasoning_delta(event.step, event.text)
+    _written(event, changes)
 
 
 def _answer(event: ev.AnswerDelta, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
     chat.answer_delta(event.step, event.text)
+    _written(event, changes)
+
+
+def _written(event: ev.TextDelta, changes: dict[str, object]) -> None:
+    written = changes.get(WRITTEN, 0)
+    changes[WRITTEN] = (written if isinstance(written, int) else 0) + len(event.text)
 
 
 def _step_started(event: ev.StepStarted, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
@@ -119,6 +133,8 @@ def _finished(event: ev.ToolFinished, chat: ChatPane, trace: TracePane, changes:
 
 
 def _usage(event: ev.StepUsage, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    changes.pop(WRITTEN, None)
+    changes["written_chars"] = 0
     changes["context_used"], changes["session_tokens"] = event.context_tokens, event.session_tokens
     if event.budget:
         changes["context_size"] = event.budget
@@ -127,15 +143,19 @@ def _usage(event: ev.StepUsage, chat: ChatPane, trace: TracePane, changes: dict[
 
 
 def _handed_off(event: ev.HandedOff, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
-    changes["context_used"] = 0
+    changes["context_used"], changes["written_chars"] = 0, 0
     chat.add_notice("Hand-off: a fresh conversation starts with the message below (the session, its checkpoints and review go on).")
     chat.add_user(event.text)
+
+
+def _repeated(event: ev.TextRepeated, chat: ChatPane, trace: TracePane, changes: dict[str, object]) -> None:
+    chat.add_notice(f"The turn was ended: its text kept repeating. The model is told: {event.note}", "warning")
 
 
 SHOW: dict[type, Callable[..., None]] = {
     ev.ReasoningDelta: _reasoning, ev.AnswerDelta: _answer, ev.StepStarted: _step_started, ev.ToolCallProposed: _proposed,
     ev.ApprovalAnswered: _answered, ev.ToolStarted: _started, ev.ToolFinished: _finished, ev.StepUsage: _usage,
-    ev.HandedOff: _handed_off,
+    ev.HandedOff: _handed_off, ev.TextRepeated: _repeated,
 }
 """What each kind of event changes (by its exact class: one look-up, not a chain of isinstance)."""
 ENDS_TURN = (ev.AssistantTurnEnded, ev.RunEnded)

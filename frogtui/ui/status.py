@@ -29,6 +29,10 @@ def quantisation(model_name: str) -> str:
     return found.group(1).upper() if found else ""
 
 
+CHARS_PER_TOKEN = 4
+"""About how many characters a token holds (the live meter's estimate during a turn)."""
+
+
 def context_bar(used: int, size: int, cells: int = BAR_CELLS) -> str:
     """``█████░░░░░░░``: ``used`` of ``size`` tokens in ``cells`` characters."""
     filled = 0 if size <= 0 else min(cells, round(cells * used / size))
@@ -71,6 +75,9 @@ class StatusBar(Widget):
     """The app's run state (``SessionApp.run_state``): its ``label`` is the bar's first word."""
     model_name: reactive[str] = reactive("")
     context_used: reactive[int] = reactive(0)
+    written_chars: reactive[int] = reactive(0)
+    """Characters the model wrote since the last step's usage: the meter counts them in during a
+    turn (``CHARS_PER_TOKEN`` a token) until the step's exact usage comes."""
     context_size: reactive[int] = reactive(0)
     """The conversation's context budget (the smaller of ``max_context_tokens`` and the model's)."""
     handoff_margin: reactive[int] = reactive(0)
@@ -125,7 +132,7 @@ class StatusBar(Widget):
         room = SHORT_NAME_WIDTH if compact else NAME_WIDTH
         name = name if len(name) <= room else name[: room - 1] + "…"
         parts.append((2, Text.assemble(name, (f" {quant}" if quant and quant not in name.upper() else "", label))))
-        size, used = self.context_size, self.context_used
+        size, used = self.context_size, self.context_used + self.written_chars // CHARS_PER_TOKEN
         level = context_level(used, size, self.handoff_margin)
         bar_style = self.get_component_rich_style({"ok": "status-bar--bar", "near": "status-bar--warn"}.get(level, "status-bar--full"))
         total = f" Σ{short_count(self.session_tokens)}" if self.session_tokens > used else ""

@@ -142,3 +142,17 @@ def test_frogtui_installed_in_the_repositorys_own_venv_keeps_it(tmp_path: Path) 
     venv = make_venv(root / ".venv")
     prefix, virtual_env, path = run_as_frogtui(venv, root, tmp_path, "none")
     assert prefix == str(venv) and virtual_env == str(venv) and path.startswith(f"{venv}/bin:"), (prefix, virtual_env, path)
+
+
+def test_another_checkout_gets_the_repositorys_venv_and_node_modules(tmp_path: Path) -> None:
+    repo, worktree = tmp_path / "repo", tmp_path / "worktree"
+    venv = make_venv(repo / ".venv")
+    (repo / "node_modules" / ".bin").mkdir(parents=True)
+    worktree.mkdir()
+    environ = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = project_environ(environ, worktree, repo)
+    assert env["VIRTUAL_ENV"] == str(venv) and env["PATH"].split(os.pathsep)[0] == str(venv / "bin")
+    assert env["NODE_PATH"] == str(repo / "node_modules")
+    assert env["PATH"].split(os.pathsep)[-1] == str(repo / "node_modules" / ".bin"), "last: it shadows nothing"
+    assert "the repository's .venv" in describe_python(environ, worktree, repo)
+    assert "VIRTUAL_ENV" not in project_environ(environ, worktree), "without it, the checkout has none of its own"

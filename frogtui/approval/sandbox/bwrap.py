@@ -61,10 +61,12 @@ class BwrapWrapper:
     read_only: bool = False
     """The read-only mode (``read_only_wrapper``): every mount read-only, the repository included,
     an empty private temp folder, no network."""
+    environment_of: Path | None = None
+    """The repository whose environment Bash gets (``Workspace.environment_of``: an attempt's)."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
-        wrapped = [*self.options(project_environ(os.environ, self.root)), "--", *argv]
+        wrapped = [*self.options(project_environ(os.environ, self.root, self.environment_of)), "--", *argv]
         wrapped = seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
         return landlock.with_scope(wrapped) if self.landlock else wrapped
 
@@ -264,7 +266,7 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
     wrap = BwrapWrapper(
         path, workspace.root, workspace.tmp_dir, network, privileges, settings.hide, settings.expose, settings.env,
         seccomp=_usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir]),
-        gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network,
+        gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network, environment_of=workspace.environment_of,
     )
     return Sandbox(wrap, "bwrap", network, "; ".join(warnings) or None)
 

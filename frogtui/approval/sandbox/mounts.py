@@ -36,7 +36,8 @@ PRIVILEGES = {
 and no nested user namespace to get them back in (bwrap 0.8+); the same without
 ``--disable-userns`` (older bwrap: a nested namespace's mounts are still locked read-only); only
 ``--cap-drop ALL`` where no user namespace can be made (root keeps root's file access)."""
-TOOLCHAIN_VARIABLES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "ASDF_DIR", "ASDF_DATA_DIR", "CARGO_HOME", "RUSTUP_HOME")
+TOOLCHAIN_VARIABLES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "ASDF_DIR", "ASDF_DATA_DIR", "CARGO_HOME", "RUSTUP_HOME",
+                       "NODE_PATH")
 """Variables naming folders the person's toolchain runs from (bound read-only when hidden)."""
 
 
@@ -91,7 +92,7 @@ def toolchain_options(environ: Mapping[str, str], writable: Sequence[Path], cove
     Folders inside the writable ones are already there; a hidden folder itself is not shown."""
     hidden = ["/tmp", "/var/tmp", *hidden_folders(environ), *covered]
     inside = [str(w) for w in writable]
-    wanted = [environ.get(name, "") for name in TOOLCHAIN_VARIABLES] + environ.get("PATH", "").split(os.pathsep)
+    wanted = [part for name in (*TOOLCHAIN_VARIABLES, "PATH") for part in environ.get(name, "").split(os.pathsep)]
     binds: dict[str, str] = {}
     for folder in wanted:
         if not folder or not os.path.isabs(folder) or not os.path.isdir(folder):
