@@ -46,15 +46,15 @@ def _llama_line() -> str:
     return f"llama-cpp-python: {version}, GPU offload: {gpu}"
 
 
-def _buffers_line(path: Path, config: Config) -> tuple[str, bool]:
-    """Which path llama.cpp's weights take on this CPU (``[llama] extra_buffers``), tried for real."""
-    from frogtui.models.local import probe_buffers
-
-    results = probe_buffers(path, config)
+def _buffers_line(results: dict[bool, float | str], config: Config) -> tuple[str, bool]:
+    """Which path llama.cpp's weights take on this CPU (``[llama] extra_buffers``), from the probe
+    of each (``probe_buffers``: tokens per second, or how it ended). "crashed" only for a signal."""
     on, off = results[True], results[False]
 
     def speed(value: float | str) -> str:
-        return f"{value:.1f} tok/s" if isinstance(value, float) else f"crashed: {value}"
+        if isinstance(value, float):
+            return f"{value:.1f} tok/s"
+        return f"crashed: {value}" if _killed(value) else f"failed: {value}"
 
     setting = config.llama.extra_buffers
     if setting == "auto":
@@ -64,6 +64,20 @@ def _buffers_line(path: Path, config: Config) -> tuple[str, bool]:
         chosen = f"{'on' if setting else 'off'} (set in [llama])"
     ok = isinstance(results[bool(setting)] if setting != "auto" else on if isinstance(on, float) else off, float)
     return f"llama.cpp extra weight buffers: {chosen}; with them {speed(on)}, without {speed(off)} ([llama] extra_buffers)", ok
+
+
+def _killed(outcome: str) -> bool:
+    """Whether a probe's outcome is the model process killed by a signal (a crash), not an error."""
+    return outcome.startswith("was killed by")
+
+
+def _load_failure(results: dict[bool, float | str]) -> str | None:
+    """Why the model does not load at all, when neither setting loads it and neither crashed (a
+    truncated or corrupt file, an architecture llama.cpp lacks): said once, on the model's line."""
+    outcomes = [value for value in results.values() if not isinstance(value, float)]
+    if len(outcomes) < len(results) or any(_killed(value) for value in outcomes):
+        return None
+    return outcomes[-1]
 
 
 def _threads_line(settings: LlamaSettings) -> str:
@@ -88,12 +102,16 @@ def _model_line(spec: str, config: Config) -> tuple[str, bool]:
     if spec.startswith("replay:"):
         path = Path(spec[len("replay:"):]).expanduser()
         return f"model: {spec} ({'found' if path.is_file() else 'file not found'})", path.is_file()
-    from frogtui.models.gguf_spec import cached_path, check_gguf_file
+    from frogtui.models.gguf_spec import cached_path, check_gguf_file, missing_bytes
 
     try:
         local = cached_path(spec)
         if local is not None:
-            check_gguf_file(local)  # header only: a truncated download or a projector shows here
+            check_gguf_file(local)  # a projector, not a GGUF
+            short = missing_bytes(local)  # a truncated download: its tensor table says how long it is
+            if short is not None:
+                return (f"model: {spec} (on disk: {local}, but truncated: {short[0]:,} of its {short[1]:,} bytes; "
+                        "an interrupted download? download it again)"), False
     except FrogtuiError as err:
         return f"model: {spec} ({err})", False
     if local is not None:
@@ -263,12 +281,22 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
     line("warn" if "not installed" in llama else "ok", llama)
     line("ok", _threads_line(config.llama))
     model_line, model_ok = _model_line(config.model_spec, config)
-    line("ok" if model_ok else "fail", model_line)
     local = _local_gguf(config.model_spec) if model_ok and "not installed" not in llama else None
-    if local is not None:
-        buffers_line, buffers_ok = _buffers_line(local, config)
-        line("ok" if buffers_ok else "fail", buffers_line)
-        model_ok = model_ok and buffers_ok
+    if local is None:
+        line("ok" if model_ok else "fail", model_line)
+    else:
+        from frogtui.models.local import probe_buffers
+
+        results = probe_buffers(local, config)
+        failure = _load_failure(results)
+        if failure is not None:
+            line("fail", f"{model_line}; llama.cpp does not load it: {failure}")
+            model_ok = False
+        else:
+            line("ok", model_line)
+            buffers_line, buffers_ok = _buffers_line(results, config)
+            line("ok" if buffers_ok else "fail", buffers_line)
+            model_ok = buffers_ok
     rules_lines, rules = _rules_lines(repo, config.rules_file)
     for text in _sandbox_lines(repo, config.rules_file, rules):
         line("warn" if any(w in text for w in ("WARNING", "not found", "default settings", "without a sandbox")) else "ok", text)

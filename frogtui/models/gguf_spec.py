@@ -271,12 +271,71 @@ class _HeaderReader:
             if depth >= _ARRAY_DEPTH_MAX:
                 raise _CorruptHeader("arrays nested too deep")
             item_kind = int(self.read("<I"))  # type: ignore[arg-type]
-            for _ in range(self.count()):
+            count = self.count()
+            if item_kind in _SCALARS:  # skipped whole: a vocabulary's scores are 150,000 floats
+                size = count * struct.calcsize(_SCALARS[item_kind])
+                if size > self.left():
+                    raise _CorruptHeader(f"an array of {count} values runs past the end of the file")
+                self.handle.seek(size, io.SEEK_CUR)
+                return None
+            for _ in range(count):
                 self.value(item_kind, depth + 1)
             return None
         if kind not in _SCALARS:
             raise _CorruptHeader(f"unknown metadata type {kind}")
         return self.read(_SCALARS[kind])
+
+
+GGML_TYPE_SIZES = {
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 36),
+    10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210), 15: (256, 292),
+    16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18), 21: (256, 110), 22: (256, 82),
+    23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8), 29: (256, 56), 30: (1, 2),
+    34: (256, 54), 35: (256, 66), 39: (32, 17),
+}
+"""ggml's tensor types: (values per block, bytes per block) (F32, F16, Q4_0 … IQ1_M, BF16, TQ1_0,
+TQ2_0, MXFP4); a tensor of another type counts from its offset only."""
+
+
+def missing_bytes(path: Path) -> tuple[int, int] | None:
+    """(bytes on disk, bytes its tensors need) when the GGUF at ``path`` is shorter than its own
+    tensor table says (an interrupted download), None when it is whole as far as the table goes.
+
+    Raises:
+        ModelLoadError: the header or the tensor table cannot be read.
+    """
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            reader = _HeaderReader(handle, size)
+            if handle.read(4) != GGUF_MAGIC:
+                raise ModelLoadError(f"{path} is not a GGUF file")
+            reader.read("<I")
+            n_tensors = int(reader.read("<Q"))  # type: ignore[arg-type]
+            alignment = 32
+            for _ in range(reader.count()):
+                key = reader.string()
+                value = reader.value(int(reader.read("<I")))  # type: ignore[arg-type]
+                if key == "general.alignment" and isinstance(value, int) and value > 0:
+                    alignment = value
+            end = 0
+            for _ in range(n_tensors):
+                reader.string()
+                dims = int(reader.read("<I"))  # type: ignore[arg-type]
+                if dims > 8:
+                    raise _CorruptHeader(f"a tensor of {dims} dimensions")
+                elements = 1
+                for _ in range(dims):
+                    elements *= int(reader.read("<Q"))  # type: ignore[arg-type]
+                kind, offset = int(reader.read("<I")), int(reader.read("<Q"))  # type: ignore[arg-type]
+                block, block_bytes = GGML_TYPE_SIZES.get(kind, (elements or 1, 0))
+                end = max(end, offset + -(-elements // block) * block_bytes)
+            start = -(-handle.tell() // alignment) * alignment
+    except _CorruptHeader as err:
+        raise ModelLoadError(f"{path} is truncated or corrupt (its GGUF header cannot be read: {err})") from None
+    except OSError as err:
+        raise ModelLoadError(f"cannot read model file {path}: {err.strerror or err}") from None
+    return (size, start + end) if size < start + end else None
 
 
 def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, object]:

@@ -269,3 +269,33 @@ def test_threads_count_only_the_cpus_this_process_may_use() -> None:
     finally:
         os.sched_setaffinity(0, original)
     assert here - elsewhere >= 0.5, (here, elsewhere)
+
+
+def test_doctor_on_a_truncated_gguf_says_so_once_on_the_models_line(
+    py_repo: Path, dense_gguf: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = dense_gguf.read_bytes()
+    truncated = tmp_path / "half.gguf"
+    truncated.write_bytes(data[: len(data) * 4 // 5])  # an interrupted download: the header whole, the weights not
+    assert doctor.main(["--repo", str(py_repo), "--model", str(truncated)]) == 1
+    out = capsys.readouterr().out
+    (failed,) = [line for line in out.splitlines() if line.startswith("✗")]
+    cut = len(data) * 4 // 5
+    assert failed.startswith(f"✗ model: {truncated} (on disk: {truncated}, but truncated: {cut:,} of its {len(data):,} bytes")
+    assert "crash" not in out and "extra weight buffers" not in out
+
+
+def test_doctor_on_a_gguf_llama_cpp_cannot_load_marks_the_models_line_and_no_crash(
+    py_repo: Path, dense_gguf: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = dense_gguf.read_bytes()
+    assert data.count(b"llama") >= 1
+    unknown = tmp_path / "unknown-arch.gguf"
+    unknown.write_bytes(data.replace(b"\x05\x00\x00\x00\x00\x00\x00\x00llama", b"\x05\x00\x00\x00\x00\x00\x00\x00llamx", 1))
+    assert doctor.main(["--repo", str(py_repo), "--model", str(unknown)]) == 1
+    out = capsys.readouterr().out
+    (failed,) = [line for line in out.splitlines() if line.startswith("✗")]
+    assert failed.startswith(f"✗ model: {unknown} (on disk: {unknown}); llama.cpp does not load it: "), failed
+    assert "crash" not in out and "extra weight buffers" not in out
+    message = failed.split("does not load it: ", 1)[1]
+    assert out.count(message) == 1, "said once"
