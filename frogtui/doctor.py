@@ -1,7 +1,8 @@
 """``frogtui doctor``: what a person needs to know before the first run.
 
 Reports the llama-cpp-python version and whether it can offload to a GPU, the model spec (or
-``--model SPEC``) and whether it is on disk (a server spec: what the server's ``/models`` answers),
+``--model SPEC``) and whether it is on disk (a server spec: what the server's ``/models`` answers,
+and whether it answers a one-token completion),
 what the sandbox confines (user namespace, capabilities, hidden paths, network) or why there is none,
 the git identity, whether git can record the working tree, the rules files in force, each read as a
 run reads it, and the session folder;
@@ -15,6 +16,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -204,7 +206,12 @@ def _server_line(spec: str, config: Config) -> tuple[str, bool]:
         return f"model: {spec} ({err})", False
     try:
         context = f", context {model.context_size:,} tokens" if model.context_size else ""
-        return f"model: {spec} (the server answers: model {model.model}{context})", True
+        listed = f"model: {spec} (the server answers: model {model.model}{context}"
+        try:  # a server can list its model and still die on the first request (a CPU its weights crash)
+            list(model.stream_turn([{"role": "user", "content": "Say OK."}], [], max_tokens=1, cancel=threading.Event()))
+        except FrogtuiError as err:
+            return f"{listed}; but a one-token completion failed: {err})", False
+        return f"{listed}; a one-token completion worked)", True
     finally:
         model.close()
 

@@ -3,7 +3,9 @@
 Each line is marked (✓, ! or ✗), ``--model`` checks another spec (issue 11)."""
 from __future__ import annotations
 
+import contextlib
 import http.server
+import io
 import json
 import shutil
 import socket
@@ -103,6 +105,7 @@ class _Server(http.server.BaseHTTPRequestHandler):
     listing: dict = {}
     asked: list[str] = []
     status = 200
+    dies: object = None
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
         _Server.asked.append(self.path)
@@ -113,6 +116,24 @@ class _Server(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        """A one-token streamed completion; with ``dies``, the server dies on it instead (the
+        connection closed unanswered, the port closed), as a llama.cpp server that crashes does."""
+        _Server.asked.append(f"POST {self.path}")
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if _Server.dies:
+            _Server.dies()
+            self.close_connection = True
+            return
+        chunks = [{"choices": [{"index": 0, "delta": {"content": "OK"}, "finish_reason": None}]},
+                  {"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}]
+        body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
     def log_message(self, *args: object) -> None:
         pass
 
@@ -120,24 +141,58 @@ class _Server(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def models_server() -> Iterator[str]:
     """A tiny OpenAI-style server on 127.0.0.1 that answers ``/v1/models`` (no model behind it)."""
-    _Server.asked, _Server.status = [], 200
+    _Server.asked, _Server.status, _Server.dies = [], 200, None
     _Server.listing = {"object": "list", "data": [{"id": "frognano-q4", "object": "model", "max_model_len": 32768}]}
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Server)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    _Server.server = server
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    _Server.dies = None
     server.shutdown()
     server.server_close()
+
+
+def die(server: http.server.HTTPServer) -> None:
+    """The server process is gone: nothing listens on its port any more."""
+    server.socket.close()
 
 
 def test_doctor_asks_the_model_server(py_repo: Path, capsys: pytest.CaptureFixture[str], models_server: str) -> None:
     code, lines = _doctor(["--repo", str(py_repo), "--model", models_server], capsys)
     assert code == 0, lines
-    assert f"✓ model: {models_server} (the server answers: model frognano-q4, context 32,768 tokens)" in lines
-    assert "/v1/models" in _Server.asked
+    assert f"✓ model: {models_server} (the server answers: model frognano-q4, context 32,768 tokens; a one-token completion worked)" in lines
+    assert "/v1/models" in _Server.asked and "POST /v1/chat/completions" in _Server.asked
     _Server.listing = {"object": "list", "data": []}
     code, lines = _doctor(["--repo", str(py_repo), "--model", models_server], capsys)
     assert code == 1 and any(line.startswith(f"✗ model: {models_server} (") and "lists no model" in line for line in lines), lines
+
+
+def test_doctor_marks_a_server_that_dies_on_its_first_completion(
+    py_repo: Path, capsys: pytest.CaptureFixture[str], models_server: str
+) -> None:
+    """``/models`` answers, the first completion kills it (llama_cpp.server on a CPU whose repacked
+    weight buffers crash): ✗, saying the server died and where to look."""
+    server = _Server.server
+    _Server.dies = lambda: die(server)
+    code, lines = _doctor(["--repo", str(py_repo), "--model", models_server], capsys)
+    assert code == 1
+    (failing,) = [line for line in lines if line.startswith("✗ ")]
+    assert failing.startswith(f"✗ model: {models_server} (the server answers: model frognano-q4, context 32,768 tokens; "
+                              "but a one-token completion failed: "), failing
+    assert "closed the connection on the request" in failing and "no longer answers: it most likely crashed" in failing
+    assert "its log" in failing and "docs/MODELS.md" in failing
+
+
+def test_a_run_against_a_server_that_dies_says_it_died(py_repo: Path, models_server: str) -> None:
+    from frogtui.headless import main as run_main
+
+    server = _Server.server
+    _Server.dies = lambda: die(server)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert run_main(["fix it", "--repo", str(py_repo), "--model", models_server]) == 1
+    assert "llm_query_error" in err.getvalue() and "most likely crashed on this request" in err.getvalue(), err.getvalue()
 
 
 def test_doctor_marks_a_server_that_does_not_answer(py_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

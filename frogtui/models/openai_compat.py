@@ -181,7 +181,8 @@ class OpenAICompatModel:
                     response.close()
                 lines.put(("end", None))
             except (httpx.StreamError, httpx.TransportError) as err:
-                lines.put(("error", ModelError(f"the server at {self.base_url} dropped the stream: {err or type(err).__name__}")))
+                dropped = f"the server at {self.base_url} dropped the stream ({err or type(err).__name__})"
+                lines.put(("error", ModelError(self._after_a_drop(dropped))))
             except ModelError as err:  # ContextOverflowError included
                 lines.put(("error", err))
 
@@ -205,13 +206,19 @@ class OpenAICompatModel:
     def _open_stream(self, body: dict[str, Any], cancel: threading.Event) -> Any:
         """Open the streaming response, retrying connection failures and 502/503/504 (nothing streamed yet)."""
         url = f"{self.base_url}/chat/completions"
+        hung_up: Exception | None = None
         for attempt in range(RETRIES + 1):
             try:
                 response = self.client.send(self.client.build_request("POST", url, json=body), stream=True)
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError) as err:
                 # nothing streamed yet, so a retry is safe; a kept-alive connection the server
                 # dropped (after a failed stream) fails this way on first use
+                if not isinstance(err, (httpx.ConnectError, httpx.ConnectTimeout)):
+                    hung_up = err  # the server took the request and closed the connection
                 if attempt == RETRIES or cancel.is_set():
+                    if hung_up is not None:
+                        closed = f"the server at {self.base_url} closed the connection on the request ({hung_up})"
+                        raise ModelError(self._after_a_drop(closed)) from None
                     raise ModelError(f"cannot reach the model server at {self.base_url}: {err}") from None
                 cancel.wait(0.5 * (attempt + 1))
                 continue
@@ -229,6 +236,20 @@ class OpenAICompatModel:
                 raise ContextOverflowError(f"the server refused the prompt: {message}")
             raise ModelError(f"the model server answered HTTP {response.status_code}: {message}")
         raise ModelError(f"the model server at {self.base_url} is unavailable")
+
+
+    def _after_a_drop(self, what: str) -> str:
+        """``what`` happened to a request: the one line that says it, and whether the server is
+        still there (asked of ``/models`` at once): a server that no longer answers most likely
+        crashed on the request, and its own log says why."""
+        try:
+            alive = self.client.get(f"{self.base_url}/models", timeout=3.0).status_code < 500
+        except httpx.TransportError:
+            alive = False
+        if alive:
+            return f"{what}; it still answers, so the connection was cut (a proxy, a time-out) or the request failed: its log says why"
+        return (f"{what} and no longer answers: it most likely crashed on this request; its log (the terminal you started it "
+                "in) says why. llama.cpp servers crash this way on some CPUs: docs/MODELS.md, \"A server that dies\"")
 
 
 class _TurnState:
