@@ -68,6 +68,30 @@ def _buffers_line(results: dict[bool, float | str], config: Config) -> tuple[str
     return f"llama.cpp extra weight buffers: {chosen}; with them {speed(on)}, without {speed(off)} ([llama] extra_buffers)", ok
 
 
+TURN_MINUTES = 10
+"""A turn that may run longer than this at the measured speed gets a ! and a cap that fits."""
+
+
+def _rate_used(results: dict[bool, float | str], config: Config) -> float | None:
+    """Tokens per second of the setting a run uses (``[llama] extra_buffers``), None if it fails."""
+    setting = config.llama.extra_buffers
+    value = results[bool(setting)] if setting != "auto" else results[True] if isinstance(results[True], float) else results[False]
+    return value if isinstance(value, float) and value > 0 else None
+
+
+def _turn_cap_line(config: Config, rate: float) -> tuple[str, str]:
+    """How long a turn that runs to ``[limits] max_tokens_per_turn`` takes on this machine; a !
+    and the cap that fits ``TURN_MINUTES`` when it is longer."""
+    cap = config.limits.max_tokens_per_turn
+    minutes = cap / rate / 60
+    text = (f"turn cap: {cap:,} generated tokens ([limits] max_tokens_per_turn): up to {minutes:.0f} min a turn at "
+            f"{rate:.1f} tok/s; a turn repeating itself ends sooner ([limits] repeat_text = {config.limits.repeat_text})")
+    if minutes <= TURN_MINUTES:
+        return "ok", text
+    fits = max(512, int(rate * 60 * TURN_MINUTES) // 512 * 512)
+    return "warn", f"{text}; for at most {TURN_MINUTES} min a turn here: max_tokens_per_turn = {fits}"
+
+
 def _killed(outcome: str) -> bool:
     """Whether a probe's outcome is the model process killed by a signal (a crash), not an error."""
     return outcome.startswith("was killed by")
@@ -304,6 +328,10 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
             buffers_line, buffers_ok = _buffers_line(results, config)
             line("ok" if buffers_ok else "fail", buffers_line)
             model_ok = buffers_ok
+            rate = _rate_used(results, config)
+            if rate:
+                mark, text = _turn_cap_line(config, rate)
+                line(mark, text)
     rules_lines, rules = _rules_lines(repo, config.rules_file)
     for text in _sandbox_lines(repo, config.rules_file, rules):
         line("warn" if any(w in text for w in ("WARNING", "not found", "default settings", "without a sandbox")) else "ok", text)

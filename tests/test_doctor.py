@@ -230,3 +230,13 @@ def test_a_servers_error_text_reaches_the_terminal_without_control_characters(
     assert code == 1
     assert any(line.startswith("✗ model: ") and "answered HTTP 500: no ]52;c;cHduZWQ= models 2J here" in line for line in lines), lines
     assert not any(ch in "\n".join(lines) for ch in "\x1b\x07\x9b"), lines
+
+
+def test_the_turn_cap_is_said_in_minutes_at_this_machines_speed_with_one_that_fits() -> None:
+    from frogtui.config import Config, Limits
+
+    mark, text = doctor._turn_cap_line(Config(limits=Limits(max_tokens_per_turn=8192)), 9.0)
+    assert mark == "warn" and "up to 15 min a turn at 9.0 tok/s" in text and text.endswith("max_tokens_per_turn = 5120")
+    assert "[limits] repeat_text = 8" in text
+    mark, text = doctor._turn_cap_line(Config(limits=Limits(max_tokens_per_turn=8192)), 60.0)
+    assert mark == "ok" and "up to 2 min a turn" in text
