@@ -161,7 +161,8 @@ def die(server: http.server.HTTPServer) -> None:
 def test_doctor_asks_the_model_server(py_repo: Path, capsys: pytest.CaptureFixture[str], models_server: str) -> None:
     code, lines = _doctor(["--repo", str(py_repo), "--model", models_server], capsys)
     assert code == 0, lines
-    assert f"✓ model: {models_server} (the server answers: model frognano-q4, context 32,768 tokens; a one-token completion worked)" in lines
+    listed = "the server answers: model frognano-q4, context 32,768 tokens"
+    assert f"✓ model: {models_server} ({listed}; a one-token completion worked)" in lines
     assert "/v1/models" in _Server.asked and "POST /v1/chat/completions" in _Server.asked
     _Server.listing = {"object": "list", "data": []}
     code, lines = _doctor(["--repo", str(py_repo), "--model", models_server], capsys)

@@ -130,7 +130,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             with VerticalScroll(id="approval-body"):  # scrolls; the inputs and the keys below it stay on screen
                 yield from self._body()
             yield Input(placeholder="Why? (sent to the model; Enter denies, Esc goes back)", id="approval-reason")
-            yield Input(value=str(self.call.arguments.get("command", "")), id="approval-edit")
+            yield Input(value=str(self.call.arguments.get("command", "")), id="approval-edit", select_on_focus=False)
             yield KeyLegend(self._keys(), id="approval-keys")
 
     def _body(self) -> ComposeResult:
@@ -230,6 +230,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         box.add_class("-open")
         self._fit_body()
         box.focus()
+        box.cursor_position = len(box.value)  # to add to the command: the cursor at its end, nothing selected
 
     async def action_escape(self) -> None:
         box = self._input_open()

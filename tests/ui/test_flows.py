@@ -104,6 +104,21 @@ async def test_edited_command_goes_through_the_policy_again(make_app) -> None:
         assert entry.edited and decision_text(entry) == "✓ edited"
 
 
+async def test_typing_in_the_edit_box_appends_to_the_command(make_app) -> None:
+    """``e`` opens the command with the cursor at its end and nothing selected: ` -x` appends."""
+    app = make_app([turn("Run tests.", xml_call("Bash", command="echo pytest")), turn("ok", answer="Done.")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "run the tests")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("e")
+        await pilot.press(*" -x", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.call.arguments["command"] != "echo pytest",
+                       what="the second modal")
+        assert app.screen.call.arguments["command"] == "echo pytest -x"
+        await pilot.press("n")
+        await wait_for(pilot, lambda: run_over(app), what="the run to end")
+
+
 async def test_escape_interrupts_a_long_command(make_app) -> None:
     app = make_app([turn("Wait.", xml_call("Bash", command="sleep 30")), turn("never", answer="never")])
     async with app.run_test(size=SIZE) as pilot:
