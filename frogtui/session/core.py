@@ -136,7 +136,7 @@ class SessionCore:
         self.model_loader = model_loader or load_model
         self.clock = clock
         self.session = resume or Session.create(config.repo, config.model_spec)
-        self.log = SessionLog(self.session, ignored=self.ignored_changed)
+        self.log = SessionLog(self.session, ignored=self.ignored_changed, caches=self.caches_changed)
         """The session log (``log.SessionLog``): every event of the loop goes through it."""
         self.chain: list[dict[str, Any]] = self.session.load_chain() if resume is not None else []
         """The resumed session's conversations, oldest first (more than one after hand-offs)."""
@@ -495,6 +495,11 @@ class SessionCore:
         except FrogtuiError as err:  # git failed or the repository vanished: the run's error says why
             self.log.line(f"ignored files not compared: {err}")
             return []
+
+    def caches_changed(self) -> list[str]:
+        """The caches the session changed (``.pytest_cache/``, ``__pycache__/``: nothing runs them
+        later), as of the last ``ignored_changed``; said without a warning."""
+        return list(self.checkpoints.caches_changed) if self.checkpoints is not None else []
 
     def commit(self, model: Model | None, *, exit_reason: str, out: TextIO) -> bool:
         """``frogtui run --commit``: commit the session's changes with a message ``model`` drafts

@@ -57,9 +57,12 @@ class SessionLog:
             the run's summary.
     """
 
-    def __init__(self, session: Session, ignored: Callable[[], list[str]] | None = None) -> None:
+    def __init__(self, session: Session, ignored: Callable[[], list[str]] | None = None,
+                 caches: Callable[[], list[str]] | None = None) -> None:
         self.session = session
         self.ignored = ignored
+        self.caches = caches
+        """Gives the caches among them (asked after ``ignored``): said quietly in the summary."""
         self.tally = RunTally()
         self.summary = ""
         """The last run's summary (``RunTally.line``), '' before a run ended."""
@@ -96,7 +99,8 @@ class SessionLog:
     def _ended(self, event: ev.RunEnded) -> None:
         self.tally.add(event)
         self.line(ended_line(event))
-        self.summary = self.tally.line(self.ignored() if self.ignored is not None else None)
+        ignored = self.ignored() if self.ignored is not None else None
+        self.summary = self.tally.line(ignored, self.caches() if self.caches is not None else None)
         self.line(summary_line(self.summary))
 
 

@@ -61,9 +61,10 @@ class RunTally:
         the paths Write and Edit changed (outside a git repository)."""
         return len(_DIFF_FILE.findall(self.patch)) if self.patch else len(self.written)
 
-    def line(self, ignored: list[str] | None = None) -> str:
+    def line(self, ignored: list[str] | None = None, caches: list[str] | None = None) -> str:
         """E.g. ``agent · 4 steps · 5 calls: 1 allowed, 4 denied (3 by rule, 1 by floor) · 0 files changed``;
-        with ``ignored`` (the ignored paths the run changed), ``· 1 ignored path changed (.venv/bin/git)`` after it."""
+        with ``ignored`` (the ignored paths the run changed), ``· 1 ignored path changed (.venv/bin/git)`` after it;
+        with ``caches`` (the caches it changed: ``vcs.ignored.quiet``), ``· caches updated: .pytest_cache/`` (no warning)."""
         denied = sum(self.denied.values())
         who = ", ".join(f"{self.denied[by]} by {by}" for by in (*DENIERS, *sorted(set(self.denied) - set(DENIERS))) if self.denied[by])
         calls = f"{_count(self.calls, 'call')}: {self.allowed} allowed, {denied} denied{f' ({who})' if who else ''}"
@@ -72,6 +73,8 @@ class RunTally:
         line = f"{self.exit_reason or 'ended'} · {_count(self.steps, 'step')} · {calls} · {_count(self.files_changed, 'file')} changed"
         if ignored:
             line += f" · {_count(len(ignored), 'ignored path')} changed, in no patch or review, not restored by undo ({describe(ignored)})"
+        if caches:
+            line += f" · caches updated: {describe(caches)}"
         return line
 
 

@@ -123,7 +123,8 @@ class ReviewScreen(Screen[None]):
             for hunk in change.review_hunks:
                 node.add_leaf(self._hunk_label(hunk), data=hunk)
         if self.selection.files:
-            tree.cursor_line = min(line, len(nested) + len(ignored) + sum(1 + len(f.review_hunks) for f in self.selection.files) - 1)
+            flags = len(nested) + len(ignored)  # rows that only say something: the review's keys do nothing there
+            tree.cursor_line = max(flags, min(line, flags + sum(1 + len(f.review_hunks) for f in self.selection.files) - 1))
         self._show(tree.cursor_node)
         self._status()
 

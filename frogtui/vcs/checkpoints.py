@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from frogtui.errors import FrogtuiError
 from frogtui.protocol import ToolCall
 from frogtui.vcs.hunks import decode, encode
-from frogtui.vcs.ignored import IgnoredFiles, ignored_files, report
+from frogtui.vcs.ignored import IgnoredFiles, ignored_files, split_report
 from frogtui.vcs.ignored import describe as describe_ignored
 from frogtui.vcs.nested import created, describe
 from frogtui.vcs.repository import GitFailed, RepoState, head_commit, run_git, temporary_index, tree_of, unused_ref
@@ -106,6 +106,8 @@ class Checkpoints:
         """Guards ``_waiting`` (the app's exit flushes while a run that would not stop may go on)."""
         self.ignored_before: IgnoredFiles | None = None
         """The ignored files before the first file-changing action (``vcs.ignored``), None before it."""
+        self.caches_changed: list[str] = []
+        """The caches among the ignored paths changed, as of the last ``ignored_changed``: said quietly."""
 
     def before_action(self, step: int, call: ToolCall) -> None:
         """Snapshot the working tree before ``call`` (Write, Edit or Bash) runs in ``step``."""
@@ -131,14 +133,17 @@ class Checkpoints:
     def ignored_changed(self) -> list[str]:
         """The ignored paths (``.venv/``, ``node_modules/``, ``.env``…) created, changed or deleted
         since the first file-changing action, a folder with many such files named once; none
-        before it. Neither the review nor rewind holds them.
+        before it. Neither the review nor rewind holds them. Caches nothing runs later
+        (``.pytest_cache``, ``__pycache__``: ``ignored.quiet``) are left out, into
+        ``caches_changed``.
 
         Raises:
             GitFailed: git could not list the ignored files.
         """
         if self.ignored_before is None:
             return []
-        return report(self.ignored_before, ignored_files(self.repo))
+        warned, self.caches_changed = split_report(self.ignored_before, ignored_files(self.repo))
+        return warned
 
     def after_action(self, step: int, call: ToolCall) -> None:
         """Snapshot the working tree after ``call`` ran (``<checkpoint ref>-after``): what the

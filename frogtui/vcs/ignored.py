@@ -6,6 +6,10 @@ back. To say so, the ignored files are fingerprinted (path, size, modification t
 no content read) before the session's first file-changing action (``Checkpoints``) and compared
 with the tree at the run's end, in the review and at a rewind.
 
+Caches and build outputs that nothing runs later (``__pycache__``, ``.pytest_cache``, ``target/``…:
+``CACHE_FOLDERS``) are told apart (``quiet``): every Python run writes them, and a warning on each
+run is one people learn to ignore. An executable file among them is never quiet.
+
 ``git ls-files --others --ignored --exclude-standard --directory`` names the ignored files and
 folders (git does not look inside an ignored folder); the folders are walked here, links not
 followed. The walk stops after ``MAX_FILES`` files: then the fingerprint says it is incomplete and
@@ -28,6 +32,11 @@ SHOWN = 8
 """Paths named in one line at most (``describe``)."""
 GROUP = 3
 """More changed files than this under one ignored folder are named as the folder (``grouped``)."""
+CACHE_NAMES = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", ".nyc_output", ".parcel-cache"})
+"""Cache folders, wherever they are."""
+CACHE_TOPS = ("target", "htmlcov", "node_modules/.cache", ".next/cache", ".coverage", ".eslintcache")
+"""Caches and build outputs at the repository's top (Cargo's and Maven's ``target``, coverage,
+the JavaScript tools' caches)."""
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,27 @@ def grouped(paths: list[str], tops: tuple[str, ...] = ()) -> list[str]:
     for top, inside in under.items():
         result.extend(inside if len(inside) <= GROUP else [f"{top}/ ({len(inside)} files)"])
     return sorted(result)
+
+
+def quiet(path: str, after: IgnoredFiles) -> bool:
+    """Whether a changed ignored ``path`` is a cache or a build output nothing runs later
+    (``CACHE_NAMES``, ``CACHE_TOPS``), and not an executable file."""
+    name = path.rstrip("/")
+    cached = any(part in CACHE_NAMES for part in name.split("/")) or any(name == top or name.startswith(top + "/") for top in CACHE_TOPS)
+    if not cached:
+        return False
+    found = after.files.get(path)
+    return found is None or not (stat.S_ISREG(found[3]) and found[3] & 0o111)
+
+
+def split_report(before: IgnoredFiles, after: IgnoredFiles) -> tuple[list[str], list[str]]:
+    """What changed from ``before`` to ``after`` as (``report``'s lines without the caches, the
+    caches ``grouped``): the first a warning, the second a quiet summary."""
+    paths = changed(before, after)
+    caches = [p for p in paths if quiet(p, after)]
+    kept = IgnoredFiles({p: f for p, f in after.files.items() if p not in caches}, after.tops, after.unchecked)
+    was = IgnoredFiles({p: f for p, f in before.files.items() if p not in caches}, before.tops, before.unchecked)
+    return report(was, kept), grouped(caches, before.tops + after.tops)
 
 
 def report(before: IgnoredFiles, after: IgnoredFiles) -> list[str]:

@@ -381,8 +381,10 @@ async def test_an_ignored_path_the_session_changed_is_flagged(py_repo: Path) -> 
     async with Host(screen).run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         files = [str(node.label) for node in screen.query_one(HunkTree).root.children]
+        cursor_data = screen.query_one(HunkTree).cursor_node.data
     assert files[0].startswith(".venv/bin/git ") and "ignored by git" in files[0] and "undo cannot restore" in files[0], files
     assert files[1:] == ["[x] calc.py"], files
+    assert cursor_data is not None, "the review opens on a change, not on the flag row where space does nothing"
 
 
 async def page_until_seen(pilot, screen: ReviewScreen, needle: str, presses: int = 400) -> tuple[int | None, list[bool]]:

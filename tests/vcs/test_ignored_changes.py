@@ -97,3 +97,33 @@ def test_a_walk_that_runs_out_names_what_it_did_not_check(py_repo: Path, monkeyp
     (py_repo / "zz" / "git").write_text("#!/bin/sh\n")
     monkeypatch.setattr(ignored, "MAX_FILES", 20)
     assert points.ignored_changed() == ["not checked (more than 20 ignored files and folders): junk, zz"]
+
+
+def test_caches_a_test_run_writes_are_said_quietly_and_what_runs_later_still_warns(py_repo: Path, tmp_path: Path) -> None:
+    """Every Python run writes ``.pytest_cache`` and ``__pycache__``: the summary says so without
+    the warning; a script in ``.venv/bin`` and an executable planted in a cache still warn."""
+    (py_repo / ".gitignore").write_text(".venv/\n.pytest_cache/\n__pycache__/\n")
+    git(py_repo, "add", ".gitignore")
+    git(py_repo, "commit", "-q", "-m", "ignore")
+    replay = write_replay(tmp_path / "r.jsonl", [
+        turn("", xml_call("Bash", command="python -m pytest -q -p cacheprovider; true")),
+        turn("", answer="done"),
+    ])
+    argv = [sys.executable, "-m", "frogtui", "run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all"]
+    proc = subprocess.run(argv, cwd=py_repo, capture_output=True, text=True, timeout=120, env=os.environ.copy())
+    assert (py_repo / ".pytest_cache").is_dir(), proc.stderr
+    (summary,) = [line for line in proc.stderr.splitlines() if line.startswith("frogtui: agent")]
+    assert "ignored path" not in summary and "not restored by undo" not in summary, summary
+    assert "caches updated: " in summary and ".pytest_cache/" in summary, summary
+    state = discover(py_repo, "planted")
+    points = Checkpoints(state)
+    points.before_action(1, BASH)
+    (py_repo / ".venv" / "bin").mkdir(parents=True)
+    (py_repo / ".venv" / "bin" / "activate").write_text("echo hi\n")
+    (py_repo / "__pycache__").mkdir(exist_ok=True)
+    planted = py_repo / "__pycache__" / "run-me"
+    planted.write_text("#!/bin/sh\n")
+    planted.chmod(0o755)
+    (py_repo / "__pycache__" / "calc.cpython-311.pyc").write_bytes(b"x")
+    assert points.ignored_changed() == [".venv/bin/activate", "__pycache__/run-me"]
+    assert points.caches_changed == ["__pycache__/calc.cpython-311.pyc"]
