@@ -76,11 +76,13 @@ def undo_last(session: AcpSession) -> str:
     checkpoint = core.next_undo()
     if checkpoint is None:
         return "Nothing (more) to undo: no file-changing action ran in this session since it was opened."
+    skipped = core.passed_over(checkpoint)
     try:
         result = core.undo(checkpoint)
     except FrogtuiError as err:
         return f"Undo failed: {err}"
-    return f"Undid step {checkpoint.step} ({checkpoint.tool}). {result.summary} The model is told with your next message."
+    passed = "".join(f" Passed over step {c.step} ({c.tool}): it changed no file." for c in skipped)
+    return f"Undid step {checkpoint.step} ({checkpoint.tool}).{passed} {result.summary} The model is told with your next message."
 
 
 def rules_in_force(session: AcpSession) -> str:

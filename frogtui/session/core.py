@@ -530,11 +530,21 @@ class SessionCore:
         return run.apply(number, self.checkpoints, step)
 
     def next_undo(self) -> Checkpoint | None:
-        """The checkpoint the next undo goes back to, None when there is none (or no git)."""
+        """The checkpoint the next undo goes back to: before the last action that changed a file
+        (one that changed none, a test run, is passed over: ``passed_over``); None when there is
+        none (or no git)."""
         if self.checkpoints is None:
             return None
         remaining = [c for c in self.checkpoints.taken if (c.step, c.action) not in self.undone]
-        return remaining[-1] if remaining else None
+        changed = [c for c in remaining if not self.checkpoints.changed_nothing(c)]
+        return changed[-1] if changed else None
+
+    def passed_over(self, checkpoint: Checkpoint) -> list[Checkpoint]:
+        """The actions after ``checkpoint`` that undo passes over: they changed no file (a test run)."""
+        if self.checkpoints is None:
+            return []
+        return [c for c in self.checkpoints.taken if (c.step, c.action) > (checkpoint.step, checkpoint.action)
+                and (c.step, c.action) not in self.undone and self.checkpoints.changed_nothing(c)]
 
     def undo(self, checkpoint: Checkpoint) -> RewindResult:
         """Rewind the working tree to ``checkpoint`` (blocking); the model is told with the next

@@ -135,12 +135,13 @@ class FrogApp(SessionApp):
     @work(thread=True, exclusive=True, group="undo")
     def _undo(self, checkpoint: Checkpoint) -> None:
         """Each undo goes one mutating action further back (the checkpoint taken before it)."""
+        skipped = self.core.passed_over(checkpoint)
         try:
             result = self.core.undo(checkpoint)
         except FrogtuiError as err:
             self.call_from_thread(self.notify, str(err), severity="warning", timeout=10)
             return
-        notice = commands.undo_notice(checkpoint.tool, result)
+        notice = commands.undo_notice(checkpoint.tool, result, skipped)
         self.session.append_notice(notice)
         self.call_from_thread(self._mark_undone, checkpoint)
         self.call_from_thread(self.chat.add_notice, notice)

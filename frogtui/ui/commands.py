@@ -48,8 +48,17 @@ def undo_toast(tool: str, result: Any) -> str:
     return f"Step {result.step} ({tool}) undone: {undone_files(result)}."
 
 
-def undo_notice(tool: str, result: Any) -> str:
-    """What an undo did, in the chat: the action taken back and the files it touched."""
+def passed_over_note(skipped: list[Any]) -> str:
+    """The actions an undo passed over because they changed no file ('' for none)."""
+    if not skipped:
+        return ""
+    steps = ", ".join(f"step {c.step} ({c.tool})" for c in skipped)
+    return f" Passed over {steps}: it changed no file."
+
+
+def undo_notice(tool: str, result: Any, skipped: list[Any] | None = None) -> str:
+    """What an undo did, in the chat: the action taken back and the files it touched (and the
+    later actions passed over: they changed no file)."""
     done = result.restored or result.removed
     what = undone_files(result)
     keep = (
@@ -58,6 +67,6 @@ def undo_notice(tool: str, result: Any) -> str:
         if done else ""
     )
     return (
-        f"Undid step {result.step} ({tool}): {what}.{keep} "
+        f"Undid step {result.step} ({tool}): {what}.{keep}{passed_over_note(skipped or [])} "
         "The model is told with your next message; ctrl+z again goes one action further back."
     )

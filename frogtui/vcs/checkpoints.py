@@ -106,6 +106,8 @@ class Checkpoints:
         """Guards ``_waiting`` (the app's exit flushes while a run that would not stop may go on)."""
         self.ignored_before: IgnoredFiles | None = None
         """The ignored files before the first file-changing action (``vcs.ignored``), None before it."""
+        self._after: dict[str, str] = {}
+        """Each checkpoint's ref → the tree just after its action (``after_action``)."""
         self.caches_changed: list[str] = []
         """The caches among the ignored paths changed, as of the last ``ignored_changed``: said quietly."""
 
@@ -153,12 +155,21 @@ class Checkpoints:
             return
         ref = self.taken[-1].ref + AFTER
         taken = snapshot(self.repo, watched=self.watched)
+        self._after[self.taken[-1].ref] = taken.tree
         if taken.tree in self._held:
             record_update(("update-ref", ref, taken.tree))
             with self._lock:
                 self._waiting.append((ref, taken.tree))
         else:
             self._write(f"frogtui: after {call.name} (step {step})", ref, taken.tree)
+
+    def changed_nothing(self, checkpoint: Checkpoint) -> bool:
+        """Whether the action ``checkpoint`` was taken before left the working tree as it was (a
+        test run, a ``git status``): the tree after it is the tree before it. False when not known."""
+        after = self._after.get(checkpoint.ref)
+        if after is None:  # a resumed session: the after snapshot is in the record
+            after = recorded_under(self.state.ref_prefix).get(checkpoint.ref + AFTER)
+        return after is not None and after == checkpoint.tree
 
     def restore(self, tools: dict[int, list[str]]) -> None:
         """After a resume: the checkpoints the session took before, from its record in the session

@@ -217,3 +217,23 @@ def test_a_session_nobody_watches_is_told_every_start_up_note_and_the_log_keeps_
     assert log[-2:] == ["exit_reason=agent steps=2", f"frogtui: {core.run_summary}"]
     assert core.run_summary == "agent · 2 steps · 1 call: 1 allowed, 0 denied · 0 files changed"
     assert json.loads(core.trajectory_file().read_text())["exit_reason"] == "agent"
+
+
+def test_undo_passes_over_an_action_that_changed_nothing_and_says_so(py_repo: Path, tmp_path: Path) -> None:
+    """ctrl+z after an edit and a test run undid the test run (nothing) first; now it goes to the edit."""
+    from frogtui.ui.commands import undo_notice
+
+    tests = xml_call("Bash", command="cat calc.py")
+    core = SessionCore(replay_config(py_repo, tmp_path, [turn("fix", FIX), turn("check", tests), turn("", answer="Fixed.")]))
+    started(core)
+    core.send("fix add")
+    assert [(c.step, c.tool) for c in core.checkpoints.taken] == [(1, "Edit"), (2, "Bash")]
+    checkpoint = core.next_undo()
+    assert checkpoint is not None and (checkpoint.step, checkpoint.tool) == (1, "Edit")
+    skipped = core.passed_over(checkpoint)
+    assert [(c.step, c.tool) for c in skipped] == [(2, "Bash")]
+    result = core.undo(checkpoint)
+    assert "a - b" in (py_repo / "calc.py").read_text()
+    notice = undo_notice(checkpoint.tool, result, skipped)
+    assert notice.startswith("Undid step 1 (Edit): ") and "Passed over step 2 (Bash): it changed no file." in notice
+    assert core.next_undo() is None
