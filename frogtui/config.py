@@ -195,6 +195,15 @@ def _check_type(path: Path, section: str, cls: type, name: str, value: Any) -> N
         raise ConfigError(f"{path}: [{section}] {name} must be {wanted}, not {value!r}")
 
 
+def _missing(path: Path) -> str:
+    """Why a named file is not there to read: not found, a link to nothing, not a file."""
+    if path.is_symlink() and not path.exists():
+        return f"is a link to {os.readlink(path)}, which does not exist"
+    if path.exists():
+        return "is not a regular file"
+    return "not found"
+
+
 def load_config(path: Path | None = None, **overrides: Any) -> Config:
     """Read ``config.toml`` (if any) and apply ``overrides`` (None values are ignored).
 
@@ -203,8 +212,10 @@ def load_config(path: Path | None = None, **overrides: Any) -> Config:
     sections ``[limits]``, ``[sampling]``, ``[llama]`` with the fields of those dataclasses.
 
     Raises:
-        ConfigError: the file is not valid TOML or names an unknown key.
+        ConfigError: the file is not valid TOML or names an unknown key; ``FROGTUI_CONFIG`` names a
+            file that is not there; the file is a dangling link, a folder, or unreadable.
     """
+    named = "FROGTUI_CONFIG" in os.environ and path is None
     path = path or Path(os.environ.get("FROGTUI_CONFIG", config_dir() / "config.toml"))
     data: dict[str, Any] = {}
     if path.is_file():
@@ -212,6 +223,10 @@ def load_config(path: Path | None = None, **overrides: Any) -> Config:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
             raise ConfigError(f"{path}: not valid TOML: {err}") from None
+        except OSError as err:  # unreadable (permissions), or it went away
+            raise ConfigError(f"{path}: cannot read the config file: {err.strerror or err}") from None
+    elif named or os.path.lexists(path):  # named but not there, a dangling link, a folder: never silently the defaults
+        raise ConfigError(f"config file {_missing(path)}: {path}" + (" (FROGTUI_CONFIG)" if named else ""))
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
         if key in _SECTIONS:

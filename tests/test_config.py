@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from frogtui.config import SETTINGS_HELP, Limits, LlamaSettings, Sampling, load_config
+from frogtui.config import SETTINGS_HELP, Limits, LlamaSettings, Sampling, config_dir, load_config
 from frogtui.errors import ConfigError
 
 
@@ -73,3 +74,22 @@ def test_extra_buffers_is_auto_true_or_false(value: str, ok: object, tmp_path: P
             load_config(path)
     else:
         assert load_config(path).llama.extra_buffers == ok
+
+
+def test_a_config_file_named_but_not_there_is_one_line_and_exit_2(py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    replay = tmp_path / "r.jsonl"
+    replay.write_text('{"content": "hi"}\n')
+    env = {**os.environ, "FROGTUI_CONFIG": str(tmp_path / "missing.toml")}
+    proc = subprocess.run([sys.executable, "-m", "frogtui", "run", "t", "--repo", str(py_repo), "--model", f"replay:{replay}"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2 and proc.stderr == f"frogtui: config file not found: {tmp_path / 'missing.toml'} (FROGTUI_CONFIG)\n"
+    monkeypatch.delenv("FROGTUI_CONFIG", raising=False)
+    default = config_dir() / "config.toml"
+    default.parent.mkdir(parents=True, exist_ok=True)
+    default.symlink_to(tmp_path / "elsewhere.toml")  # a dangling link is not "no config"
+    with pytest.raises(ConfigError, match="is a link to .*elsewhere.toml, which does not exist"):
+        load_config()
+    default.unlink()
+    default.mkdir()
+    with pytest.raises(ConfigError, match="is not a regular file"):
+        load_config()

@@ -5,7 +5,8 @@
     frogtui policy untrust [--repo DIR]
 
 ``check`` prints the decision as its first word (``allow``, ``ask`` or ``deny``), then the rule and
-the reason. Exit 0 for any decision, 2 for usage or rules errors.
+the reason, and exits with it (``EXIT``): 0 allow, 1 ask, 2 deny; a usage or rules error exits 2
+too, with its one line on stderr (a script that runs only on 0 fails closed).
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall
 from frogtui.tools.specs import TOOL_SPECS
 from frogtui.tools.workspace import Workspace
+
+EXIT = {"allow": 0, "ask": 1, "deny": 2}
+"""``policy check``'s exit status for each decision (usage and rules errors: 2, like deny)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -91,4 +95,4 @@ def main(argv: list[str]) -> int:
     print(f"{decision.kind}\t{decision.rule}\t{decision.reason}{floor}{why}")
     for note in (*rules.notes, *([no_backstop] if no_backstop else [])):
         print(f"note: {note}", file=sys.stderr)
-    return 0
+    return EXIT[decision.kind]

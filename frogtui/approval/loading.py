@@ -33,6 +33,8 @@ def read_rule_file(path: Path, *, required: bool = False) -> RuleFile | None:
     try:
         text = _read(path).decode("utf-8")
     except FileNotFoundError:
+        if path.is_symlink():  # a link to nothing is named, not absent: never silently no rules
+            raise ConfigError(f"{path}: the rules file is a link to {os.readlink(path)}, which does not exist") from None
         if required:
             raise ConfigError(f"rules file not found: {path}") from None
         return None

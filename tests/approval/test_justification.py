@@ -75,6 +75,6 @@ def test_a_denial_in_a_longer_command_keeps_its_justification(py_repo: Path) -> 
 def test_policy_check_shows_the_justification(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rules = tmp_path / "rules.toml"
     rules.write_text(RULES)
-    assert main(["policy", "check", "--repo", str(py_repo), "--rules", str(rules), "git push origin"]) == 0
+    assert main(["policy", "check", "--repo", str(py_repo), "--rules", str(rules), "git push origin"]) == 1  # ask
     kind, rule, reason = capsys.readouterr().out.strip().split("\t")
     assert (kind, rule) == ("ask", "Bash: git push *") and reason.endswith(" (why: pushes are reviewed first)")

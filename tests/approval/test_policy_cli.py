@@ -31,7 +31,7 @@ def test_check_prints_decision_rule_reason(
     py_repo: Path, capsys: pytest.CaptureFixture[str], argv: list[str], first: str, rule: str
 ) -> None:
     code, fields, _ = check(capsys, "--repo", str(py_repo), *argv)
-    assert code == 0
+    assert code == {"allow": 0, "ask": 1, "deny": 2}[first], "the exit status is the decision: usable in scripts"
     assert fields[0] == first and fields[1] == rule and len(fields) == 3 and fields[2]
 
 
@@ -39,7 +39,7 @@ def test_rules_option_uses_that_file(py_repo: Path, tmp_path: Path, capsys: pyte
     rules = tmp_path / "mine.toml"
     rules.write_text('[[rules]]\ntool = "Bash"\nmatch = "pytest *"\ndecision = "allow"\n')
     code, fields, _ = check(capsys, "--repo", str(py_repo), "--rules", str(rules), "pytest -q && make")
-    assert code == 0 and fields[0] == "ask"
+    assert code == 1 and fields[0] == "ask"
     code, fields, _ = check(capsys, "--repo", str(py_repo), "--rules", str(rules), "pytest -q tests")
     assert fields[:2] == ["allow", "Bash: pytest *"] and str(rules) in fields[2]
 
@@ -62,3 +62,12 @@ def test_trust_lets_the_project_loosen(py_repo: Path, capsys: pytest.CaptureFixt
     assert main(["policy", "untrust", "--repo", str(py_repo)]) == 0
     capsys.readouterr()
     assert check(capsys, "--repo", str(py_repo), "make test")[1][0] == "ask"
+
+
+def test_a_named_rules_file_that_is_a_dangling_link_is_one_line_and_exit_2(
+    py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (py_repo / ".frogtui.toml").symlink_to(tmp_path / "gone.toml")
+    code = main(["policy", "check", "--repo", str(py_repo), "ls"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "is a link to" in err[0] and "which does not exist" in err[0], err

@@ -118,7 +118,7 @@ def test_the_read_only_sandbox_has_an_empty_private_temp_folder(py_repo: Path, t
 def test_without_a_sandbox_there_is_no_read_only_default(py_repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "rules.toml").write_text('[sandbox]\nbash = "none"\n')
-    assert main(["policy", "check", "--repo", str(py_repo), "ls -la"]) == 0
+    assert main(["policy", "check", "--repo", str(py_repo), "ls -la"]) == 1  # ask
     out, err = capsys.readouterr()
     assert out.split("\t")[:2] == ["ask", "Bash: ask (default)"], out
     assert "read-only default is off" in err and 'bash = "none"' in err

@@ -120,7 +120,7 @@ def test_an_empty_backtick_substitution_does_not_hide_a_secret_store(py_repo: Pa
     """The floor's secret stores, with the backticks around the path or in it: denied or at least
     asked (never read without asking)."""
     for command in ("cat ``~/.ssh/id_rsa", "cat ~/.s``sh/id_rsa"):
-        assert main(["policy", "check", "--repo", str(py_repo), command]) == 0
+        assert main(["policy", "check", "--repo", str(py_repo), command]) in (1, 2)  # ask or deny
         kind = capsys.readouterr().out.split("\t")[0]
         assert kind in ("deny", "ask"), command
 
@@ -140,9 +140,9 @@ def test_a_git_deny_rule_denies_whatever_comes_before_the_subcommand(
 
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "rules.toml").write_text(PUSH_DENIED)
-    assert main(["policy", "check", "--repo", str(py_repo), command]) == 0
+    assert main(["policy", "check", "--repo", str(py_repo), command]) == 2  # deny
     assert capsys.readouterr().out.split("\t")[:2] == ["deny", "Bash: git push *"], command
-    assert main(["policy", "check", "--repo", str(py_repo), "git commit -m \"$MSG\""]) == 0
+    assert main(["policy", "check", "--repo", str(py_repo), "git commit -m \"$MSG\""]) in (0, 1)
     assert capsys.readouterr().out.split("\t")[0] != "deny"  # another subcommand stays as it was
 
 
