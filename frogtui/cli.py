@@ -26,8 +26,18 @@ def unknown_command(word: str) -> str:
     return f"frogtui: unknown command {word!r} (commands: {commands}); to run a task headless: frogtui run \"TASK\""
 
 
+def version_line() -> str:
+    """What ``frogtui --version`` prints."""
+    from frogtui import __version__
+
+    return f"frogtui {__version__} (Python {sys.version.split()[0]})"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("-") and {"--version", "-V"} & set(argv):  # before anything is imported (the app's parser lists it)
+        print(version_line())
+        return 0
     if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
         print(unknown_command(argv[0]), file=sys.stderr)
         return 2

@@ -101,3 +101,12 @@ def test_help_lists_every_command_and_never_breaks_a_word(argv: list[str], colum
             assert f"frogtui {command}" in words
     if argv[0] in ("--help", "run", "acp"):
         assert " ".join(SETTINGS_HELP.split()) in words  # the long slash-joined key lists are whole
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from frogtui import __version__
+    from frogtui.cli import main
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith(f"frogtui {__version__} (Python 3.")
+    assert main(["--repo", ".", "-V"]) == 0 and capsys.readouterr().out.startswith("frogtui ")

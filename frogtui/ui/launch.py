@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", nargs="?", const="", metavar="ID",
                         help="reopen a session: the latest of this repository, or the one with this id (printed on quit)")
     parser.add_argument("--approve", choices=APPROVAL_MODES, help="starting approval mode (default: policy; F2 cycles)")
+    parser.add_argument("-V", "--version", action="store_true", help="print frogtui's version and exit")
     return parser
 
 
