@@ -13,6 +13,16 @@ class AnswerBlock(Markdown):
     at once. Textual's ``Markdown`` keeps its first text aside (``_initial_markdown``) until it
     mounts, then renders it and replaces whatever ``append`` wrote before: so text appended before
     the mount joins that first text instead, and ``source`` includes it from the start.
+
+    A code block wraps its long lines at the pane's width (Textual's scrolls them sideways with
+    no scroll bar: the end of a line was cut off, unseen).
+    """
+
+    DEFAULT_CSS = """
+    AnswerBlock MarkdownFence {
+        overflow-x: hidden;
+        & > Label { width: 1fr; text-wrap: wrap; }
+    }
     """
 
     def append(self, markdown: str) -> AwaitComplete:

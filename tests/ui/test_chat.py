@@ -10,7 +10,8 @@ from frogtui.ui.chat import ChatPane, UserMessage
 from frogtui.ui.steplog import StepLog, StepReasoning
 from frogtui.ui.themes import VARIABLE_DEFAULTS
 from frogtui.ui.trace import TraceEntry
-from tests.ui.conftest import wait_for
+from tests.support import turn
+from tests.ui.conftest import SIZE, submit, wait_for
 
 
 class ChatApp(App[None]):
@@ -148,3 +149,14 @@ async def test_open_reasoning_can_be_selected_and_copied_with_the_mouse() -> Non
         drawn = log.render_line(2)
         selected = app.screen.get_component_rich_style("screen--selection")
         assert any(seg.text.startswith("add()") and seg.style.bgcolor == selected.bgcolor for seg in drawn)
+
+
+async def test_a_long_line_in_a_code_block_is_wrapped_not_cut(make_app) -> None:
+    tail = "THE_END_OF_THE_LINE"
+    code = "x = " + " + ".join(f"value_{i}" for i in range(40)) + f"  # {tail}"
+    app = make_app([turn("", answer=f"Here:\n\n```python\n{code}\n```\n")])
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "show code")
+        await wait_for(pilot, lambda: app.last_exit_reason == "agent" and not app.busy, what="the run")
+        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: tail in app.export_screenshot(), timeout=5, what="the end of the long code line on screen")
