@@ -22,6 +22,10 @@ if TYPE_CHECKING:  # git and the checkpoints are imported with the session, afte
     from frogtui.vcs.checkpoints import Checkpoint
     from frogtui.vcs.message import Drafts
 
+QUIT_HELP = "Stop the run, save the session and quit (as ctrl+c twice); frogtui --resume reopens it"
+"""The palette's Quit, in place of Textual's "Quit the application as soon as possible"."""
+
+
 class FrogApp(SessionApp):
     """The frogtui app (arguments: ``SessionApp``)."""
 
@@ -228,7 +232,8 @@ class FrogApp(SessionApp):
                 yield SystemCommand(title, help_text, getattr(self, f"action_{action}"))
         for name in sorted(self.catalog.themes):
             yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme", partial(setattr, self, "theme", name))
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):  # Textual's own, with frogtui's words for Quit
+            yield SystemCommand("Quit", QUIT_HELP, self.action_quit) if command.title == "Quit" else command
 
     async def action_quit_twice(self) -> None:
         """Ctrl+C: twice within ``run_state.QUIT_WINDOW_S`` quits (the run stops, the session is saved)."""

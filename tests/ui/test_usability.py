@@ -148,3 +148,12 @@ async def test_an_unknown_slash_word_is_an_error_not_a_task(make_app) -> None:
         await submit(pilot, "//help me")
         await wait_for(pilot, lambda: app.core.agent is not None and app.core.agent.started and not app.busy, what="the task")
         assert [m["content"] for m in app.core.agent.messages if m["role"] == "user"][0].endswith("/help me")
+
+
+async def test_the_palettes_quit_says_what_quitting_does(make_app) -> None:
+    from frogtui.ui.app import QUIT_HELP
+
+    app = make_app([turn("", answer="hi")])
+    async with app.run_test(size=SIZE):
+        quits = [c for c in app.get_system_commands(app.screen) if c.title == "Quit"]
+    assert [c.help for c in quits] == [QUIT_HELP] and "save the session" in QUIT_HELP
