@@ -122,7 +122,7 @@ def _interrupt_on_signals(core: SessionCore, stderr: TextIO) -> dict[int, Any]:
             print(INTERRUPTING[signum], file=stderr, flush=True)
         except OSError:  # SIGHUP: the terminal may be gone already; the run still ends cleanly
             pass
-        core.interrupt()
+        core.interrupt("" if signum == signal.SIGINT else f"frogtui was stopped by {signal.Signals(signum).name}")
 
     return {signum: signal.signal(signum, handler) for signum in INTERRUPTING}
 

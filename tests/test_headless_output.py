@@ -82,7 +82,9 @@ def test_sigterm_and_sighup_end_a_run_as_ctrl_c_does(py_repo: Path, tmp_path: Pa
     assert "Traceback" not in err and "exit_reason=cancelled" in err and stdout == ""
     data = json.loads(out.read_text())
     assert data["exit_reason"] == "cancelled"
-    assert data["steps"][0]["observations"][0]["observation"].startswith("Interrupted by the user")
+    told = f"Interrupted: frogtui was stopped by {name} (not by the user)"  # the model is not told the user did it
+    assert data["steps"][0]["observations"][0]["observation"].startswith(told)
+    assert [m["content"] for m in data["messages"] if m["role"] == "tool"][0].startswith(told)
     (session,) = _session_folders()
     assert json.loads((session / "trajectory.json").read_text())["exit_reason"] == "cancelled"
     recorded = [json.loads(line)["content"] for line in (session / "replay.jsonl").read_text().splitlines()]

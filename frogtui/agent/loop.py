@@ -75,6 +75,8 @@ class Agent:
         self.handoff_margin = max(0, handoff_margin)
         self.repeats = RepeatTracker(self.limits.repeat_threshold)
         self.cancel = threading.Event()
+        self.stop_reason = ""
+        """Why the run was interrupted when it was not the person (``interrupt``): "frogtui was stopped by SIGTERM"."""
         self._turn_cancel: threading.Event | None = None
         """The model's stop for the turn it is writing: set by ``interrupt`` and by the text guard."""
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
@@ -141,8 +143,11 @@ class Agent:
         now on (git was just turned on for the repository)."""
         self.before_action, self.patch, self.after_action = before_action, patch, after_action
 
-    def interrupt(self) -> None:
-        """Stop generation or the running command as soon as possible (thread-safe)."""
+    def interrupt(self, why: str = "") -> None:
+        """Stop generation or the running command as soon as possible (thread-safe). ``why``: a
+        stop that is not the person's ("frogtui was stopped by SIGTERM"), told to the model as
+        that instead of "Interrupted by the user"."""
+        self.stop_reason = why
         self.cancel.set()
         turn = self._turn_cancel
         if turn is not None:
@@ -176,6 +181,7 @@ class Agent:
     # the loop -------------------------------------------------------------------------
     def _run_user_message(self, text: str) -> RunResult:
         self.cancel.clear()
+        self.stop_reason = ""
         self.messages.append({"role": "user", "content": text})
         started = self.clock()
         exit_reason: ExitReason = "max_turns"
@@ -320,6 +326,12 @@ class Agent:
         return message
 
     def _observe(self, step: int, call: ToolCall, outcome: ToolOutcome) -> None:
+        if outcome.cancelled and self.stop_reason:  # frogtui was stopped, not by the person: say so
+            for head in (observations.INTERRUPTED_BEFORE_RUN, observations.INTERRUPTED):
+                if outcome.observation.startswith(head):
+                    told = observations.stopped(head, self.stop_reason) + outcome.observation[len(head):]
+                    outcome = dataclasses.replace(outcome, observation=told)
+                    break
         self.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.observation})
         self.trajectory.record_observation(step, call, outcome)
         if call.error is None:
@@ -343,6 +355,8 @@ class Agent:
             approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat))
             self.trajectory.record_approval(step, call, approval, repeat=repeat)
             self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=repeat))
+            if not approval.allowed and self.cancel.is_set() and self.stop_reason:  # the question went with frogtui's stop
+                return self._not_run(step, call, observations.INTERRUPTED_BEFORE_RUN, cancelled=True)
             if not approval.allowed:
                 return self._not_run(step, call, denial_observation(approval), denied=True)
             if approval.arguments is not None and approval.arguments != call.arguments:

@@ -397,10 +397,11 @@ class SessionCore:
     def _save(self, trajectory: Trajectory) -> None:
         self.session.save_trajectory(trajectory, replay_before=self._replay_before.get(trajectory.run, ""))
 
-    def interrupt(self) -> None:
-        """Stop generation or the running command (thread-safe; nothing when nothing runs)."""
+    def interrupt(self, why: str = "") -> None:
+        """Stop generation or the running command (thread-safe; nothing when nothing runs).
+        ``why``: a stop that is not the person's ("frogtui was stopped by SIGTERM"; ``Agent.interrupt``)."""
         if self.agent is not None:
-            self.agent.interrupt()
+            self.agent.interrupt(why)
 
     @property
     def started(self) -> bool:

@@ -72,6 +72,8 @@ class ToolOutcome:
 INTERRUPTED = "Interrupted by the user"
 """A command's head when the person interrupted it while it ran."""
 INTERRUPTED_BEFORE_RUN = "Interrupted by the user before it ran"
+STOPPED = "Interrupted: "
+"""The head of a call frogtui's own stop ended, not the person (``stopped``)."""
 NOT_RUN_AFTER_FAILED_CHECKPOINT = "Not run: the run stopped at a failed checkpoint"
 NO_READ_ONLY_SANDBOX = "PermissionError: no read-only sandbox to run this command in; it did not run"
 NO_FILES_MATCHED = "No files matched."
@@ -204,6 +206,13 @@ def error_kind(observation: str) -> str | None:
     return match.group(1) if match else None
 
 
+def stopped(head: str, why: str) -> str:
+    """``head`` (``INTERRUPTED``, ``INTERRUPTED_BEFORE_RUN``) said for a stop that was not the
+    person's (``why``: "frogtui was stopped by SIGTERM"): the model is not told the user did it."""
+    before = " before it ran" if head == INTERRUPTED_BEFORE_RUN else ""
+    return f"{STOPPED}{why}{before} (not by the user)"
+
+
 def classify(observation: str, *, command: bool) -> Reading:
     """How a call ended, read from its observation (a saved transcript has nothing else).
     ``command``: the call ran a command (an ``execute`` tool), whose observation starts with an
@@ -214,7 +223,7 @@ def classify(observation: str, *, command: bool) -> Reading:
         head = head.partition("\n")[2]
     if head.startswith(("The user denied", "PermissionError: ")):
         return Reading("denied")
-    if head.startswith(INTERRUPTED):
+    if head.startswith((INTERRUPTED, STOPPED)):
         return Reading("interrupted")
     if head.startswith(("Not run: ", "not run: ")):
         return Reading("not_run")

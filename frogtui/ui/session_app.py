@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -460,16 +461,17 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         self.chat.add_notice(f"Interrupted before the run started: the message was not sent ({where}).", "warning")
         self.call_later(self._send_queued, after_interrupt=True)
 
-    def interrupt(self) -> None:
+    def interrupt(self, why: str = "") -> None:
         """Esc: stop generation or the running command (and the attempts); a waiting question is
-        denied (a message sent now goes first, at once)."""
+        denied (a message sent now goes first, at once). ``why``: a stop that is not the person's
+        (a signal), told to the model as that."""
         if isinstance(self.move(self.run_state.interrupt()), Interrupt):
-            self._stop_run()
+            self._stop_run(why)
 
-    def _stop_run(self) -> None:
+    def _stop_run(self, why: str = "") -> None:
         if self.attempts_stop is not None:  # each attempt ends cancelled; the table still comes
             self.attempts_stop()
-        self.core.interrupt()
+        self.core.interrupt(why)
         self.asking.cancel_pending()
         from frogtui.ui.approval_screen import ApprovalScreen
 
@@ -568,7 +570,8 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         """Stop the run, show its last events, save the session, and exit with ``status``."""
         if self.run_state.closed:
             return
-        self.interrupt()
+        signalled = status > 128 and status - 128 in (signal.SIGTERM, signal.SIGHUP)
+        self.interrupt(f"frogtui was stopped by {signal.Signals(status - 128).name}" if signalled else "")
         worker = self._run_worker
         if worker is not None and worker.state == WorkerState.RUNNING:
             try:

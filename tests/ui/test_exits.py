@@ -121,6 +121,8 @@ def test_a_signal_while_asking_ends_the_app_with_the_session_saved(py_repo: Path
     (folder,) = (tmp_path / "xdg_state_home").rglob("trajectory.json")
     saved = json.loads(folder.read_text())
     assert [m["content"] for m in saved["messages"] if m["role"] == "user"] == ["write a file"]
+    told = [m["content"] for m in saved["messages"] if m["role"] == "tool"]
+    assert told == [f"Interrupted: frogtui was stopped by {signal.Signals(number).name} before it ran (not by the user)"], told
     assert list((tmp_path / "xdg_state_home").rglob("replay.jsonl"))
     assert not (py_repo / "new.txt").exists()
 
