@@ -188,6 +188,10 @@ class LocalModel:
         self._process: RunnerProcess | None = None
         self._extra_buffers = True
         self.info: Loaded | None = None
+        self.buffers_note = ""
+        """Set when the model loaded without llama.cpp's extra weight buffers because they crash
+        this CPU (now, or remembered): one line a front end shows on its own, not at the end of a
+        load line."""
 
     # the Model protocol's fields ---------------------------------------------------------
     @property
@@ -246,6 +250,8 @@ class LocalModel:
         if remembered is not None:
             self._start(extra_buffers=remembered, probe=False)
             if not remembered:
+                self.buffers_note = ("llama.cpp's extra weight buffers are off on this CPU: they crashed it before. "
+                                     "The model runs without them, a little slower; [llama] extra_buffers = true tries them again.")
                 self._report("llama.cpp's extra weight buffers are off on this CPU (they crashed it before; "
                              "[llama] extra_buffers overrides)")
             return
@@ -261,6 +267,9 @@ class LocalModel:
             )
             self._start(extra_buffers=False, probe=False)  # crashes too: not the buffers' fault, nothing remembered
             buffers.remember(key, False, reason=str(err))
+            self.buffers_note = (f"llama.cpp crashed ({signal_name}) with its extra weight buffers on this CPU, a llama.cpp bug "
+                                 "on some CPUs (AMX). The model now runs without them, and frogtui remembers it; "
+                                 "[llama] extra_buffers = true tries them again.")
             return
         buffers.remember(key, True)
 

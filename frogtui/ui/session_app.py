@@ -356,6 +356,9 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         )
         self.loading_notice.update(f"Model ready: {message.model.name}{summary}")
         self.loading_notice.set_classes("notice-info")
+        buffers_note = getattr(message.model, "buffers_note", "")  # a local model without llama.cpp's extra buffers
+        if buffers_note:
+            self.chat.add_notice(buffers_note, "warning")
         await self.act(self.run_state.model_loaded())  # a message sent before starts now
 
     def on_model_load_failed(self, message: ModelLoadFailed) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from frogtui.session.core import SessionCore
 from tests.support import turn
 from tests.ui.conftest import SIZE, wait_for
@@ -46,3 +48,24 @@ async def test_after_a_failed_setup_they_say_why(make_app, tmp_path) -> None:
         await pilot.pause(0.1)
         said = [n.message for n in app._notifications if n.message.startswith("Review")]
         assert said and "the session could not start" in said[-1] and app.setup_error in said[-1], said
+
+
+@pytest.mark.slow  # llama.cpp loads a tiny model twice (the probe crashes, then without the buffers)
+async def test_the_extra_buffers_fallback_is_said_on_its_own(py_repo, home, tmp_path, monkeypatch) -> None:
+    """On a CPU where llama.cpp's extra weight buffers crash, the app says so in a notice of its
+    own, not as a few words at the end of the load line."""
+    from frogtui.config import Config
+    from frogtui.ui.app import FrogApp
+    from frogtui.ui.chat import Notice
+    from tests.models.tiny_gguf import write_dense_llama
+    from tests.ui.conftest import SIZE, fake_clock, rules_file, wait_for
+
+    monkeypatch.setenv("FROGTUI_RUNNER_FAULT", "extra-buffers-probe")  # an AMX machine's crash, simulated
+    gguf = write_dense_llama(tmp_path / "tiny.gguf")
+    app = FrogApp(Config(repo=py_repo, model_spec=str(gguf), theme="frog-dark", rules_file=rules_file(home)), clock=fake_clock())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.model is not None, timeout=60, what="the model")
+        await pilot.pause(0.2)
+        notices = [str(n.render()) for n in app.query(Notice)]
+    (said,) = [text for text in notices if "extra weight buffers" in text and "Model ready" not in text]
+    assert said.startswith("llama.cpp crashed (SIGSEGV) with its extra weight buffers on this CPU") and "runs without them" in said
