@@ -55,6 +55,8 @@ class AcpSink:
             view = self.view(event.call)
             view.stream(event.text)
             send(view.progress())
+        elif isinstance(event, ev.TextRepeated):  # the turn was ended: the editor's person sees why too
+            self.outbox.text("message", f"\n\n[frogtui ended this turn: its text kept repeating. {event.note}]\n\n")
         elif isinstance(event, ev.ToolFinished):
             view = self.view(event.call)
             view.set_output(event.observation)
