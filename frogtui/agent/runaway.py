@@ -31,7 +31,10 @@ class Repetition:
 
     def describe(self) -> str:
         """For the model and the person: what was repeated and the setting that stopped it."""
-        shown = self.piece.strip()
+        piece, cut = self.piece, self.piece.find(" ")
+        if not piece.endswith(" ") and 0 <= cut < len(piece) - 1:  # found mid-word (the copy before ends inside a word)
+            piece = piece[cut + 1:] + piece[:cut + 1]  # shown from a word's start
+        shown = piece.strip()
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
         return (f"frogtui stopped your turn: it wrote the same text {self.times} times in a row ({shown!r}); "
                 f"[limits] repeat_text = {self.threshold}. Do not repeat it: make one tool call or give your final answer.")
