@@ -118,7 +118,7 @@ class Limits:
     repeat: asked about even when a rule allows it, denied headless under ``--approve policy``."""
 
 
-ApprovalMode = Literal["policy", "all", "none"]
+ApprovalMode = Literal["policy", "edits", "all", "none"]
 """How approvals are answered (``Config.approve``)."""
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
 """In the order the app's F2 cycles them."""
@@ -134,6 +134,8 @@ class Config:
 
     - ``policy``: what the rules allow runs, what they deny is denied, what they would ask about is
       asked (``frogtui run`` has no one to ask: it denies it, saying so);
+    - ``edits``: as ``policy``, but a Write or Edit inside the repository that only the defaults
+      would ask about runs (with its checkpoint), as if a rule allowed it; Bash as under ``policy``;
     - ``all``: what the rules would ask about runs too; the floor and explicit deny rules still deny;
     - ``none``: every Write, Edit and Bash is denied, even one a rule allows; Read and Glob as the
       rules say, with what they would ask about denied.
