@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Offset
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 from frogtui.ui.messages import TaskSubmitted
@@ -278,9 +279,10 @@ class PromptInput(Input):
         Binding("down", "history(1)", "Next message", show=False),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, suggester: Suggester | None = None) -> None:
         # no select-all on focus: a key typed elsewhere lands here and must not replace the draft
-        super().__init__(placeholder="Describe a task, or ask a follow-up (Enter sends)", id=id, select_on_focus=False)
+        super().__init__(placeholder="Describe a task, or ask a follow-up (Enter sends; /help: commands; @path attaches a file)",
+                         id=id, select_on_focus=False, suggester=suggester)
         self.history: list[str] = []
         self._position = 0
 
