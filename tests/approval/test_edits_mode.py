@@ -71,9 +71,10 @@ def test_headless_edits_lands_writes_and_edits_policy_denies_and_decides_bash_as
     assert (py_repo / "new.py").read_text() == "x = 1\n"
     assert "a + b" in (py_repo / "calc.py").read_text()
     assert not outside.exists(), "outside the repository is not an edit the mode allows"
-    assert decided["edits"][:3] == [("Write", "allow"), ("Edit", "allow"), ("Write", "deny")]
+    assert decided["edits"][:2] == [("Write", "allow"), ("Edit", "allow")]
     assert decided["policy"][:2] == [("Write", "deny"), ("Edit", "deny")]
-    assert decided["edits"][3:] == decided["policy"][3:], "every Bash command decided exactly as under policy"
+    bash = [d for d in decided["edits"] if d[0] == "Bash"]
+    assert len(bash) == len(commands) and bash == [d for d in decided["policy"] if d[0] == "Bash"], "every Bash decided as under policy"
     assert not (py_repo / "made-by-bash").exists()
 
 
