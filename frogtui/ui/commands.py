@@ -27,7 +27,8 @@ def mode_notice(mode: str) -> tuple[str, str, float]:
         return ("Approval mode: all. Everything the floor and your deny rules allow now runs without asking; "
                 "FrogNano has no safety alignment.", "warning", 6)
     if mode == "edits":
-        return ("Approval mode: edits. Write and Edit inside the repository run without asking; commands as the rules say.", "information", 4)
+        return ("Approval mode: edits. Write and Edit inside the repository run without asking; commands as the rules say.",
+                "information", 4)
     if mode == "none":
         return ("Approval mode: none. Every Write, Edit and Bash is denied; Read and Glob run when the rules allow them.", "information", 4)
     return (f"Approval mode: {mode}", "information", 2)

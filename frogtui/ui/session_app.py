@@ -36,13 +36,11 @@ from frogtui.programs import at_start
 from frogtui.ui import session_view
 from frogtui.ui.asking import ModalAsk
 from frogtui.ui.attempts_run import AttemptsInApp, parse
-from frogtui.ui.slash import PromptSuggester, attachments_notice, repository_files
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.exits import ExitsInApp
 from frogtui.ui.footer import FittingFooter
 from frogtui.ui.handoff import HandoffInApp
 from frogtui.ui.links import open_link
-from frogtui.ui.notify import Attention
 from frogtui.ui.messages import (
     BATCH_S,
     HOLD_S,
@@ -59,6 +57,7 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
+from frogtui.ui.notify import Attention
 from frogtui.ui.pacing import HOT_S, FlatOut, FrameHold
 from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import QueueInApp, QueuePanel
@@ -81,6 +80,7 @@ from frogtui.ui.run_state import (
     Transition,
     WarnQuit,
 )
+from frogtui.ui.slash import PromptSuggester, attachments_notice, repository_files
 from frogtui.ui.status import StatusBar
 from frogtui.ui.terminal_safety import ControlFilter
 from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, remember_theme, start_theme

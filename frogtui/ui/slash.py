@@ -10,7 +10,6 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 from textual.suggester import Suggester
