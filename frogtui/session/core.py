@@ -41,7 +41,7 @@ from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
-from frogtui.protocol import ApprovalRequest, Approver, Model
+from frogtui.protocol import ApprovalRequest, Approver, KeepsState, Model
 from frogtui.session.folder import Session
 from frogtui.session.log import Logged, SessionLog
 from frogtui.session.mentions import Mentioned, attach_mentions
@@ -301,6 +301,8 @@ class SessionCore:
         )
         if self.saved is not None:
             agent.restore(self.saved)
+        if isinstance(self.model, KeepsState):  # a local GGUF: its state after each turn, for --resume
+            self.model.keep_state(self.session.model_state_dir)
         self.agent = agent
         return agent
 
