@@ -40,19 +40,28 @@ def batches_requests(model: Model | None) -> bool:
 class EvalRun:
     """One ``frogtui eval`` over ``tasks`` (see the module's docstring)."""
 
-    def __init__(self, tasks: list[Task], settings: Settings, model: Model | None, *, attempts: int = 1, workers: int = 1,
+    def __init__(self, tasks: list[Task], settings: Settings, *, attempts: int = 1, workers: int = 1,
                  redo_existing: bool = False, stderr: TextIO) -> None:
-        self.tasks, self.s, self.model = tasks, settings, model
+        self.tasks, self.s = tasks, settings
         self.attempts, self.redo_existing, self.stderr = attempts, redo_existing, stderr
-        concurrent = settings.gold or batches_requests(model)
-        self.workers = workers if concurrent else 1
-        self.serial_note = "" if concurrent or workers == 1 else (
-            f"--workers {workers}: this model decodes one conversation at a time, so attempts run one after another")
+        self.model: Model | None = None
+        self.wanted_workers = workers
+        self.workers = workers if settings.gold else 1
+        self.serial_note = ""
         seed = settings.config.sampling.seed
         self.base_seed = seed if seed is not None else secrets.randbelow(2**31)
         self._print_lock = threading.RLock()  # the signal handler prints on the main thread
         self.finished = 0
         self.errors = 0
+
+    def use_model(self, model: Model) -> None:
+        """The model the attempts talk to (loaded once there is something to run)."""
+        self.model = model
+        if batches_requests(model):
+            self.workers = self.wanted_workers
+        elif self.wanted_workers > 1:
+            self.serial_note = (f"--workers {self.wanted_workers}: this model decodes one conversation at a time, "
+                                "so attempts run one after another")
 
     def say(self, line: str) -> None:
         with self._print_lock:

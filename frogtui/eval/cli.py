@@ -128,18 +128,18 @@ def main(argv: list[str]) -> int:
         return 2
     model = None
     try:
-        if not args.gold:
-            from frogtui.models import load_model
-
-            model = load_model(config.model_spec, config)
         from frogtui.eval.batch import EvalRun
 
         name = args.model_name or (GOLD if args.gold else config.model_spec)
         settings = Settings(config=config, out=out, model_name=name, repos=args.repos.expanduser().resolve() if args.repos else None,
                             test_cmd=args.test_cmd, test_timeout=args.test_timeout, timeout=args.timeout, gold=args.gold,
                             keep_checkouts=args.keep_checkouts)
-        run = EvalRun(chosen, settings, model, attempts=args.attempts, workers=args.workers, redo_existing=args.redo_existing,
-                      stderr=stderr)
+        run = EvalRun(chosen, settings, attempts=args.attempts, workers=args.workers, redo_existing=args.redo_existing, stderr=stderr)
+        if run.pending() and not args.gold:  # nothing left: no model is loaded, no request made
+            from frogtui.models import load_model
+
+            model = load_model(config.model_spec, config)
+            run.use_model(model)
         return run.run()
     except FrogtuiError as err:  # the model could not load (a server's text may be in it)
         print(f"frogtui: {err}", file=stderr)

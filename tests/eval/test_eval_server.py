@@ -1,0 +1,162 @@
+"""``frogtui eval`` end to end against a scripted OpenAI-compatible server: three tasks on a real
+repository (a right fix, a wrong fix, no change), the local check in the sandbox, the outputs, a
+rerun, workers, a kill -9 and SIGTERM mid-run."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.eval.support import ScriptedServer, frogtui_eval, make_calc_repo, read_jsonl, start_eval, task_record, write_tasks
+from tests.support import git
+
+
+@pytest.fixture
+def calc_tasks(tmp_path: Path) -> tuple[Path, Path, str]:
+    """(tasks.jsonl, the repository, its base commit): calc-add, calc-mul, calc-neg."""
+    repo, base = make_calc_repo(tmp_path / "repos")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task_record(name, repo, base) for name in ("add", "mul", "neg")])
+    return tasks, repo, base
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    scripted = ScriptedServer()
+    yield scripted
+    scripted.close()
+
+
+def applies_to_base(repo: Path, base: str, patch: str, where: Path) -> bool:
+    git(repo.parent, "clone", "-q", str(repo), str(where))
+    git(where, "checkout", "-q", "--detach", base)
+    if not patch:
+        return True
+    (where.parent / "p.diff").write_text(patch)
+    return subprocess.run(["git", "apply", "--check", str(where.parent / "p.diff")], cwd=where).returncode == 0
+
+
+def test_three_tasks_give_predictions_results_and_a_summary_of_one_of_three(calc_tasks, server, tmp_path: Path) -> None:
+    tasks, repo, base = calc_tasks
+    out = tmp_path / "out"
+    proc = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    preds = read_jsonl(out / "preds.jsonl")
+    assert [p["instance_id"] for p in preds] == ["calc-add", "calc-mul", "calc-neg"]
+    assert all(set(p) == {"instance_id", "model_name_or_path", "model_patch"} for p in preds)
+    assert all(p["model_name_or_path"] == server.url for p in preds)
+    for n, pred in enumerate(preds):
+        assert applies_to_base(repo, base, pred["model_patch"], tmp_path / f"apply{n}"), pred
+    assert "a + b" in preds[0]["model_patch"] and "a * a" in preds[1]["model_patch"] and preds[2]["model_patch"] == ""
+    results = {r["instance_id"]: r for r in read_jsonl(out / "results.jsonl")}
+    assert [i for i, r in results.items() if r["resolved"]] == ["calc-add"]
+    assert results["calc-mul"]["failure"] == "tests_fail" and results["calc-mul"]["fail_to_pass_failed"] == ["test_mul.py::test_mul"]
+    assert results["calc-neg"]["failure"] == "no_patch"
+    add = results["calc-add"]
+    assert add["exit_reason"] == "agent" and add["steps"] == 2 and add["tokens_generated"] == 40 and add["tokens_evaluated"] == 250
+    assert add["gate"] == {"allowed": {"edit": 1}, "denied": {}, "denied_by": {}}
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["resolved"], summary["checked"], summary["tasks"]) == (1, 3, 3)
+    assert summary["failures"] == {"tests_fail": 1, "no_patch": 1}
+    assert summary["interval_95"][0] < 1 / 3 < summary["interval_95"][1]
+    assert "resolved 1 of 3 checked (33.3%, 95% interval 6.1-79.2%)" in proc.stderr
+    for name in ("calc-add", "calc-mul", "calc-neg"):  # one Leaf trajectory per task
+        trajectory = json.loads((out / "trajectories" / f"{name}.json").read_text())
+        assert trajectory["trajectory_format"] == "leaf-function-calling"
+        assert trajectory["messages"][1]["content"].endswith(json.loads(tasks.read_text().splitlines()[0])["problem_statement"]) or name != "calc-add"
+    assert list((out / "checkouts").iterdir()) == [], "the throwaway clones are removed"
+    assert git(repo, "status", "--porcelain") == "" and git(repo, "rev-parse", "HEAD").strip() == base
+
+    # a rerun continues: everything is done, so no model is even asked
+    posts, gets = len(server.posts), server.gets
+    again = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert (len(server.posts), server.gets) == (posts, gets)
+    assert "3 done already, 0 to run" in again.stderr and "resolved 1 of 3 checked" in again.stderr
+    assert len(read_jsonl(out / "results.jsonl")) == 3 and len(read_jsonl(out / "preds.jsonl")) == 3
+
+
+def test_workers_send_requests_at_once(calc_tasks, tmp_path: Path) -> None:
+    tasks, _, _ = calc_tasks
+    server = ScriptedServer(barrier=3)  # the first turns are answered only once all three are in flight
+    try:
+        proc = frogtui_eval(str(tasks), "--model", server.url, "--out", str(tmp_path / "out"), "--workers", "3")
+    finally:
+        server.close()
+    assert proc.returncode == 0, proc.stderr
+    assert server.max_inflight == 3
+    results = read_jsonl(tmp_path / "out" / "results.jsonl")
+    assert sorted(r["instance_id"] for r in results if r["resolved"]) == ["calc-add"] and len(results) == 3
+
+
+def test_kill_9_mid_run_then_a_rerun_completes_the_set(calc_tasks, tmp_path: Path) -> None:
+    tasks, _, _ = calc_tasks
+    out = tmp_path / "out"
+    server = ScriptedServer(hold="calc-mul")
+    try:
+        proc = start_eval(str(tasks), "--model", server.url, "--out", str(out))
+        try:
+            assert server.held.wait(60), "the second task never asked the model"
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate()
+        assert [r["instance_id"] for r in read_jsonl(out / "results.jsonl")] == ["calc-add"]
+        server.release.set()
+        before = len(server.posts)
+        again = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out))
+    finally:
+        server.close()
+    assert again.returncode == 0, again.stderr
+    assert "1 done already, 2 to run" in again.stderr
+    assert {task for task, _ in server.posts[before:]} == {"calc-mul", "calc-neg"}, "the finished task is not asked again"
+    results = read_jsonl(out / "results.jsonl")
+    assert sorted(r["instance_id"] for r in results) == ["calc-add", "calc-mul", "calc-neg"]
+    assert sorted(p["instance_id"] for p in read_jsonl(out / "preds.jsonl")) == ["calc-add", "calc-mul", "calc-neg"]
+    assert list((out / "checkouts").iterdir()) == [], "the killed run's clone was cleared when its task was redone"
+
+
+def test_sigterm_stops_cleanly_and_keeps_what_finished(calc_tasks, tmp_path: Path) -> None:
+    tasks, _, _ = calc_tasks
+    out = tmp_path / "out"
+    server = ScriptedServer(hold="calc-mul")
+    try:
+        proc = start_eval(str(tasks), "--model", server.url, "--out", str(out))
+        try:
+            assert server.held.wait(60)
+            proc.send_signal(signal.SIGTERM)
+            _, stderr = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    finally:
+        server.close()
+    assert proc.returncode == 1, stderr
+    assert "SIGTERM: stopping" in stderr and "1 attempt(s) finished and recorded, 2 left for a rerun" in stderr
+    assert [r["instance_id"] for r in read_jsonl(out / "results.jsonl")] == ["calc-add"]
+    assert [p["instance_id"] for p in read_jsonl(out / "preds.jsonl")] == ["calc-add"]
+    assert json.loads((out / "summary.json").read_text())["resolved"] == 1
+    assert list((out / "checkouts").iterdir()) == []
+
+
+def test_attempts_give_pass_at_k_and_a_prediction_file_per_attempt(calc_tasks, server, tmp_path: Path) -> None:
+    tasks, _, _ = calc_tasks
+    out = tmp_path / "out"
+    proc = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out), "--attempts", "2", "--ids", "calc-add")
+    assert proc.returncode == 0, proc.stderr
+    results = read_jsonl(out / "results.jsonl")
+    assert sorted((r["instance_id"], r["attempt"], r["resolved"]) for r in results) == [("calc-add", 1, True), ("calc-add", 2, True)]
+    assert results[0]["seed"] != results[1]["seed"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pass_at"] == {"1": 1.0, "2": 1.0}
+    for k in (1, 2):
+        assert (out / "trajectories" / f"calc-add.attempt-{k}.json").is_file()
+        assert [p["instance_id"] for p in read_jsonl(out / f"preds.attempt-{k}.jsonl")] == ["calc-add"]
+    assert [p["instance_id"] for p in read_jsonl(out / "preds.jsonl")] == ["calc-add"]
