@@ -16,7 +16,7 @@ from pathlib import Path
 
 from frogtui.approval import PolicyEngine, make_sandbox
 from frogtui.config import Config
-from frogtui.eval.tasks import Task, test_command
+from frogtui.eval.tasks import Task, command_for_tests
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner, Workspace
 from frogtui.tools.observations import output_lines
@@ -67,12 +67,12 @@ def run_tests(runner: ToolRunner, template: str, tests: tuple[str, ...], timeout
     """Run ``tests`` as one command: (all passed, timed out, the failing ids when named, tail)."""
     if not tests:
         return True, False, [], ""
-    passed, timed_out, tail = _run(runner, test_command(template, tests), timeout, cancel)
+    passed, timed_out, tail = _run(runner, command_for_tests(template, tests), timeout, cancel)
     if passed or timed_out:
         return passed, timed_out, [], tail
     if len(tests) == 1 or len(tests) > NAMED:
         return False, False, list(tests) if len(tests) == 1 else [], tail
-    failing = [t for t in tests if not _run(runner, test_command(template, [t]), timeout, cancel)[0]]
+    failing = [t for t in tests if not _run(runner, command_for_tests(template, [t]), timeout, cancel)[0]]
     return False, False, failing, tail
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from frogtui.config import Config, cache_dir
 from frogtui.errors import FrogtuiError
 from frogtui.eval.check import TEST_TIMEOUT_S, sandboxed_runner
-from frogtui.eval.tasks import Task, safe_name, test_command
+from frogtui.eval.tasks import Task, command_for_tests, safe_name
 from frogtui.protocol import ToolCall
 from frogtui.tools.specs import BASH
 from frogtui.vcs.clones import apply_patch, clone_at
@@ -60,7 +60,7 @@ def read_report(output: str) -> dict[str, str]:
 def _outcomes(root: Path, files: list[str], config: Config, tmp: Path, timeout: int, cancel: threading.Event | None,
               test_cmd: str) -> dict[str, str]:
     runner = sandboxed_runner(root, config, tmp)
-    command = test_command(report_command(test_cmd), files)
+    command = command_for_tests(report_command(test_cmd), files)
     outcome = runner.run(ToolCall(id="mine", name=BASH.name, arguments={"command": command, "timeout": timeout}), cancel=cancel)
     return read_report(outcome.observation)
 

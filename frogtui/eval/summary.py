@@ -21,7 +21,9 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact at the ends (no 0.9999999999999999)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -89,7 +89,7 @@ def safe_name(instance_id: str) -> str:
     return name
 
 
-def test_command(template: str, tests: Iterable[str]) -> str:
+def command_for_tests(template: str, tests: Iterable[str]) -> str:
     """``template`` with ``{tests}`` replaced by the test ids, each shell-quoted (appended when the
     template has no ``{tests}``)."""
     quoted = " ".join(shlex.quote(t) for t in tests)

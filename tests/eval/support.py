@@ -35,11 +35,13 @@ STATEMENTS = {
 }
 SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "calc-add": [  # the right fix
-        {"reasoning": "add subtracts.", "calls": [("Edit", {"file_path": "calc.py", "old_string": "return a - b", "new_string": "return a + b"})]},
+        {"reasoning": "add subtracts.",
+         "calls": [("Edit", {"file_path": "calc.py", "old_string": "return a - b", "new_string": "return a + b"})]},
         {"content": "Fixed add."},
     ],
     "calc-mul": [  # a wrong fix
-        {"reasoning": "mul adds.", "calls": [("Edit", {"file_path": "calc.py", "old_string": "return a + b", "new_string": "return a * a"})]},
+        {"reasoning": "mul adds.",
+         "calls": [("Edit", {"file_path": "calc.py", "old_string": "return a + b", "new_string": "return a * a"})]},
         {"content": "Fixed mul."},
     ],
     "calc-neg": [  # no change

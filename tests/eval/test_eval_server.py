@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval.support import ScriptedServer, frogtui_eval, make_calc_repo, read_jsonl, start_eval, task_record, write_tasks
+from frogtui.eval.cli import main as eval_main
+from tests.eval.support import ScriptedServer, make_calc_repo, read_jsonl, start_eval, task_record, write_tasks
 from tests.support import git
 
 
@@ -31,6 +32,12 @@ def server() -> Iterator[ScriptedServer]:
     scripted.close()
 
 
+def in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """``frogtui eval ARGS`` in this process (faster than a new interpreter): (exit status, stderr)."""
+    status = eval_main(list(args))
+    return status, capsys.readouterr().err
+
+
 def applies_to_base(repo: Path, base: str, patch: str, where: Path) -> bool:
     git(repo.parent, "clone", "-q", str(repo), str(where))
     git(where, "checkout", "-q", "--detach", base)
@@ -40,11 +47,11 @@ def applies_to_base(repo: Path, base: str, patch: str, where: Path) -> bool:
     return subprocess.run(["git", "apply", "--check", str(where.parent / "p.diff")], cwd=where).returncode == 0
 
 
-def test_three_tasks_give_predictions_results_and_a_summary_of_one_of_three(calc_tasks, server, tmp_path: Path) -> None:
+def test_three_tasks_give_predictions_results_and_a_summary_of_one_of_three(calc_tasks, server, tmp_path: Path, capsys) -> None:
     tasks, repo, base = calc_tasks
     out = tmp_path / "out"
-    proc = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out))
-    assert proc.returncode == 0, proc.stderr
+    status, stderr = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out))
+    assert status == 0, stderr
     preds = read_jsonl(out / "preds.jsonl")
     assert [p["instance_id"] for p in preds] == ["calc-add", "calc-mul", "calc-neg"]
     assert all(set(p) == {"instance_id", "model_name_or_path", "model_patch"} for p in preds)
@@ -63,37 +70,38 @@ def test_three_tasks_give_predictions_results_and_a_summary_of_one_of_three(calc
     assert (summary["resolved"], summary["checked"], summary["tasks"]) == (1, 3, 3)
     assert summary["failures"] == {"tests_fail": 1, "no_patch": 1}
     assert summary["interval_95"][0] < 1 / 3 < summary["interval_95"][1]
-    assert "resolved 1 of 3 checked (33.3%, 95% interval 6.1-79.2%)" in proc.stderr
-    for name in ("calc-add", "calc-mul", "calc-neg"):  # one Leaf trajectory per task
+    assert "resolved 1 of 3 checked (33.3%, 95% interval 6.1-79.2%)" in stderr
+    statements = {json.loads(line)["instance_id"]: json.loads(line)["problem_statement"] for line in tasks.read_text().splitlines()}
+    for name, statement in statements.items():  # one Leaf trajectory per task; the statement is the first user message
         trajectory = json.loads((out / "trajectories" / f"{name}.json").read_text())
         assert trajectory["trajectory_format"] == "leaf-function-calling"
-        assert trajectory["messages"][1]["content"].endswith(json.loads(tasks.read_text().splitlines()[0])["problem_statement"]) or name != "calc-add"
+        assert trajectory["messages"][1] == {"role": "user", "content": statement}
     assert list((out / "checkouts").iterdir()) == [], "the throwaway clones are removed"
     assert git(repo, "status", "--porcelain") == "" and git(repo, "rev-parse", "HEAD").strip() == base
 
     # a rerun continues: everything is done, so no model is even asked
     posts, gets = len(server.posts), server.gets
-    again = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out))
-    assert again.returncode == 0, again.stderr
+    status, again = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out))
+    assert status == 0, again
     assert (len(server.posts), server.gets) == (posts, gets)
-    assert "3 done already, 0 to run" in again.stderr and "resolved 1 of 3 checked" in again.stderr
+    assert "3 done already, 0 to run" in again and "resolved 1 of 3 checked" in again
     assert len(read_jsonl(out / "results.jsonl")) == 3 and len(read_jsonl(out / "preds.jsonl")) == 3
 
 
-def test_workers_send_requests_at_once(calc_tasks, tmp_path: Path) -> None:
+def test_workers_send_requests_at_once(calc_tasks, tmp_path: Path, capsys) -> None:
     tasks, _, _ = calc_tasks
     server = ScriptedServer(barrier=3)  # the first turns are answered only once all three are in flight
     try:
-        proc = frogtui_eval(str(tasks), "--model", server.url, "--out", str(tmp_path / "out"), "--workers", "3")
+        status, stderr = in_process(capsys, str(tasks), "--model", server.url, "--out", str(tmp_path / "out"), "--workers", "3")
     finally:
         server.close()
-    assert proc.returncode == 0, proc.stderr
+    assert status == 0, stderr
     assert server.max_inflight == 3
     results = read_jsonl(tmp_path / "out" / "results.jsonl")
     assert sorted(r["instance_id"] for r in results if r["resolved"]) == ["calc-add"] and len(results) == 3
 
 
-def test_kill_9_mid_run_then_a_rerun_completes_the_set(calc_tasks, tmp_path: Path) -> None:
+def test_kill_9_mid_run_then_a_rerun_completes_the_set(calc_tasks, tmp_path: Path, capsys) -> None:
     tasks, _, _ = calc_tasks
     out = tmp_path / "out"
     server = ScriptedServer(hold="calc-mul")
@@ -110,11 +118,11 @@ def test_kill_9_mid_run_then_a_rerun_completes_the_set(calc_tasks, tmp_path: Pat
         assert [r["instance_id"] for r in read_jsonl(out / "results.jsonl")] == ["calc-add"]
         server.release.set()
         before = len(server.posts)
-        again = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out))
+        status, again = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out))
     finally:
         server.close()
-    assert again.returncode == 0, again.stderr
-    assert "1 done already, 2 to run" in again.stderr
+    assert status == 0, again
+    assert "1 done already, 2 to run" in again
     assert {task for task, _ in server.posts[before:]} == {"calc-mul", "calc-neg"}, "the finished task is not asked again"
     results = read_jsonl(out / "results.jsonl")
     assert sorted(r["instance_id"] for r in results) == ["calc-add", "calc-mul", "calc-neg"]
@@ -146,11 +154,11 @@ def test_sigterm_stops_cleanly_and_keeps_what_finished(calc_tasks, tmp_path: Pat
     assert list((out / "checkouts").iterdir()) == []
 
 
-def test_attempts_give_pass_at_k_and_a_prediction_file_per_attempt(calc_tasks, server, tmp_path: Path) -> None:
+def test_attempts_give_pass_at_k_and_a_prediction_file_per_attempt(calc_tasks, server, tmp_path: Path, capsys) -> None:
     tasks, _, _ = calc_tasks
     out = tmp_path / "out"
-    proc = frogtui_eval(str(tasks), "--model", server.url, "--out", str(out), "--attempts", "2", "--ids", "calc-add")
-    assert proc.returncode == 0, proc.stderr
+    status, stderr = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out), "--attempts", "2", "--ids", "calc-add")
+    assert status == 0, stderr
     results = read_jsonl(out / "results.jsonl")
     assert sorted((r["instance_id"], r["attempt"], r["resolved"]) for r in results) == [("calc-add", 1, True), ("calc-add", 2, True)]
     assert results[0]["seed"] != results[1]["seed"]
