@@ -106,6 +106,8 @@ class Attempt:
     def __init__(self, settings: Settings, task: Task, number: int, model: Model | None, seed: int | None) -> None:
         self.s, self.task, self.number, self.model, self.seed = settings, task, number, model, seed
         self.timed_out = False
+        self.session = ""
+        """The attempt's session id (its folder in the state folder holds its session log)."""
 
     def result(self, **fields: Any) -> dict[str, Any]:
         return {"instance_id": self.task.instance_id, "attempt": self.number, "model_name_or_path": self.s.model_name, **fields}
@@ -178,7 +180,7 @@ class Attempt:
             tokens_generated=generated, seconds=round(time.monotonic() - started, 3), gate=gate,
             patch_files=patch.count("\ndiff --git ") + patch.startswith("diff --git "), excluded=sorted(set(excluded)),
             fail_to_pass_failed=check.fail_to_pass_failed if check else [], pass_to_pass_failed=check.pass_to_pass_failed if check else [],
-            seed=self.seed,
+            seed=self.seed, session=self.session,
             trajectory=str(self.s.out.trajectory_path(self.task.name, self.number).relative_to(self.s.out.folder)) if trajectory else "",
         )
         if check is not None and check.tail and not check.resolved:
@@ -190,6 +192,7 @@ class Attempt:
         assert self.model is not None
         config = self.s.config.replace(repo=checkout)
         core = SessionCore(config, model=self.model)
+        self.session = core.session.id
         log_path = self.s.out.log_path(self.task.name, self.number)
         timer: threading.Timer | None = None
         with log_path.open("w", encoding="utf-8") as handle:

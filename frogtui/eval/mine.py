@@ -46,15 +46,25 @@ def is_test_path(path: str) -> bool:
 
 
 def read_report(output: str) -> dict[str, str]:
-    """Each test id's outcome from pytest's ``-rA`` summary lines."""
+    """Each test id's outcome from pytest's ``-rA`` summary lines (``FAILED ID - message``; an id's
+    parameters may hold `` - `` themselves)."""
     outcomes: dict[str, str] = {}
     for line in output.splitlines():
         match = _OUTCOME.match(line.strip())
         if match:
-            test = match[2].split(" - ", 1)[0].strip()
+            test = _test_id(match[2])
             if "::" in test:
                 outcomes[test] = match[1]
     return outcomes
+
+
+def _test_id(rest: str) -> str:
+    head = rest.split(" - ", 1)[0].strip()
+    if "[" in head and not head.endswith("]"):
+        whole = re.match(r"(.*?\])(?: - |$)", rest)
+        if whole:
+            return whole[1]
+    return head
 
 
 def _outcomes(root: Path, files: list[str], config: Config, tmp: Path, timeout: int, cancel: threading.Event | None,
