@@ -137,9 +137,9 @@ class EvalRun:
             return
         result, prediction = outcome
         self.s.out.record(result, prediction)
-        self.finished += 1
-        if result.get("failure") == "task_error":
-            self.errors += 1
+        with self._print_lock:
+            self.finished += 1
+            self.errors += result.get("failure") == "task_error"
         verdict = ("resolved" if result["resolved"] else f"unresolved: {result['failure']}") if result["resolved"] is not None else (
             f"patch only ({result['failure']})" if result.get("failure") else "patch only")
         which = f" attempt {number}" if self.attempts > 1 else ""

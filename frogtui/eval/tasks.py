@@ -23,6 +23,8 @@ from frogtui.errors import ConfigError
 
 REQUIRED = ("instance_id", "repo", "base_commit", "problem_statement")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
+_COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")
+"""A ``base_commit``: an object id (never a ref name or anything git could read as an option)."""
 
 
 class TaskSetError(ConfigError):
@@ -123,6 +125,8 @@ def parse_task(record: Any, folder: Path) -> Task:
     for key in ("test_patch", "patch", "repo_path", "test_cmd"):
         if record.get(key) is not None and not isinstance(record[key], str):
             raise ValueError(f"{key} must be a string")
+    if not _COMMIT.fullmatch(record["base_commit"].strip()):
+        raise ValueError("base_commit must be a commit id (4 to 64 hexadecimal digits)")
     return Task(
         instance_id=record["instance_id"], repo=record["repo"], base_commit=record["base_commit"].strip(),
         problem_statement=record["problem_statement"], test_patch=record.get("test_patch") or "",

@@ -1,9 +1,10 @@
 """Throwaway checkouts for ``frogtui eval``: a clone of a local repository at one commit, outside
 the person's working tree; patches applied to it; the diff of what a run changed in it.
 
-The clone is ``git clone --no-checkout`` of a local path (objects linked or copied; no hooks and no
-config of the source come with it) followed by a detached checkout of the commit, both hardened
-(``gitguard``). Every later command goes through the pinned repository (``open_repo``/``run_git``).
+The clone is a new repository into which the commit and its ancestry are fetched from the local
+repository (no hooks, config, branches, tags or later commits of the source come with it),
+followed by a detached checkout of the commit, all hardened (``gitguard``). Every later command
+goes through the pinned repository (``open_repo``/``run_git``).
 """
 from __future__ import annotations
 
@@ -40,34 +41,42 @@ class RunDiff:
 
 
 def clone_at(source: Path, dest: Path, commit: str) -> Path:
-    """A new clone of the local repository ``source`` at ``dest`` (which must not exist), with
-    ``commit`` checked out detached.
+    """A new repository at ``dest`` (which must not exist) holding ``commit`` of the local
+    repository ``source`` and its history, and nothing after it, with ``commit`` checked out
+    detached.
+
+    Only the commit's ancestry is fetched (no branch, tag or later commit of ``source`` comes
+    along: a task's fix must not be one ``git log --all`` away), with ``uploadpack.allowAnySHA1InWant``
+    so that a commit no branch holds can be fetched too.
 
     Raises:
         CheckoutFailed: ``source`` is no repository, ``commit`` is not in it, or git failed.
     """
-    if not (source / ".git").exists() and not (source / "HEAD").is_file():
-        raise CheckoutFailed(f"{source} is not a git repository")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    executable, clean_path = pinned_git(source, dest.parent)
-    runner = GuardedGit(os.fspath(dest.parent))
+    origin = open_repo(source)
+    if origin is None or Path(origin.working_tree_dir or "").resolve() != source.resolve():
+        raise CheckoutFailed(f"{source} is not a git repository (its top folder)")
+    try:
+        full = run_git(origin, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{commit}^{{commit}}").decode().strip()
+    except GitFailed:
+        raise CheckoutFailed(f"commit {commit} is not in {source}") from None
+    dest.mkdir(parents=True)
+    executable, clean_path = pinned_git(source, dest)
+    runner = GuardedGit(os.fspath(dest))
     runner.executable = executable
     runner.update_environment(PATH=clean_path, GIT_TERMINAL_PROMPT="0", **hardening_env(HARDENING + DIFF_FORMAT))
     try:
-        runner.execute(["git", "clone", "--quiet", "--no-checkout", "--local", "--", os.fspath(source), os.fspath(dest)])
+        runner.execute(["git", "init", "--quiet", os.fspath(dest)])
     except git.exc.GitCommandError as err:
-        raise CheckoutFailed(f"cannot clone {source}: {str(err.stderr or err).strip()}") from None
+        raise CheckoutFailed(f"cannot create a repository at {dest}: {str(err.stderr or err).strip()}") from None
     repo = open_repo(dest)
     if repo is None or Path(repo.working_tree_dir or "").resolve() != dest.resolve():
-        raise CheckoutFailed(f"the clone of {source} at {dest} is not a repository")
+        raise CheckoutFailed(f"{dest} is not a repository after git init")
     try:
-        run_git(repo, "cat-file", "-e", f"{commit}^{{commit}}")
-    except GitFailed:
-        raise CheckoutFailed(f"commit {commit} is not in {source}") from None
-    try:
-        run_git(repo, "checkout", "--quiet", "--detach", commit)
+        run_git(repo, "-c", "uploadpack.allowAnySHA1InWant=true", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules",
+                "--", os.fspath(source.resolve()), full)
+        run_git(repo, "checkout", "--quiet", "--detach", full)
     except GitFailed as err:
-        raise CheckoutFailed(f"cannot check out {commit}: {err}") from None
+        raise CheckoutFailed(f"cannot check out {commit} of {source}: {err}") from None
     return dest
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from frogtui.eval.cli import main as eval_main
 from frogtui.eval.examples import make_examples
 from frogtui.eval.mine import is_test_path, read_report
 from frogtui.eval.tasks import load_tasks
+from frogtui.vcs.clones import CheckoutFailed, clone_at
 from tests.eval.support import read_jsonl
 from tests.support import git
 
@@ -62,6 +64,18 @@ def test_mine_makes_a_task_whose_gold_patch_resolves_it_and_whose_base_does_not(
     (result,) = read_jsonl(tmp_path / "gold" / "results.jsonl")
     assert result["resolved"] is True and result["exit_reason"] == "gold"
     assert "resolved 1 of 1 checked" in capsys.readouterr().err
+
+
+def test_a_task_clone_holds_the_base_and_its_history_and_nothing_after_it(history_repo, tmp_path: Path) -> None:
+    repo, fix = history_repo
+    base = git(repo, "rev-parse", f"{fix}~1").strip()
+    clone = clone_at(repo, tmp_path / "clone", base[:10])
+    assert git(clone, "rev-parse", "HEAD").strip() == base and git(clone, "status", "--porcelain") == ""
+    assert git(clone, "log", "--all", "--format=%s").splitlines() == ["area: first version"]
+    assert subprocess.run(["git", "cat-file", "-e", fix], cwd=clone).returncode != 0, "the fix is not one git command away"
+    assert git(clone, "for-each-ref") == "" and git(clone, "remote") == "", "no branch, tag or remote"
+    with pytest.raises(CheckoutFailed, match="is not in"):
+        clone_at(repo, tmp_path / "other", "0" * 40)
 
 
 def test_what_counts_as_a_test_and_how_pytest_reports_are_read() -> None:

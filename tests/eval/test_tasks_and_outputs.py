@@ -14,7 +14,7 @@ from frogtui.eval.tasks import TaskSetError, command_for_tests, load_tasks, pars
 from tests.eval.support import read_jsonl, write_tasks
 from tests.support import git
 
-RECORD = {"instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc", "problem_statement": "fix it"}
+RECORD = {"instance_id": "o__r-1", "repo": "o/r", "base_commit": "abc0", "problem_statement": "fix it"}
 
 
 def test_test_lists_are_read_as_json_strings_or_lists_and_bad_records_are_named(tmp_path: Path) -> None:
@@ -25,6 +25,7 @@ def test_test_lists_are_read_as_json_strings_or_lists_and_bad_records_are_named(
         {**RECORD, "instance_id": "o__r-1"},
         {"instance_id": "o__r-5"},
         [1, 2],
+        {**RECORD, "instance_id": "o__r-7", "base_commit": "--upload-pack=touch /tmp/x"},
     ]))
     assert [(t.instance_id, t.fail_to_pass, t.pass_to_pass) for t in tasks] == [
         ("o__r-1", ("t.py::a",), ()), ("o__r-2", ("t.py::b",), ("t.py::c",))]
@@ -35,6 +36,7 @@ def test_test_lists_are_read_as_json_strings_or_lists_and_bad_records_are_named(
         "task o__r-1 left out: a second task with this instance_id",
         "task o__r-5 left out: repo is missing or not a non-empty string",
         "task #6 left out: not a JSON object",
+        "task o__r-7 left out: base_commit must be a commit id (4 to 64 hexadecimal digits)",
     ]
     # a .json file holding a list reads the same
     (tmp_path / "t.json").write_text(json.dumps([RECORD]))
