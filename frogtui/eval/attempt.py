@@ -9,6 +9,7 @@ base at the end, the files of the task's ``test_patch`` left out; then the local
 """
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 import time
@@ -48,6 +49,11 @@ class Settings:
     """Seconds an attempt's run may take (then it is interrupted: ``timed_out``)."""
     gold: bool = False
     keep_checkouts: bool = False
+    hidden: tuple[str, ...] = ()
+    """Paths the sandbox masks for every attempt and check: the task set, the run's own results
+    (``OutputFolder.hidden``); each attempt adds the repository its clone came from. What the
+    model could read there (a task's fix in the source's history, the gold patch, the tests) would
+    make the numbers meaningless."""
     stop: threading.Event = field(default_factory=threading.Event)
     running: set[SessionCore] = field(default_factory=set)
     """The cores running now (a stop interrupts them)."""
@@ -106,6 +112,7 @@ class Attempt:
     def __init__(self, settings: Settings, task: Task, number: int, model: Model | None, seed: int | None) -> None:
         self.s, self.task, self.number, self.model, self.seed = settings, task, number, model, seed
         self.timed_out = False
+        self.hide: tuple[str, ...] = settings.hidden
         self.session = ""
         """The attempt's session id (its folder in the state folder holds its session log)."""
 
@@ -139,6 +146,7 @@ class Attempt:
             return self._error(started, "no repository: the task has no repo_path and no --repos DIR was given")
         if not source.is_dir():
             return self._error(started, f"repository not found: {source}")
+        self.hide = (*self.s.hidden, os.path.realpath(source))
         try:
             clone_at(source, checkout, self.task.base_commit)
         except FrogtuiError as err:
@@ -163,7 +171,7 @@ class Attempt:
             try:
                 check = check_prediction(self.task, source, patch, self.s.config,
                                          self.s.out.checkout_path(self.task.name, self.number, "check"),
-                                         test_cmd=self.s.test_cmd, timeout=self.s.test_timeout, cancel=self.s.stop)
+                                         test_cmd=self.s.test_cmd, timeout=self.s.test_timeout, cancel=self.s.stop, hide=self.hide)
             except FrogtuiError as err:
                 return self._error(started, f"the check could not run: {err}")
             if self.s.stop.is_set() and not check.resolved:
@@ -191,7 +199,7 @@ class Attempt:
         """Run the model on the task in ``checkout``: (exit reason, error, trajectory); None when stopped."""
         assert self.model is not None
         config = self.s.config.replace(repo=checkout)
-        core = SessionCore(config, model=self.model)
+        core = SessionCore(config, model=self.model, hide=self.hide)
         self.session = core.session.id
         log_path = self.s.out.log_path(self.task.name, self.number)
         timer: threading.Timer | None = None

@@ -9,6 +9,7 @@ fails, its ids are run one by one (up to ``NAMED``) to say which.
 """
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import threading
 from dataclasses import dataclass, field
@@ -42,9 +43,9 @@ class CheckOutcome:
     """The last lines of the failing command's output."""
 
 
-def sandboxed_runner(root: Path, config: Config, tmp: Path) -> ToolRunner:
+def sandboxed_runner(root: Path, config: Config, tmp: Path, hide: tuple[str, ...] = ()) -> ToolRunner:
     """A Bash runner in ``root`` with the sandbox a session there would have (the person's rules,
-    the checkout's own ``.frogtui.toml`` untrusted).
+    the checkout's own ``.frogtui.toml`` untrusted), ``hide`` masked too.
 
     Raises:
         ConfigError: the person's rules file is invalid.
@@ -52,7 +53,8 @@ def sandboxed_runner(root: Path, config: Config, tmp: Path) -> ToolRunner:
     tmp.mkdir(parents=True, exist_ok=True)
     workspace = Workspace(root, tmp_dir=tmp)
     engine = PolicyEngine.load(workspace, config.rules_file)
-    sandbox = make_sandbox(workspace, engine.rules.sandbox)
+    settings = engine.rules.sandbox
+    sandbox = make_sandbox(workspace, dataclasses.replace(settings, hide=(*settings.hide, *hide)))
     return ToolRunner(workspace, wrap=sandbox.wrap)
 
 
@@ -77,7 +79,7 @@ def run_tests(runner: ToolRunner, template: str, tests: tuple[str, ...], timeout
 
 
 def check_prediction(task: Task, source: Path, patch: str, config: Config, where: Path, *, test_cmd: str,
-                     timeout: int = TEST_TIMEOUT_S, cancel: threading.Event | None = None) -> CheckOutcome:
+                     timeout: int = TEST_TIMEOUT_S, cancel: threading.Event | None = None, hide: tuple[str, ...] = ()) -> CheckOutcome:
     """Check ``patch`` against ``task`` (see the module's docstring) in a clone at ``where``,
     removed afterwards. The task must be ``checkable``.
 
@@ -97,7 +99,7 @@ def check_prediction(task: Task, source: Path, patch: str, config: Config, where
             apply_patch(where, task.test_patch)
         except PatchFailed as err:
             return CheckOutcome(False, "patch_does_not_apply", f"the test patch does not apply over the prediction: {err}")
-        runner = sandboxed_runner(where, config, tmp)
+        runner = sandboxed_runner(where, config, tmp, hide)
         template = task.test_cmd or test_cmd
         f2p_ok, f2p_timeout, f2p_failed, f2p_tail = run_tests(runner, template, task.fail_to_pass, timeout, cancel)
         if f2p_timeout:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -133,7 +134,8 @@ def main(argv: list[str]) -> int:
         name = args.model_name or (GOLD if args.gold else config.model_spec)
         settings = Settings(config=config, out=out, model_name=name, repos=args.repos.expanduser().resolve() if args.repos else None,
                             test_cmd=args.test_cmd, test_timeout=args.test_timeout, timeout=args.timeout, gold=args.gold,
-                            keep_checkouts=args.keep_checkouts)
+                            keep_checkouts=args.keep_checkouts,
+                            hidden=(os.path.realpath(args.tasks), *([os.path.realpath(args.repos)] if args.repos else []), *out.hidden()))
         run = EvalRun(chosen, settings, attempts=args.attempts, workers=args.workers, redo_existing=args.redo_existing, stderr=stderr)
         if run.pending() and not args.gold:  # nothing left: no model is loaded, no request made
             from frogtui.models import load_model

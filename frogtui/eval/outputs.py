@@ -107,6 +107,11 @@ class OutputFolder:
         _drop_torn_tail(self.folder / RESULTS)
         self._keep_recorded_preds()
 
+    def hidden(self) -> tuple[str, ...]:
+        """What a task's sandbox must not show of this folder: everything but the clones."""
+        names = [RESULTS, PREDS, SUMMARY, "logs", "trajectories", "run.lock", *(preds_name(k) for k in range(1, self.attempts + 1))]
+        return tuple(os.path.realpath(self.folder / name) for name in names)
+
     def close(self) -> None:
         if self._handle is not None:
             self._handle.close()

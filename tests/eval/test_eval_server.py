@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from frogtui.eval.cli import main as eval_main
-from tests.eval.support import ScriptedServer, make_calc_repo, read_jsonl, start_eval, task_record, write_tasks
+from tests.approval.test_sandbox import needs_bwrap
+from tests.eval.support import SCRIPTS, ScriptedServer, make_calc_repo, read_jsonl, start_eval, task_record, write_tasks
 from tests.support import git
 
 
@@ -168,3 +171,43 @@ def test_attempts_give_pass_at_k_and_a_prediction_file_per_attempt(calc_tasks, s
         assert (out / "trajectories" / f"calc-add.attempt-{k}.json").is_file()
         assert [p["instance_id"] for p in read_jsonl(out / f"preds.attempt-{k}.jsonl")] == ["calc-add"]
     assert [p["instance_id"] for p in read_jsonl(out / "preds.jsonl")] == ["calc-add"]
+
+
+def _outside_tmp_and_home() -> Path | None:
+    """A writable folder neither under /tmp nor under the home folder (the sandbox hides both
+    anyway, so a test there would prove nothing)."""
+    home = str(Path.home())
+    for candidate in ("/srv", "/opt", "/mnt", "/var/lib"):
+        if os.access(candidate, os.W_OK) and not candidate.startswith((home, "/tmp")):
+            return Path(candidate)
+    return None
+
+
+@needs_bwrap
+def test_the_model_cannot_read_the_task_set_the_source_repository_or_the_results(tmp_path: Path, capsys, monkeypatch) -> None:
+    parent = _outside_tmp_and_home()
+    if parent is None:
+        pytest.skip("no writable folder outside /tmp and the home folder")
+    base_dir = Path(tempfile.mkdtemp(prefix="frogtui-eval-test-", dir=parent))
+    server = ScriptedServer()
+    try:
+        repo, base = make_calc_repo(base_dir / "repos")
+        tasks = base_dir / "tasks.jsonl"
+        out = base_dir / "out"
+        (repo / "MARK.txt").write_text("SOURCE-VISIBLE\n")
+        peek = f"cat {tasks}; cat {repo}/MARK.txt; cat {out}/results.jsonl; echo done"
+        monkeypatch.setitem(SCRIPTS, "calc-peek", [{"calls": [("Bash", {"command": peek})]}, {"content": "Looked."}])
+        write_tasks(tasks, [task_record("add", repo, base),
+                            {**task_record("neg", repo, base), "instance_id": "calc-peek", "problem_statement": "calc-peek: look around"}])
+        status, stderr = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out))
+        assert status == 0, stderr
+        assert '"resolved": true' in (out / "results.jsonl").read_text(), "the results were there to read"
+        trajectory = json.loads((out / "trajectories" / "calc-peek.json").read_text())
+        seen = trajectory["steps"][0]["observations"][0]["observation"]
+        assert "done" in seen
+        assert "calc-add: add(2, 3)" not in seen, "the task set is hidden"
+        assert "SOURCE-VISIBLE" not in seen, "the source repository is hidden"
+        assert '"resolved"' not in seen, "the run's results are hidden"
+    finally:
+        server.close()
+        shutil.rmtree(base_dir, ignore_errors=True)
