@@ -91,9 +91,10 @@ class ScriptedServer:
         barrier: the first turns of this many conversations wait for each other (up to 10 s): they
             are only answered when that many requests are in flight at once.
         hold: the first turn of this task waits until ``release`` is set (``held`` is set when it arrives).
+        fail: this task's requests get HTTP 400 (a model error), while ``fail`` is set.
     """
 
-    def __init__(self, *, barrier: int = 0, hold: str | None = None) -> None:
+    def __init__(self, *, barrier: int = 0, hold: str | None = None, fail: str | None = None) -> None:
         self.posts: list[tuple[str, int]] = []
         self.gets = 0
         self.inflight = 0
@@ -103,6 +104,7 @@ class ScriptedServer:
         self.hold = hold
         self.held = threading.Event()
         self.release = threading.Event()
+        self.fail = fail
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -125,6 +127,13 @@ class ScriptedServer:
                             server.barrier.wait()
                         except threading.BrokenBarrierError:
                             pass
+                    if task == server.fail:
+                        raw = json.dumps({"error": {"message": "scripted failure"}}).encode()
+                        self.send_response(400)
+                        self.send_header("Content-Length", str(len(raw)))
+                        self.end_headers()
+                        self.wfile.write(raw)
+                        return
                     if turn == 0 and task == server.hold and not server.release.is_set():
                         server.held.set()
                         server.release.wait(60)

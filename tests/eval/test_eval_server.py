@@ -211,3 +211,24 @@ def test_the_model_cannot_read_the_task_set_the_source_repository_or_the_results
     finally:
         server.close()
         shutil.rmtree(base_dir, ignore_errors=True)
+
+
+def test_a_run_past_timeout_is_timed_out_and_a_model_error_is_redone_by_a_rerun(calc_tasks, tmp_path: Path, capsys) -> None:
+    tasks, _, _ = calc_tasks
+    out = tmp_path / "out"
+    server = ScriptedServer(hold="calc-add", fail="calc-mul")
+    try:
+        status, stderr = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out), "--ids", "calc-add,calc-mul",
+                                    "--timeout", "1")
+        assert status == 0, stderr
+        results = {r["instance_id"]: r for r in read_jsonl(out / "results.jsonl")}
+        assert results["calc-add"]["failure"] == "timed_out" and results["calc-add"]["exit_reason"] == "cancelled"
+        assert results["calc-mul"]["failure"] == "model_error" and "scripted failure" in results["calc-mul"]["why"]
+        server.fail = None
+        status, stderr = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out), "--ids", "calc-add,calc-mul")
+    finally:
+        server.close()
+    assert status == 0, stderr
+    assert "1 done already, 1 to run" in stderr, "the model error is redone, the timed-out run is the model's own"
+    results = {r["instance_id"]: r for r in read_jsonl(out / "results.jsonl")}
+    assert results["calc-mul"]["failure"] == "tests_fail" and results["calc-add"]["failure"] == "timed_out"
