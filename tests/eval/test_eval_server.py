@@ -232,3 +232,19 @@ def test_a_run_past_timeout_is_timed_out_and_a_model_error_is_redone_by_a_rerun(
     assert "1 done already, 1 to run" in stderr, "the model error is redone, the timed-out run is the model's own"
     results = {r["instance_id"]: r for r in read_jsonl(out / "results.jsonl")}
     assert results["calc-mul"]["failure"] == "tests_fail" and results["calc-add"]["failure"] == "timed_out"
+
+
+@pytest.mark.slow  # a real GGUF in its own process
+def test_a_local_gguf_runs_the_attempts_one_after_another_each_with_its_seed(calc_tasks, tmp_path: Path, capsys, tiny_gguf: Path) -> None:
+    tasks, _, _ = calc_tasks
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("[limits]\nmax_tokens_per_turn = 8\n[llama]\nn_ctx = 16384\n[sampling]\nseed = 11\n")
+    out = tmp_path / "out"
+    status, stderr = in_process(capsys, str(tasks), "--model", str(tiny_gguf), "--out", str(out), "--workers", "3", "--max-steps", "2")
+    assert status == 0, stderr
+    assert "--workers 3: this model decodes one conversation at a time, so attempts run one after another" in stderr
+    results = read_jsonl(out / "results.jsonl")
+    assert sorted(r["instance_id"] for r in results) == ["calc-add", "calc-mul", "calc-neg"]
+    assert all(r["tokens_generated"] > 0 and r["tokens_evaluated"] > 0 for r in results), results
+    assert len({r["seed"] for r in results}) == 3 and all(r["failure"] for r in results)
