@@ -127,6 +127,8 @@ class Attempt:
         shutil.rmtree(checkout, ignore_errors=True)
         try:
             return self._run(started, checkout)
+        except OSError as err:  # the output folder or a clone could not be written (disk full, permissions)
+            return self._error(started, f"cannot write {err.filename or 'a file'}: {err.strerror or err}")
         finally:
             if not self.s.keep_checkouts:
                 shutil.rmtree(checkout, ignore_errors=True)

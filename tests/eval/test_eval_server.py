@@ -248,3 +248,14 @@ def test_a_local_gguf_runs_the_attempts_one_after_another_each_with_its_seed(cal
     assert sorted(r["instance_id"] for r in results) == ["calc-add", "calc-mul", "calc-neg"]
     assert all(r["tokens_generated"] > 0 and r["tokens_evaluated"] > 0 for r in results), results
     assert len({r["seed"] for r in results}) == 3 and all(r["failure"] for r in results)
+
+
+def test_approve_none_denies_the_edit_and_the_failure_says_the_gate_denied(calc_tasks, server, tmp_path: Path, capsys) -> None:
+    tasks, _, _ = calc_tasks
+    out = tmp_path / "out"
+    status, stderr = in_process(capsys, str(tasks), "--model", server.url, "--out", str(out), "--ids", "calc-add", "--approve", "none")
+    assert status == 0, stderr
+    (result,) = read_jsonl(out / "results.jsonl")
+    assert result["failure"] == "gate_denied" and result["resolved"] is False
+    assert result["gate"] == {"allowed": {}, "denied": {"edit": 1}, "denied_by": {"mode": 1}}
+    assert "unresolved: 1 gate_denied" in stderr
