@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model-name", help="model_name_or_path in preds.jsonl (default: the model spec)")
     parser.add_argument("--approve", choices=APPROVAL_MODES, default="all",
                         help="approval mode (default: all: each task runs in a throwaway clone; the sandbox, the floor and your deny "
-                        "rules still hold; policy: what your rules would ask about is denied)")
+                        "rules still hold; edits: edits in the clone run, Bash as your rules say; policy: what your rules would ask "
+                        "about is denied; none: every change denied, a baseline)")
     parser.add_argument("--out", type=Path, help="the output folder (default: eval-TASKS next to the current folder's files); "
                         "a rerun with the same folder continues")
     parser.add_argument("--repos", type=Path, help="a folder of clones named OWNER__NAME, for tasks without repo_path")
