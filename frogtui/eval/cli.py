@@ -49,7 +49,8 @@ def _test_timeout(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="frogtui eval", description=(
         "Run the agent over a task set in SWE-bench's format (a .jsonl, .json or .parquet file) and say what it resolves. "
-        "Also: frogtui eval mine [REPO] (tasks from a repository's history), frogtui eval example DIR (a small task set). "
+        "Also: frogtui eval mine [REPO] (tasks from a repository's history), frogtui eval summary OUT… (one summary of "
+        "several output folders, e.g. the shards of one set), frogtui eval example DIR (a small task set). "
         "docs/EVAL.md"), epilog=SETTINGS_HELP)
     parser.add_argument("tasks", type=Path, help="the tasks file (SWE-bench's fields, plus repo_path and test_cmd)")
     parser.add_argument("--model", help="model spec: replay:FILE, PATH.gguf, hf:REPO[:QUANT], http(s)://HOST:PORT/v1[#MODEL] "
@@ -86,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "mine":
         return mine_main(argv[1:])
+    if argv and argv[0] == "summary":
+        return summary_main(argv[1:])
     if argv and argv[0] == "example":
         from frogtui.eval.examples import main as example_main
 
@@ -202,3 +205,35 @@ def mine_main(argv: list[str]) -> int:
         sys.stdout.write(text)
     print(f"frogtui: {len(tasks)} task(s) from the last {args.last} commit(s)", file=stderr)
     return 0 if tasks else 1
+
+
+def summary_main(argv: list[str]) -> int:
+    """``frogtui eval summary PATH…``: the summary of several output folders or ``results.jsonl``
+    files together (the shards of one set): the lines on stderr, ``summary.json``'s content on stdout."""
+    parser = Parser(prog="frogtui eval summary", description="One summary of the results of several runs (output folders or "
+                    "results.jsonl files, e.g. the shards of one set run on several machines).")
+    parser.add_argument("paths", nargs="+", type=Path, help="output folders or results.jsonl files")
+    args = parser.parse_args(argv)
+    stderr = ControlFreeStream(sys.stderr)
+    from frogtui.eval.outputs import RESULTS, read_jsonl
+    from frogtui.eval.summary import summarize, summary_lines
+
+    latest: dict[tuple[str, int], dict[str, object]] = {}
+    for path in args.paths:
+        file = path / RESULTS if path.is_dir() else path
+        if not file.is_file():
+            print(f"frogtui: no results here: {file}", file=stderr)
+            return 2
+        for item in read_jsonl(file):
+            if isinstance(item.get("instance_id"), str):
+                attempt = item.get("attempt")
+                latest[(str(item["instance_id"]), attempt if isinstance(attempt, int) else 1)] = item
+    if not latest:
+        print("frogtui: the results hold no finished attempt", file=stderr)
+        return 1
+    attempts = max(number for _, number in latest)
+    summary = summarize(list(latest.values()), attempts)
+    for line in summary_lines(summary):
+        print(f"frogtui: {line}", file=stderr)
+    print(json.dumps(summary, indent=2))
+    return 0

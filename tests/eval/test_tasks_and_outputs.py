@@ -84,6 +84,10 @@ def test_shards_through_the_command_line_split_the_set(tmp_path: Path, py_repo: 
         seen.append([p["instance_id"] for p in read_jsonl(tmp_path / share.replace("/", "of") / "preds.jsonl")])
     assert not set(seen[0]) & set(seen[1]) and sorted(seen[0] + seen[1]) == sorted(r["instance_id"] for r in records)
     assert all(seen), "each machine gets a share"
+    capsys.readouterr()
+    assert eval_main(["summary", str(tmp_path / "1of2"), str(tmp_path / "2of2" / "results.jsonl")]) == 0
+    both = capsys.readouterr()
+    assert json.loads(both.out)["tasks"] == 6 and "6 task(s) patch only" in both.err
     with pytest.raises(SystemExit) as exited:
         eval_main([str(tasks), "--gold", "--shard", "3/2"])
     assert exited.value.code == 2 and "argument --shard: must be I/N with 1 <= I <= N" in capsys.readouterr().err
