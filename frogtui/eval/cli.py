@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="approval mode (default: all: each task runs in a throwaway clone; the sandbox, the floor and your deny "
                         "rules still hold; edits: edits in the clone run, Bash as your rules say; policy: what your rules would ask "
                         "about is denied; none: every change denied, a baseline)")
-    parser.add_argument("--out", type=Path, help="the output folder (default: eval-TASKS next to the current folder's files); "
+    parser.add_argument("--out", type=Path, help="the output folder (default: ./eval-NAME, NAME the tasks file's name without its suffix); "
                         "a rerun with the same folder continues")
     parser.add_argument("--repos", type=Path, help="a folder of clones named OWNER__NAME, for tasks without repo_path")
     parser.add_argument("--workers", type=_positive, default=1, help="attempts at once against an OpenAI-compatible server (default 1)")
