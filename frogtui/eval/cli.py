@@ -16,7 +16,7 @@ from frogtui.errors import FrogtuiError
 from frogtui.eval.attempt import GOLD, Settings
 from frogtui.eval.check import TEST_TIMEOUT_S
 from frogtui.eval.outputs import OutputFolder
-from frogtui.eval.tasks import load_tasks, parse_shard, select
+from frogtui.eval.tasks import load_tasks, parse_shard, parse_slice, select
 from frogtui.terminal_text import ControlFreeStream
 
 MAX_ATTEMPTS = 16
@@ -37,6 +37,13 @@ def _shard(text: str) -> tuple[int, int]:
         return parse_shard(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err).removeprefix("--shard ")) from None
+
+
+def _slice(text: str) -> slice:
+    try:
+        return parse_slice(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err).removeprefix("--slice ")) from None
 
 
 def _test_timeout(text: str) -> int:
@@ -69,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--shard", type=_shard, metavar="I/N", help="only the I-th of N stable shares of the ids (for N machines)")
     parser.add_argument("--ids", help="only these instance ids (comma-separated)")
     parser.add_argument("--filter", metavar="REGEX", help="only the instance ids this regular expression finds")
+    parser.add_argument("--slice", type=_slice, metavar="START:STOP", help="only these tasks of the file (after --ids and --filter), "
+                        "e.g. 0:10")
     parser.add_argument("--max-steps", type=_positive, help="step limit per attempt (default 100; config key: limits.max_steps)")
     parser.add_argument("--timeout", type=_positive, metavar="S", help="stop an attempt's run after S seconds (timed_out)")
     parser.add_argument("--test-cmd", default="", metavar="CMD",
@@ -104,7 +113,7 @@ def main(argv: list[str]) -> int:
     try:
         tasks, problems = load_tasks(args.tasks)
         ids = [i.strip() for i in args.ids.split(",") if i.strip()] if args.ids else None
-        chosen, unknown = select(tasks, ids=ids, pattern=args.filter, shard=args.shard)
+        chosen, unknown = select(tasks, ids=ids, pattern=args.filter, part=args.slice, shard=args.shard)
     except (FrogtuiError, ValueError) as err:
         print(f"frogtui: {err}", file=stderr)
         return 2
@@ -114,7 +123,7 @@ def main(argv: list[str]) -> int:
         print(f"frogtui: --ids names no task: {', '.join(unknown[:10])}", file=stderr)
         return 2
     if not chosen:
-        print("frogtui: no task left after --ids/--filter/--shard", file=stderr)
+        print("frogtui: no task left after --ids/--filter/--slice/--shard", file=stderr)
         return 2
     out_dir = (args.out or Path.cwd() / f"eval-{args.tasks.stem}").expanduser().resolve()
     try:

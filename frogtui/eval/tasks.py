@@ -215,9 +215,22 @@ def shard_of(instance_id: str, count: int) -> int:
     return int(hashlib.sha256(instance_id.encode("utf-8")).hexdigest()[:16], 16) % count + 1
 
 
-def select(tasks: list[Task], *, ids: list[str] | None = None, pattern: str | None = None,
+def parse_slice(text: str) -> slice:
+    """``START:STOP`` (either may be left out; Python's meaning, negative numbers included).
+
+    Raises:
+        ValueError: not of that form.
+    """
+    match = re.fullmatch(r"\s*(-?\d*)\s*:\s*(-?\d*)\s*", text)
+    if not match:
+        raise ValueError(f"--slice must be START:STOP, e.g. 0:10 (not {text!r})")
+    return slice(int(match[1]) if match[1] not in ("", "-") else None, int(match[2]) if match[2] not in ("", "-") else None)
+
+
+def select(tasks: list[Task], *, ids: list[str] | None = None, pattern: str | None = None, part: slice | None = None,
            shard: tuple[int, int] | None = None) -> tuple[list[Task], list[str]]:
-    """The tasks a run takes, in the file's order, and the ``--ids`` that name no task.
+    """The tasks a run takes, in the file's order (``ids``, then ``pattern``, then ``part`` of
+    what is left, then ``shard``), and the ``--ids`` that name no task.
 
     Raises:
         ValueError: ``pattern`` is not a valid regular expression.
@@ -235,6 +248,8 @@ def select(tasks: list[Task], *, ids: list[str] | None = None, pattern: str | No
         except re.error as err:
             raise ValueError(f"--filter is not a valid regular expression: {err}") from None
         chosen = [t for t in chosen if regex.search(t.instance_id)]
+    if part is not None:
+        chosen = chosen[part]
     if shard is not None:
         index, count = shard
         chosen = [t for t in chosen if shard_of(t.instance_id, count) == index]

@@ -10,7 +10,16 @@ import pytest
 from frogtui.eval.cli import main as eval_main
 from frogtui.eval.outputs import OutputBusy, OutputFolder
 from frogtui.eval.summary import pass_at_k, summarize, wilson
-from frogtui.eval.tasks import TaskSetError, command_for_tests, load_tasks, parse_shard, safe_name, select, shard_of
+from frogtui.eval.tasks import (
+    TaskSetError,
+    command_for_tests,
+    load_tasks,
+    parse_shard,
+    parse_slice,
+    safe_name,
+    select,
+    shard_of,
+)
 from tests.eval.support import read_jsonl, write_tasks
 from tests.support import git
 
@@ -68,6 +77,8 @@ def test_shards_split_the_ids_with_no_overlap_and_no_loss(tmp_path: Path) -> Non
     # stable: a share depends on the id alone, not on the order or the rest of the set
     assert {t.instance_id for t in select(tasks[::-1][:50], shard=(2, 3))[0]} <= {t.instance_id for t in select(tasks, shard=(2, 3))[0]}
     assert shard_of("o__r-7", 4) == shard_of("o__r-7", 4)
+    assert [t.instance_id for t in select(tasks, pattern=r"-1\d$", part=parse_slice("2:4"))[0]] == ["o__r-12", "o__r-13"]
+    assert [t.instance_id for t in select(tasks, part=parse_slice(":-198"))[0]] == ["o__r-0", "o__r-1"]
     assert parse_shard("2/4") == (2, 4)
     for bad in ("0/2", "3/2", "1", "a/b"):
         with pytest.raises(ValueError, match="I/N"):
