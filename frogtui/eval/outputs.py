@@ -13,7 +13,7 @@
   ``logs/ID.log``: its trace; ``checkouts/``: the throwaway clones while a task runs.
 - ``summary.json``: the summary of every attempt ``results.jsonl`` holds (``summary.py``).
 
-A killed run can leave a torn last line: it is dropped on start. One run at a time writes a folder
+A killed run can leave a torn last line and its clones: both are dropped on start. One run at a time writes a folder
 (``run.lock``, released by the kernel when the process dies, ``kill -9`` included).
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -106,6 +107,11 @@ class OutputFolder:
         self._handle.flush()
         _drop_torn_tail(self.folder / RESULTS)
         self._keep_recorded_preds()
+        for leftover in (self.folder / "checkouts").iterdir():  # a killed run's clones: no run holds them now
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover, ignore_errors=True)
+            else:
+                leftover.unlink(missing_ok=True)
 
     def hidden(self) -> tuple[str, ...]:
         """What a task's sandbox must not show of this folder: everything but the clones."""

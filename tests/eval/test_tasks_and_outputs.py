@@ -134,8 +134,10 @@ def test_a_killed_run_leaves_a_torn_line_and_stray_predictions_that_the_next_run
     (out / "results.jsonl").write_text(json.dumps({"instance_id": "a", "attempt": 1, "failure": None}) + "\n" + '{"instance_id": "b", "att')
     (out / "preds.jsonl").write_text("".join(json.dumps({"instance_id": i, "model_name_or_path": "m", "model_patch": ""}) + "\n"
                                              for i in ("a", "b")))
+    (out / "checkouts" / "o__r-9.1.run" / "sub").mkdir(parents=True)
     folder = OutputFolder(out, 1)
     folder.open()
+    assert list((out / "checkouts").iterdir()) == [], "a killed run's clones are removed"
     try:
         assert (out / "results.jsonl").read_text().count("\n") == 1 and folder.done() == {("a", 1)}
         assert [p["instance_id"] for p in read_jsonl(out / "preds.jsonl")] == ["a"]
