@@ -27,8 +27,8 @@ SETTINGS_HELP = (
     "model, theme, commit_trailer, project_instructions (give the repository's AGENTS.md to the model; default true), "
     "[limits] max_steps/max_tokens_per_turn/max_context_tokens/handoff_margin/max_handoffs/repeat_threshold/repeat_text, "
     "[sampling] temperature/top_p/top_k/min_p/repeat_penalty/seed, [llama] n_ctx/n_gpu_layers/flash_attn/"
-    "cache_type_k/cache_type_v/n_threads/n_threads_batch/n_batch/prompt_mode/checkpoints/extra_buffers. Approval rules: rules.toml there "
-    "and .frogtui.toml in the repository (docs/APPROVALS.md)."
+    "cache_type_k/cache_type_v/n_threads/n_threads_batch/n_batch/prompt_mode/checkpoints/extra_buffers/saved_state_mb. "
+    "Approval rules: rules.toml there and .frogtui.toml in the repository (docs/APPROVALS.md)."
 )
 """The ``--help`` epilog of the commands: where every option without a flag is set."""
 
