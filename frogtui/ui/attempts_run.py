@@ -34,20 +34,6 @@ _CHECK = re.compile(r"""^--check(?:=|\s+)(?:"([^"]*)"|'([^']*)'|([^\s"'][^\s]*))
 USAGE = "Write /attempts N [--check \"CMD\"] TASK, with N from 1 to 8 (for example: /attempts 4 fix the failing test)."
 
 
-_SLASH_WORD = re.compile(r"^/([A-Za-z][\w-]*)(?:\s|$)")
-"""A message that starts with a slash command's word (``/help``; not a path: ``/etc/hosts``)."""
-
-
-def unknown_command(text: str) -> str | None:
-    """The one line for a message that starts with a slash word the app does not know (None for
-    any other message): it is not sent to the model as a task. ``//word`` sends ``/word``."""
-    match = _SLASH_WORD.match(text)
-    if match is None or text == PREFIX or text.startswith(PREFIX + " "):
-        return None
-    return (f"Unknown command /{match.group(1)}: the app knows {PREFIX} N TASK (and the palette, ctrl+p). "
-            f"To send the text to the model as it is, start it with //.")
-
-
 def parse(text: str) -> tuple[int, str, str | None] | str | None:
     """``/attempts N [--check "CMD"] TASK`` as (N, TASK, CMD or None when not given); the one-line
     problem when it is malformed; None when the message is not an attempts command."""

@@ -36,7 +36,7 @@ from frogtui.errors import FrogtuiError
 from frogtui.programs import at_start
 from frogtui.ui import session_view
 from frogtui.ui.asking import ModalAsk
-from frogtui.ui.attempts_run import AttemptsInApp, parse, unknown_command
+from frogtui.ui.attempts_run import AttemptsInApp, parse
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.exits import ExitsInApp
 from frogtui.ui.footer import FittingFooter
@@ -393,13 +393,6 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
 
     async def on_task_submitted(self, message: TaskSubmitted) -> None:
         text = message.text
-        unknown = unknown_command(text)  # a slash word that is no command is never a task for the model
-        if unknown is not None:
-            self.query_one(PromptInput).value = text
-            self.notify(unknown, severity="warning")
-            return
-        if text.startswith("//"):
-            text = text[1:]
         attempts = parse(text) if text else None  # /attempts N TASK (ui/attempts_run.py)
         transition = self.run_state.submitted(text, attempts=attempts is not None)
         action = transition.action
