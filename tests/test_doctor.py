@@ -241,3 +241,38 @@ def test_the_turn_cap_is_said_in_minutes_at_this_machines_speed_with_one_that_fi
     assert "[limits] repeat_text = 8" in text
     mark, text = doctor._turn_cap_line(Config(limits=Limits(max_tokens_per_turn=8192)), 60.0)
     assert mark == "ok" and "up to 2 min a turn" in text
+
+
+class _DiesMidStream(_Server):
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        """One chunk of a promised longer body, then the process is gone (the port closed)."""
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        chunk = 'data: {"choices": [{"index": 0, "delta": {"content": "Hel"}, "finish_reason": null}]}\n\n'
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        self.wfile.write(chunk.encode())
+        self.wfile.flush()
+        die(_DiesMidStream.server)
+        self.close_connection = True
+
+
+def test_a_stream_cut_by_a_server_that_died_names_the_cause_and_its_log() -> None:
+    from frogtui.config import Config
+    from frogtui.errors import ModelError
+    from frogtui.models.openai_compat import OpenAICompatModel
+
+    _DiesMidStream.listing = {"object": "list", "data": [{"id": "m", "object": "model"}]}
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _DiesMidStream)
+    _DiesMidStream.server = server
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        model = OpenAICompatModel.from_spec(f"http://127.0.0.1:{server.server_address[1]}/v1", Config())
+        with pytest.raises(ModelError) as info:
+            list(model.stream_turn([{"role": "user", "content": "hi"}], [], max_tokens=8, cancel=threading.Event()))
+        model.close()
+    finally:
+        server.shutdown()
+    said = str(info.value)
+    assert "dropped the stream" in said and "no longer answers: it most likely crashed" in said and "its log" in said, said
