@@ -49,3 +49,24 @@ def test_a_change_too_big_even_as_a_region_is_cut_and_says_so() -> None:
     assert capped.new_text.startswith("nuevo 0 ✓\n") and "Cut further" in capped.note
     created = cap_diff(None, after, side_budget=100_000)
     assert created.old_text is None and json_size(created.new_text) <= 100_000
+
+
+async def test_a_turn_ended_by_the_text_guard_says_so_to_the_editor() -> None:
+    from frogtui.acp.outbox import Outbox
+    from frogtui.acp.sink import AcpSink
+    from frogtui.agent import events as ev
+
+    class Conn:
+        def __init__(self) -> None:
+            self.updates: list[object] = []
+
+        async def session_update(self, session_id: str, update: object) -> None:
+            self.updates.append(update)
+
+    conn = Conn()
+    outbox = Outbox(conn, "s1")
+    AcpSink(outbox, "/", lambda: 1000).emit(ev.TextRepeated(step=2, note="frogtui stopped your turn: [limits] repeat_text = 8."))
+    await outbox.flush()
+    await outbox.close()
+    texts = [u.content.text for u in conn.updates if getattr(u, "session_update", "") == "agent_message_chunk"]
+    assert any("[limits] repeat_text = 8" in text and "kept repeating" in text for text in texts), conn.updates
