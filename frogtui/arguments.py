@@ -16,6 +16,9 @@ SUBCOMMAND_HELP = {
     "policy": "frogtui policy check",
     "demo": "frogtui demo",
 }
+SUBCOMMAND_HELP |= {  # saved sessions (docs/HEADLESS.md)
+    "sessions": "frogtui sessions [--repo DIR] [--json] (the saved sessions, newest first)",
+}
 """How ``frogtui --help`` names each subcommand (every one of ``cli.SUBCOMMANDS``)."""
 
 

@@ -13,6 +13,9 @@ SUBCOMMANDS = {
     "demo": "frogtui.demo:main",
     "acp": "frogtui.acp.cli:main",
 }
+SUBCOMMANDS |= {  # saved sessions (docs/HEADLESS.md)
+    "sessions": "frogtui.session.listing:main",
+}
 """Each subcommand's ``module:main`` (its parser, a ``frogtui.arguments.Parser``, lives there); how
 ``frogtui --help`` names them: ``arguments.SUBCOMMAND_HELP``."""
 

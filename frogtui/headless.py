@@ -157,7 +157,7 @@ def run_task(
     try:
         result = core.send(task)
         for _ in range(config.limits.max_handoffs if handoff else 0):
-            if result.exit_reason != "max_context_len" or not result.trajectory.get("steps"):
+            if result.exit_reason != "max_context_len" or not result.conversation.steps:
                 break  # a conversation that could not take a single step would not get further
             result = core.hand_off(core.draft_handoff())
         if commit:  # before the model closes: it drafts the message
