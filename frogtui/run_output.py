@@ -23,7 +23,8 @@ OUTPUTS = ("text", "json", "stream-json")
 
 def line(kind: str, **fields: Any) -> str:
     """One JSON object on one line: ``type``, ``version``, then ``fields``."""
-    return json.dumps({"type": kind, "version": SCHEMA_VERSION, **fields}, ensure_ascii=False, separators=(",", ":"))
+    # ASCII (every other character escaped): lossless, and no raw control character reaches a terminal
+    return json.dumps({"type": kind, "version": SCHEMA_VERSION, **fields}, separators=(",", ":"))
 
 
 def start_object(core: SessionCore, task: str, *, resumed: bool) -> dict[str, Any]:
@@ -80,7 +81,7 @@ class JsonLines:
         elif isinstance(event, ev.ToolFinished):
             if event.call.id not in self._answered:  # invalid (or interrupted before it was decided): no decision came
                 self.write("tool_call", step=event.step, id=event.call.id, tool=event.call.name, arguments=event.call.arguments,
-                           decision="invalid" if event.outcome.kind == "error" else event.outcome.kind, by=None, rule=None,
+                           decision="interrupted" if event.outcome.cancelled else "invalid", by=None, rule=None,
                            reason=event.call.error or None, repeat=None)
             outcome = event.outcome
             self.write("observation", step=event.step, id=event.call.id, tool=event.call.name, outcome=outcome.kind,
@@ -92,13 +93,3 @@ class JsonLines:
         elif isinstance(event, ev.HandedOff):
             self.write("handoff", text=event.text, previous_id=event.previous_id, trajectory_id=event.trajectory_id)
 
-
-class Both:
-    """Implements ``EventSink``: each event to both sinks, in order."""
-
-    def __init__(self, first: Any, second: Any) -> None:
-        self.first, self.second = first, second
-
-    def emit(self, event: ev.AgentEvent) -> None:
-        self.first.emit(event)
-        self.second.emit(event)
