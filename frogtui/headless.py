@@ -5,6 +5,7 @@ to stdout (or, with ``--output json|stream-json``, JSON: ``run_output``). ``--re
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -106,7 +107,7 @@ def main(argv: list[str]) -> int:
 
 def followed(args: argparse.Namespace) -> Session | None:
     """The saved session ``--resume ID`` or ``--continue`` names (None for a new session); it must
-    hold a conversation.
+    hold a conversation, and belong to ``--repo`` when that is given.
 
     Raises:
         FrogtuiError: there is none.
@@ -117,6 +118,8 @@ def followed(args: argparse.Namespace) -> Session | None:
     session = Session.find(args.resume or "", repo_folder(args.repo or "."), flag=flag, conversation=True)
     if not session.has_conversation:
         raise FrogtuiError(f"session {session.id} holds no conversation to follow up (nothing was sent in it)")
+    if args.repo is not None and os.path.realpath(session.repo) != os.path.realpath(repo_folder(args.repo)):
+        raise FrogtuiError(f"session {session.id} belongs to {session.repo}, not {args.repo}")
     return session
 
 

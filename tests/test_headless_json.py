@@ -140,6 +140,12 @@ def test_follow_ups_that_cannot_be_are_one_line_and_exit_2(py_repo: Path, tmp_pa
     assert (code, out) == (2, "") and err == f"frogtui: no saved session for {py_repo}; start one without --continue\n"
     code, out, err = run(capsys, "more", "--resume", "20990101-000000-abcdef", "--model", f"replay:{replay}")
     assert (code, out) == (2, "") and err.startswith("frogtui: no saved session '20990101-000000-abcdef'")
+    other = tmp_path / "other"
+    other.mkdir()
+    elsewhere = Session.create(other, f"replay:{replay}")
+    elsewhere.save_trajectory({"messages": [{"role": "user", "content": "hi"}], "steps": []})
+    code, out, err = run(capsys, "more", "--resume", elsewhere.id, "--repo", str(py_repo), "--model", f"replay:{replay}")
+    assert (code, out, err) == (2, "", f"frogtui: session {elsewhere.id} belongs to {other}, not {py_repo}\n")
     empty = Session.create(py_repo, f"replay:{replay}")  # an app opened and closed: nothing sent
     code, out, err = run(capsys, "more", "--resume", empty.id, "--model", f"replay:{replay}")
     assert (code, out) == (2, "") and "holds no conversation" in err
