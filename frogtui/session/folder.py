@@ -67,14 +67,14 @@ class Session:
 
     @classmethod
     def newest_first(cls, repo: Path | None = None) -> Iterator[Session]:
-        """The sessions (of ``repo`` when given), newest first (ids start with their time)."""
+        """The sessions (of ``repo`` when given), newest first (by their creation time, then id:
+        ids start with their second)."""
         root = sessions_dir()
         if not root.is_dir():
             return
-        for folder in sorted(root.iterdir(), reverse=True):
-            session = cls._read(folder)
-            if session is not None and (repo is None or os.path.realpath(session.repo) == os.path.realpath(repo)):
-                yield session
+        found = [session for session in map(cls._read, root.iterdir()) if session is not None
+                 and (repo is None or os.path.realpath(session.repo) == os.path.realpath(repo))]
+        yield from sorted(found, key=lambda session: (session.created, session.id), reverse=True)
 
     @classmethod
     def find(cls, session_id: str, repo: Path, *, flag: str = "--resume", conversation: bool = False) -> Session:
