@@ -45,6 +45,7 @@ from frogtui.models import load_model
 from frogtui.protocol import ApprovalRequest, Approver, Model
 from frogtui.session.folder import Session
 from frogtui.session.log import Logged, SessionLog
+from frogtui.session.mentions import Mentioned, attach_mentions
 from frogtui.session.tally import RunTally
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
@@ -350,6 +351,17 @@ class SessionCore:
         finally:
             self._flush_checkpoints()
         return self.last_result
+
+    def attach(self, text: str) -> Mentioned:
+        """``text`` with the files it mentions (``@path``) attached as Read would show them; the
+        floor and deny rules keep a file out, saying why (``session/mentions.py``). Call after
+        ``prepare``."""
+        if self.workspace is None or self.engine is None:
+            raise RuntimeError("prepare() comes before attach()")
+        mentioned = attach_mentions(text, self.engine, self.workspace)
+        for line in (*(f"attached @{a.path} ({a.chars} characters)" for a in mentioned.attached), *mentioned.refused):
+            self.record(line)
+        return mentioned
 
     def draft_handoff(self, ended: str | None = None) -> str:
         """The hand-off for the current conversation (``agent.handoff``): the original task, the
