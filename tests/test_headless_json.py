@@ -57,6 +57,13 @@ def test_stream_json_is_one_object_per_event_and_nothing_else_on_stdout(py_repo:
     assert result["calls"] == {"total": 4, "allowed": 2, "denied": 1, "invalid": 1, "denied_by": {"mode": 1}}
     assert "Fixed add()." not in proc.stdout.replace(json.dumps("Fixed add()."), ""), "the answer only inside the JSON"
     assert "[1] allow Read" in proc.stderr, "the trace stays on stderr"
+    # docs/HEADLESS.md documents every type and field written
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "HEADLESS.md").read_text()
+    for o in objects:
+        row = next(line for line in doc.splitlines() if line.startswith(f"| `{o['type']}` |"))
+        where = doc if o["type"] == "result" else row
+        missing = [key for key in o if key not in ("type", "version") and f"`{key}`" not in where]
+        assert missing == [], (o["type"], missing)
 
 
 def test_json_is_one_object_at_the_end_with_what_the_run_did(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
