@@ -92,6 +92,9 @@ class LlamaSettings:
     """llama.cpp's extra weight buffers (repacked weights for AMX, AVX-512...): ``"auto"`` (on, unless
     a few tokens decoded with them after the first load on this build, CPU and quantisation crashed:
     then off, remembered; ``models/buffers.py``), ``true`` or ``false`` (llama.cpp's ``--no-repack``)."""
+    saved_state_mb: int = 1024
+    """A session keeps the model's state after each turn in its folder, up to this many MB (the
+    oldest dropped), so that ``--resume`` evaluates only what was added since; 0 turns it off."""
     checkpoints: int = 4
     """Recurrent-state checkpoints kept for hybrid models (Qwen3.5), saved after each user message;
     0 turns them off. Each holds the model's recurrent state (tens of MB for a 4B model)."""
