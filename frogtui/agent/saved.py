@@ -63,6 +63,20 @@ class SavedMessage:
 
 
 @dataclass(frozen=True)
+class SavedApproval:
+    """One answer of the gate, as a step recorded it."""
+
+    step: int
+    tool: str
+    decision: str
+    """``allow`` or ``deny``."""
+    by: str
+    """``rule``, ``floor``, ``mode`` or ``person``."""
+    rule: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class Conversation:
     """One saved conversation (a run of a session: the first, or one after a hand-off)."""
 
@@ -150,6 +164,11 @@ class Conversation:
     def last_step(self) -> int:
         """The highest step number recorded (0 when none)."""
         return max((s.step for s in self.steps), default=0)
+
+    def approvals(self) -> list[SavedApproval]:
+        """The gate's answers, in order."""
+        return [SavedApproval(s.step, _str(a.get("tool")), _str(a.get("decision")), _str(a.get("by")), _str(a.get("rule")),
+                              _str(a.get("reason"))) for s in self.steps for a in s.approvals]
 
     def tokens(self) -> tuple[int, int]:
         """Tokens evaluated and generated over the conversation's steps."""

@@ -25,6 +25,9 @@ EXEMPT = {
     "models/": "the live transcript turned into the model's prompt and the wire to the model's process, never a saved session",
 }
 
+ELSEWHERE = {("eval/batch.py", "steps"): "an eval result's own record (results.jsonl) counts steps too"}
+"""A key read in a module from a record that is not a saved conversation."""
+
 SAVED_KEYS = sorted(
     ({*KEY_ORDER, *(f.name for f in dataclasses.fields(StepRecord)), *(f.name for f in dataclasses.fields(Trajectory))}
      | {"observation", "outcome", "tool_calls", "tool_call_id", "reasoning_content"})
@@ -44,6 +47,8 @@ def test_no_module_but_the_reader_reads_a_saved_sessions_keys() -> None:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             for match in READ.finditer(line):
+                if (name, match.group("key")) in ELSEWHERE:
+                    continue
                 found.append(f"{name}:{number}: {match.group('key')}: {line.strip()}")
     assert found == [], "read a saved conversation through frogtui.agent.saved:\n" + "\n".join(found)
 
