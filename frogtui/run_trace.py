@@ -1,8 +1,8 @@
 """The trace of a run nobody watches (``frogtui run``, each attempt of ``--attempts``): the session's
 id and folder once it could start, one line per event that matters on a stream (stderr, or an
-attempt's prefixed lines), a failed command's last lines, the progress line while the model works (``run_progress``),
-and at the end the run's one-line summary (with its tokens, wall time and session folder);
-``start_traced`` starts a session core with it."""
+attempt's prefixed lines), a failed command's last lines, the progress line while the model works
+(``run_progress``), and at the end the run's one-line summary (with its tokens, wall time and
+session folder); ``start_traced`` starts a session core with it."""
 from __future__ import annotations
 
 import threading
