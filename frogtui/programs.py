@@ -1,4 +1,5 @@
-"""frogtui's own programs (git, bwrap): absolute paths from a ``PATH`` the repository has no part in.
+"""frogtui's own programs (git, bwrap, its own Python): absolute paths from a ``PATH`` the repository has
+no part in, and the one table of every process frogtui starts outside the sandbox (``STARTS``).
 
 What frogtui runs outside the sandbox must never be something a sandboxed command could have
 written. An activated in-repo virtualenv (``PATH=$repo/.venv/bin:...``), ``node_modules/.bin`` or a
@@ -17,12 +18,22 @@ write there: a ``.venv/bin/git`` would then run, unsandboxed, at the next checkp
 A program is the first executable file of that name on the clean ``PATH`` whose real path is also
 outside those folders; frogtui runs it by that absolute path, with the clean ``PATH`` in its
 environment (so what git itself runs, a filter or a credential helper, is found there too).
+
+frogtui's own Python (the model's process, the Landlock launcher) starts isolated (``python_argv``:
+``-I``, so neither the working folder nor ``PYTHON*`` variables nor the user's site reach its
+import path), in a working folder outside every repository (``PYTHON_CWD``), with a minimal
+environment (``python_environ``). The interpreter and the folders it imports from are frogtui's
+installation (``installation``): where one lies inside a folder the sandbox may write (frogtui
+installed in the project's own ``.venv``), the sandbox shows it read-only and the floor denies
+writing it (``approval.sandbox.trusted``, ``approval.facts``).
 """
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -109,3 +120,74 @@ def at_start() -> Programs:
 def which(name: str, *trees: str | os.PathLike[str]) -> str | None:
     """``at_start().for_trees(*trees).which(name)``."""
     return at_start().for_trees(*trees).which(name)
+
+
+# frogtui's own Python ------------------------------------------------------------------------
+PYTHON_CWD = "/"
+"""The working folder of every Python frogtui starts: outside every repository (``-I`` keeps it
+off the import path anyway; this keeps relative paths from meaning the repository)."""
+PYTHON_ENV_NAMES = ("LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM", "SYSTEMROOT")
+"""Variables a Python frogtui starts keeps (with ``PATH``, the clean one); none holds a secret."""
+PYTHON_ENV_PREFIXES = ("GGML_", "LLAMA_", "CUDA_", "NVIDIA_", "HIP_", "ROCR_", "HSA_", "OMP_", "GOMP_", "KMP_", "MKL_",
+                       "OPENBLAS_", "VK_", "MTL_", "METAL_", "FROGTUI_RUNNER_")
+"""Prefixes of the variables the model's process keeps: llama.cpp's, its GPU runtimes' and thread
+pools' settings, and ``models/runner.py``'s fault switches for tests."""
+
+
+def python_argv(*args: str) -> list[str]:
+    """frogtui's own interpreter, isolated (``-I``: no working folder, ``PYTHONPATH``, or user site on
+    the import path, no ``PYTHON*`` variable read), then ``args``."""
+    return [sys.executable, "-I", *args]
+
+
+def python_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """The minimal environment of a Python frogtui starts: the clean ``PATH``, the locale, and the
+    model runtime's own settings (``PYTHON_ENV_PREFIXES``); no token, no credential, no ``HOME``
+    (``LD_LIBRARY_PATH`` keeps only entries outside every repository, as ``PATH`` does)."""
+    env = {name: environ[name] for name in PYTHON_ENV_NAMES if name in environ}
+    env.update({name: value for name, value in environ.items() if name.startswith(PYTHON_ENV_PREFIXES)})
+    env.update({name: value for name, value in environ.items() if name.startswith("LC_")})
+    env["PATH"] = at_start().path
+    libraries = clean_entries(environ.get("LD_LIBRARY_PATH", ""), at_start().trees)
+    if libraries:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(libraries)
+    return env
+
+
+def import_folders() -> tuple[str, ...]:
+    """The folders frogtui's own Python imports from, as real paths: the standard library,
+    site-packages, what ``.pth`` files add, and the folder holding the ``frogtui`` package (an
+    editable install's source). Not the working folder (``python -m`` puts it first: the
+    ``frogtui`` command does not) and not ``PYTHONPATH``, which no Python frogtui starts reads."""
+    skipped = {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    skipped.add(os.path.realpath(os.getcwd()))
+    paths = [value for key in ("stdlib", "platstdlib", "purelib", "platlib") if (value := sysconfig.get_path(key))]
+    paths += [p for p in sys.path if p and os.path.isabs(p)]
+    paths.append(os.path.dirname(os.path.abspath(__file__)))
+    found = (os.path.realpath(p) for p in paths if os.path.isdir(p))
+    return tuple(p for p in dict.fromkeys(found) if p not in skipped)
+
+
+def installation() -> tuple[str, ...]:
+    """frogtui's own installation, as real paths: the interpreter (as started and as it really
+    is), its prefixes (a virtualenv and the Python it was made from) and ``import_folders``."""
+    executable = os.path.abspath(sys.executable)
+    paths = [executable, os.path.realpath(executable), os.path.dirname(executable)]
+    paths += [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    found = (os.path.realpath(p) for p in paths if p and os.path.isabs(p) and os.path.exists(p))
+    return tuple(dict.fromkeys([*found, *import_folders()]))
+
+
+def installation_inside(folders: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
+    """The parts of ``installation()`` inside ``folders`` (real paths): what the sandbox, which
+    may write ``folders``, must show read-only, and the floor must never let a tool write."""
+    real = [os.path.realpath(f) for f in folders]
+    return tuple(p for p in installation() if _inside(p, real))
+
+
+def import_folders_holding(folders: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
+    """The folders frogtui's Python imports from that are one of ``folders`` or hold one: a folder
+    the sandbox may write would be on frogtui's own import path (a planted module there runs
+    outside the sandbox), and it cannot be read-only and writable at once."""
+    real = [os.path.realpath(f) for f in folders]
+    return tuple(p for p in import_folders() if any(_inside(f, [p]) for f in real))
