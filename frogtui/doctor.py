@@ -126,6 +126,9 @@ def _rules_lines(repo: Path, rules_file: Path | None) -> tuple[list[tuple[str, s
         try:
             found = read_rule_file(path, required=required)
         except FrogtuiError as err:
+            if path.name == PROJECT_FILE:  # a run ignores it, saying so: a project file can only tighten
+                lines.append(("warn", f"{label}: {err}; ignored (a project file can only tighten your rules)"))
+                continue
             lines.append(("fail", f"{label}: {err}"))
             failed = True
             continue
@@ -137,7 +140,7 @@ def _rules_lines(repo: Path, rules_file: Path | None) -> tuple[list[tuple[str, s
     except FrogtuiError as err:  # each file reads, but not together (or the trusted projects' list)
         lines.append(("fail", f"rules: {err}"))
         return lines, None
-    lines.extend(("warn", f"rules: {note}") for note in rules.notes)
+    lines.extend(("warn", f"rules: {note}") for note in rules.notes if not note.startswith(f"ignored {PROJECT_FILE}: "))
     return lines, rules
 
 
