@@ -55,6 +55,24 @@ def test_doctor_marks_the_failing_line_and_takes_model(py_repo: Path, tmp_path: 
     assert f"✓ model: replay:{replay} (found)" in out and "✗" not in out and out.splitlines()[-1] == "ready: frogtui can run here"
 
 
+@pytest.mark.parametrize("text,says", [('[sandbox]\nnetwrok = true\n', "netwrok"), ("not = [valid toml", "TOML")])
+def test_a_project_rules_file_that_is_not_valid_is_ignored_by_a_run_and_doctor_warns(
+    py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, says: str
+) -> None:
+    """Anything in the repository may have written ``.frogtui.toml`` (the model did): one that is
+    not valid never stops a run; doctor marks it ! and says it is ignored."""
+    (py_repo / ".frogtui.toml").write_text(text)
+    replay = write_replay(tmp_path / "ok.jsonl", [turn("", answer="hi")])
+    from frogtui.headless import main as run_main
+
+    assert run_main(["t", "--repo", str(py_repo), "--model", f"replay:{replay}"]) == 0
+    capsys.readouterr()
+    code, lines = _doctor(["--repo", str(py_repo), "--model", f"replay:{replay}"], capsys)
+    assert not [line for line in lines if line.startswith("✗ ")], lines
+    (warned,) = [line for line in lines if line.startswith("! repository rules: ")]
+    assert says in warned and "ignored" in warned, lines
+
+
 def _doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
     code = doctor.main(argv)
     return code, capsys.readouterr().out.splitlines()
@@ -63,8 +81,6 @@ def _doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, l
 @pytest.mark.parametrize("where,text,says", [
     ("user", '[[rules]]\ntool = "Bash"\nmatch = "ls *"\ndecision = "maybe"\n', "maybe"),
     ("user", '[sandbox]\nbash = "bwrap"\nnetwrok = true\n', "netwrok"),
-    ("repository", '[sandbox]\nnetwrok = true\n', "netwrok"),
-    ("repository", "not = [valid toml", "TOML"),
 ])
 def test_doctor_marks_a_rules_file_that_stops_a_run(
     py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, text: str, says: str
