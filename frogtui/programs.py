@@ -191,3 +191,56 @@ def import_folders_holding(folders: Iterable[str | os.PathLike[str]]) -> tuple[s
     outside the sandbox), and it cannot be read-only and writable at once."""
     real = [os.path.realpath(f) for f in folders]
     return tuple(p for p in import_folders() if any(_inside(f, [p]) for f in real))
+
+
+# the table ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProcessStart:
+    """One place frogtui starts a process outside the sandbox (``tests/test_process_table.py``
+    finds every such place in the code with ``ast`` and checks it is here, and the reverse).
+
+    Attributes:
+        site: ``module:function`` where the process starts.
+        program: what runs.
+        found: how its absolute path is found (never a name looked up on an unclean ``PATH``).
+        runs: where it runs and with what environment.
+    """
+
+    site: str
+    program: str
+    found: str
+    runs: str
+
+
+STARTS: tuple[ProcessStart, ...] = (
+    ProcessStart("frogtui.models.local:RunnerProcess.__init__", "the model's process (models/runner.py)",
+                 "python_argv: frogtui's interpreter, -I, the frogtui folder appended to its import path",
+                 "under bwrap (models/confinement.py: no network, home and /tmp hidden, the model file and frogtui's "
+                 "installation read-only); without bwrap said at load and by doctor; working folder /, python_environ"),
+    ProcessStart("frogtui.models.confinement:_probe", "bwrap (can it sandbox the model's process here?)", "which('bwrap')",
+                 "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
+    ProcessStart("frogtui.tools.bash:run_bash", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
+                 "the sandbox's argv: which('bwrap'), and with the network on the Landlock launcher (python_argv, -I -S) "
+                 "before it; without a sandbox `bash -c` from the command's PATH",
+                 "inside the sandbox; without one, on the host (the person was told at start, and asked under policy)"),
+    ProcessStart("frogtui.approval.sandbox.bwrap:_run_probe", "bwrap (and the Landlock launcher) probes", "which('bwrap'), python_argv",
+                 "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
+    ProcessStart("frogtui.approval.sandbox.gitconfig:global_entries", "git config --global --list (the copy the sandbox sees)",
+                 "which('git', repository)", "the person's environment with the clean PATH, in the repository (includeIf)"),
+    ProcessStart("frogtui.vcs.intree_config:InTreeConfig._targets", "git config --file .git/config (include paths)", "pinned_git",
+                 "the hardened environment of frogtui's git (vcs/gitguard.py)"),
+    ProcessStart("frogtui.vcs.intree_config:InTreeConfig._command_keys", "git config --file (an in-tree included file)",
+                 "pinned_git", "the hardened environment of frogtui's git (vcs/gitguard.py)"),
+    ProcessStart("frogtui.vcs.gitguard:GuardedGit.execute", "git, every command of GitPython's",
+                 "pinned_git per repository; GIT_PYTHON_GIT_EXECUTABLE pinned when git is imported (vcs/__init__.py)",
+                 "GIT_DIR and the work tree pinned, hooks, filters, fsmonitor and in-tree command keys off, the clean PATH"),
+    ProcessStart("frogtui.doctor:_git_identity", "git config --get user.name / user.email", "which('git')",
+                 "the person's environment with the clean PATH"),
+    ProcessStart("frogtui.demo:make_demo", "git init/add/commit in the demo's new folder", "which('git', the demo repository)",
+                 "the person's environment with the clean PATH"),
+    ProcessStart("frogtui.ui.links:open_link", "xdg-open (open on macOS) for an http(s) link the person clicked",
+                 "which('xdg-open')", "the person's environment with the clean PATH, a session of its own"),
+)
+"""Every process frogtui starts outside the sandbox: each program by an absolute path outside the
+folders the sandbox writes, its own Python isolated (``python_argv``). docs/APPROVALS.md, "The trust
+boundary"."""

@@ -94,7 +94,7 @@ def options(model: Path | None, environ: Mapping[str, str]) -> list[str]:
     for path in dict.fromkeys(shown):
         if _under(path, hidden) and os.path.exists(path):
             words += ["--ro-bind", path, path]
-    named = [os.path.dirname(os.path.abspath(sys.executable)), sys.prefix, *([os.fspath(model)] if model is not None else [])]
+    named = [os.path.dirname(os.path.abspath(programs.python_argv()[0])), sys.prefix, *([os.fspath(model)] if model is not None else [])]
     for path in dict.fromkeys(os.path.abspath(p) for p in named):  # the same, at the path it is named by (a link in the home folder)
         if path != os.path.realpath(path) and _under(path, hidden) and os.path.exists(path):
             words += ["--ro-bind", os.path.realpath(path), path]

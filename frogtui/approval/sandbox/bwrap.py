@@ -22,7 +22,7 @@ from frogtui.approval.sandbox.gitconfig import sanitized_copy
 from frogtui.approval.sandbox.trusted import trusted_options
 from frogtui.approval.trusted import protected_inside
 from frogtui.config import state_dir
-from frogtui.programs import which
+from frogtui.programs import at_start, which
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.project_env import project_environ
@@ -228,7 +228,8 @@ def _usable_filter(bwrap: str, network: bool, privileges: str, writable: Sequenc
 
 def _run_probe(argv: list[str]) -> str | None:
     try:
-        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL,
+                              cwd="/", env={"PATH": at_start().path})
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bwrap could not start: {err}"
     first = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[0]
