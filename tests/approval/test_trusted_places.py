@@ -9,11 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import frogtui
 from frogtui import headless
 from frogtui.approval import PolicyEngine
 from frogtui.approval.trusted import protected_inside, refusal
@@ -148,3 +150,28 @@ def test_frogtuis_own_import_path_holding_the_repository_refuses_the_session(
     assert "imports from" in refusal(py_repo, tmp_path / "t")
     with pytest.raises(ConfigError, match="install frogtui outside it"):
         PolicyEngine.load(Workspace(py_repo, tmp_dir=tmp_path / "t"))
+
+
+REPLACE_PYTHON = ("import os; open('.venv/bin/python.new', 'w').write('#!/bin/sh\\necho planted\\n'); "
+                  "os.chmod('.venv/bin/python.new', 0o755); os.replace('.venv/bin/python.new', '.venv/bin/python')")
+
+
+@needs_bwrap
+def test_frogtui_installed_in_the_projects_own_venv_is_read_only_to_the_sandbox(py_repo: Path, tmp_path: Path) -> None:
+    """frogtui in the project's .venv re-executes that interpreter outside the sandbox (the model's
+    process, the Landlock launcher): the sandbox could rewrite .venv/bin/python before."""
+    venv = py_repo / ".venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    (site,) = venv.glob("lib/python*/site-packages")
+    (site / "frogtui-source.pth").write_text(str(Path(frogtui.__file__).resolve().parent.parent) + "\n")
+    python = venv / "bin" / "python"
+    before = os.readlink(python)
+    calls = [xml_call("Bash", command=f'python3 -c "{REPLACE_PYTHON}"'),
+             xml_call("Write", file_path=".venv/pyvenv.cfg", content="home = /x\n")]
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", *calls), turn("", answer="done")])
+    done = subprocess.run([str(python), "-m", "frogtui", "run", "the task", "--repo", str(py_repo), "--model", f"replay:{replay}",
+                           "--approve", "all"], capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
+    assert python.is_symlink() and os.readlink(python) == before, done.stderr
+    assert "home = /x" not in (venv / "pyvenv.cfg").read_text()
+    assert "frogtui's own files" in done.stderr  # the Write: the floor said why
+    assert "exit=1" in done.stderr, done.stderr  # the Bash (allowed by --approve all): the sandbox's read-only .venv stopped it
