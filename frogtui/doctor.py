@@ -264,6 +264,10 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
         return 1
     llama = _llama_line()
     line("warn" if "not installed" in llama else "ok", llama)
+    from frogtui.models.confinement import runner_argv
+
+    confined = runner_argv()  # the model's process parses a file nobody vetted: in a sandbox of its own
+    line("ok" if confined.sandboxed else "warn", confined.describe())
     line("ok", _threads_line(config.llama))
     model_line, model_ok = _model_line(config.model_spec, config)
     line("ok" if model_ok else "fail", model_line)

@@ -191,3 +191,17 @@ def test_a_servers_error_text_reaches_the_terminal_without_control_characters(
     assert code == 1
     assert any(line.startswith("✗ model: ") and "answered HTTP 500: no ]52;c;cHduZWQ= models 2J here" in line for line in lines), lines
     assert not any(ch in "\n".join(lines) for ch in "\x1b\x07\x9b"), lines
+
+
+def test_doctor_says_how_the_models_process_is_confined(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from frogtui.models.confinement import Confinement, runner_argv
+
+    replay = write_replay(tmp_path / "ok.jsonl", [turn("", answer="hi")])
+    _, lines = _doctor(["--repo", str(py_repo), "--model", f"replay:{replay}"], capsys)
+    (said,) = [line for line in lines if "model process:" in line]
+    if runner_argv().sandboxed:
+        assert said == "✓ model process: under bubblewrap (no network, home folder hidden, the model file read-only)"
+    else:
+        assert said.startswith("! model process: not sandboxed")
+    unconfined = Confinement(["python"], False, "not sandboxed: bubblewrap (bwrap) is not installed (on PATH outside a repository)")
+    assert unconfined.describe() == "model process: not sandboxed: bubblewrap (bwrap) is not installed (on PATH outside a repository)"
