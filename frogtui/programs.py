@@ -214,7 +214,7 @@ class ProcessStart:
 
 STARTS: tuple[ProcessStart, ...] = (
     ProcessStart("frogtui.models.local:RunnerProcess.__init__", "the model's process (models/runner.py)",
-                 "python_argv: frogtui's interpreter, -I, the frogtui folder appended to its import path",
+                 "python_argv: frogtui's interpreter, -I, the frogtui package loaded from its own folder alone",
                  "under bwrap (models/confinement.py: no network, home and /tmp hidden, the model file and frogtui's "
                  "installation read-only); without bwrap said at load and by doctor; working folder /, python_environ"),
     ProcessStart("frogtui.models.confinement:_probe", "bwrap (can it sandbox the model's process here?)", "which('bwrap')",

@@ -25,13 +25,15 @@ from frogtui import programs
 from frogtui.config import cache_dir, config_dir, state_dir
 
 RUNNER_CODE = (
-    "import runpy, sys\n"
-    "folder = {folder!r}\n"
-    "if folder not in sys.path: sys.path.append(folder)\n"
+    "import importlib.util, runpy, sys\n"
+    "spec = importlib.util.spec_from_file_location('frogtui', {init!r}, submodule_search_locations=[{package!r}])\n"
+    "sys.modules['frogtui'] = package = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(package)\n"
     "runpy.run_module('frogtui.models.runner', run_name='__main__', alter_sys=True)\n"
 )
-"""What the isolated interpreter runs: ``models/runner.py``, found where this frogtui is installed
-(appended to the import path, after the standard library and site-packages)."""
+"""What the isolated interpreter runs: ``models/runner.py`` of this very ``frogtui`` package, loaded
+from its folder alone (the folder holding it, a source checkout perhaps, is not put on the import
+path: nothing beside the package is importable)."""
 ISOLATION = ("--die-with-parent", "--unshare-user", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL")
 """No network, no capabilities; the process ends with frogtui."""
 GPU_DEVICES = ("/dev/nvidia*", "/dev/dri", "/dev/kfd")
@@ -62,8 +64,8 @@ class Confinement:
 
 def interpreter_argv() -> list[str]:
     """frogtui's isolated interpreter running ``models/runner.py``."""
-    folder = str(Path(programs.__file__).resolve().parent.parent)
-    return programs.python_argv("-c", RUNNER_CODE.format(folder=folder))
+    package = Path(programs.__file__).resolve().parent
+    return programs.python_argv("-c", RUNNER_CODE.format(init=str(package / "__init__.py"), package=str(package)))
 
 
 def runner_argv(model: Path | None = None, environ: Mapping[str, str] | None = None) -> Confinement:

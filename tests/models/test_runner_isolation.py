@@ -48,6 +48,21 @@ def test_a_module_the_repository_holds_is_never_imported_by_the_models_process(
     assert "PLANTED" not in process.last_words() and not marker.exists()
 
 
+def test_nothing_beside_the_frogtui_package_is_importable_by_the_models_process() -> None:
+    """frogtui run on its own source checkout: the checkout's root holds the package; it is never
+    put on the model process's import path (a module planted beside the package, found by a
+    missing optional import, would run there)."""
+    code = confinement.interpreter_argv()[-1].replace(
+        "runpy.run_module", "import json, frogtui.models.wire; print(json.dumps([package.__file__, sys.path])) or (lambda *a, **k: None)")
+    source = Path(programs.__file__).resolve().parent.parent
+    done = subprocess.run(programs.python_argv("-c", code), capture_output=True, text=True, cwd=programs.PYTHON_CWD,
+                          env=programs.python_environ(os.environ), check=False)
+    assert done.returncode == 0, done.stderr
+    loaded, path = json.loads(done.stdout)
+    assert loaded == str(source / "frogtui" / "__init__.py")
+    assert str(source) not in path and "" not in path and os.getcwd() not in path
+
+
 def test_without_bwrap_the_interpreter_is_still_isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo, marker = tmp_path / "repo", tmp_path / "ran"
     repo.mkdir()
