@@ -143,6 +143,7 @@ class BwrapWrapper:
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
             "other sessions hidden",
+            *([f"frogtui's own files in the repository read-only ({', '.join(self.trusted)})"] if self.trusted else []),
             "allowlisted environment",
             _network_phrase(self.network and not self.read_only, self.landlock),
         ]
