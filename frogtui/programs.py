@@ -159,10 +159,15 @@ def import_folders() -> tuple[str, ...]:
     site-packages, what ``.pth`` files add, and the folder holding the ``frogtui`` package (an
     editable install's source). Not the working folder (``python -m`` puts it first: the
     ``frogtui`` command does not) and not ``PYTHONPATH``, which no Python frogtui starts reads."""
-    skipped = {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
-    skipped.add(os.path.realpath(os.getcwd()))
+    return _import_folders(tuple(sys.path), os.getcwd(), os.environ.get("PYTHONPATH", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _import_folders(path: tuple[str, ...], cwd: str, pythonpath: str) -> tuple[str, ...]:
+    skipped = {os.path.realpath(p) for p in pythonpath.split(os.pathsep) if p}
+    skipped.add(os.path.realpath(cwd))
     paths = [value for key in ("stdlib", "platstdlib", "purelib", "platlib") if (value := sysconfig.get_path(key))]
-    paths += [p for p in sys.path if p and os.path.isabs(p)]
+    paths += [p for p in path if p and os.path.isabs(p)]
     paths.append(os.path.dirname(os.path.abspath(__file__)))
     found = (os.path.realpath(p) for p in paths if os.path.isdir(p))
     return tuple(p for p in dict.fromkeys(found) if p not in skipped)
@@ -221,7 +226,7 @@ STARTS: tuple[ProcessStart, ...] = (
                  "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
     ProcessStart("frogtui.tools.bash:run_bash", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
                  "the sandbox's argv: which('bwrap'), and with the network on the Landlock launcher (python_argv, -I -S) "
-                 "before it; without a sandbox `bash -c` from the command's PATH",
+                 "before it; `bash` itself by which('bash') (tools/bash.py shell_argv)",
                  "inside the sandbox; without one, on the host (the person was told at start, and asked under policy)"),
     ProcessStart("frogtui.approval.sandbox.bwrap:_run_probe", "bwrap (and the Landlock launcher) probes", "which('bwrap'), python_argv",
                  "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
