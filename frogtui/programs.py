@@ -243,6 +243,8 @@ STARTS: tuple[ProcessStart, ...] = (
                  "the person's environment with the clean PATH"),
     ProcessStart("frogtui.demo:make_demo", "git init/add/commit in the demo's new folder", "which('git', the demo repository)",
                  "the person's environment with the clean PATH"),
+    ProcessStart("frogtui.eval.examples:_run_git", "git init/add/commit/rev-parse/diff in the example task set's new folders",
+                 "which('git', the example repository)", "the person's environment with the clean PATH"),
     ProcessStart("frogtui.ui.links:open_link", "xdg-open (open on macOS) for an http(s) link the person clicked",
                  "which('xdg-open')", "the person's environment with the clean PATH, a session of its own"),
 )
