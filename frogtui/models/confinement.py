@@ -6,7 +6,8 @@ Python, isolated (``programs.python_argv``: ``-I``, working folder ``/``, a mini
 under bubblewrap with no network, no capabilities (a user namespace), the system read-only, the
 home folder, ``/tmp``, runtime folders and frogtui's state, config and cache folders hidden, and
 bound back read-only only what the process needs: frogtui's installation (``programs.installation``)
-and the model file. GPU devices stay reachable. Where bwrap is missing or cannot make its
+and the model file. GPU devices stay reachable; it may write only the sessions folder (the model's state saved after
+each turn, ``models/saved_state.py``) and a state folder given elsewhere. Where bwrap is missing or cannot make its
 namespaces here, the process runs without it, and ``Confinement.warning`` (shown once at load,
 and by ``frogtui doctor``) says so.
 """
@@ -54,6 +55,13 @@ class Confinement:
     argv: list[str]
     sandboxed: bool
     warning: str = ""
+    writable: tuple[Path, ...] = ()
+    """The folders it may write (the model's saved states); without a sandbox, every one."""
+
+    def writes(self, folder: Path) -> bool:
+        """Whether it can write in ``folder``."""
+        real = os.path.realpath(folder)
+        return not self.sandboxed or any(_under(real, os.path.realpath(w)) for w in self.writable)
 
     def describe(self) -> str:
         """One line for ``frogtui doctor``."""
@@ -68,8 +76,9 @@ def interpreter_argv() -> list[str]:
     return programs.python_argv("-c", RUNNER_CODE.format(init=str(package / "__init__.py"), package=str(package)))
 
 
-def runner_argv(model: Path | None = None, environ: Mapping[str, str] | None = None) -> Confinement:
-    """How to start the model's process for ``model`` (None: no model yet, ``library_facts``)."""
+def runner_argv(model: Path | None = None, environ: Mapping[str, str] | None = None, writable: Sequence[Path] = ()) -> Confinement:
+    """How to start the model's process for ``model`` (None: no model yet, ``library_facts``);
+    ``writable``: the folders it saves the model's state in (``models/saved_state.py``)."""
     environ = os.environ if environ is None else environ
     inner = interpreter_argv()
     bwrap = programs.which("bwrap")
@@ -79,10 +88,10 @@ def runner_argv(model: Path | None = None, environ: Mapping[str, str] | None = N
     isolation = _isolation(bwrap)
     if isolation is None:
         return Confinement(inner, False, f"not sandboxed: bwrap cannot create its sandbox here ({_probe(bwrap, ISOLATION)})")
-    return Confinement([bwrap, *isolation, *options(model, environ), "--", *inner], True)
+    return Confinement([bwrap, *isolation, *options(model, environ, writable), "--", *inner], True, writable=tuple(writable))
 
 
-def options(model: Path | None, environ: Mapping[str, str]) -> list[str]:
+def options(model: Path | None, environ: Mapping[str, str], writable: Sequence[Path] = ()) -> list[str]:
     """bwrap's mounts for the model's process (up to, not including, ``--``)."""
     home = os.path.realpath(environ.get("HOME") or os.path.expanduser("~"))
     own = [os.path.realpath(p) for p in (state_dir(), config_dir(), cache_dir())]
@@ -102,6 +111,9 @@ def options(model: Path | None, environ: Mapping[str, str]) -> list[str]:
             words += ["--ro-bind", os.path.realpath(path), path]
     for device in sorted(d for pattern in GPU_DEVICES for d in glob.glob(pattern)):
         words += ["--dev-bind", device, device]
+    for folder in writable:  # where the model's state is saved after each turn: made, then bound writable
+        os.makedirs(folder, exist_ok=True)
+        words += ["--bind", os.path.realpath(folder), os.path.realpath(folder)]
     once = environ.get("FROGTUI_RUNNER_FAULT_ONCE")  # tests: the simulated crash leaves its mark there
     if once and os.path.isabs(once) and os.path.isdir(os.path.dirname(once)):
         words += ["--bind", os.path.dirname(once), os.path.dirname(once)]

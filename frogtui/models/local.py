@@ -23,12 +23,12 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from frogtui import programs
-from frogtui.config import Config
+from frogtui.config import Config, sessions_dir
 from frogtui.errors import ModelError, ModelLoadError
 from frogtui.models import buffers, confinement, wire
 from frogtui.models.gguf_spec import read_gguf_header, resolve_spec
@@ -72,9 +72,9 @@ class RunnerProcess:
     (``models/confinement.py``): ``pid`` is then the interpreter's, inside it, and a signal that
     ended it is read back from bwrap's exit status."""
 
-    def __init__(self, model: Path | None = None) -> None:
+    def __init__(self, model: Path | None = None, writable: Sequence[Path] = ()) -> None:
         self._log = tempfile.TemporaryFile(prefix="frogtui-llama-")  # unlinked: nothing left behind
-        self.confinement = confinement.runner_argv(model)
+        self.confinement = confinement.runner_argv(model, writable=writable)
         info_read, info_write = os.pipe() if self.confinement.sandboxed else (-1, -1)
         argv = self.confinement.argv
         if self.confinement.sandboxed:
@@ -311,7 +311,8 @@ class LocalModel:
     def _start(self, *, extra_buffers: bool, probe: bool) -> None:
         """Start a process and load the model in it; the old one, if any, is closed first."""
         self._stop()
-        process = RunnerProcess(self.path)
+        writable = [sessions_dir(), *([self._state_folder] if self._state_folder is not None else [])]
+        process = RunnerProcess(self.path, writable)
         process.doing = "loading the model" + (" and trying a few tokens" if probe else "")
         llama = dataclasses.asdict(self.config.llama)
         request = {"op": "load", "path": str(self.path), "extra_buffers": extra_buffers, "probe": probe,
@@ -341,7 +342,9 @@ class LocalModel:
         newest one there that this conversation continues (``models/saved_state.py``); kept
         across a restart of the model's process. None stops it."""
         self._state_folder = folder
-        if self._process is not None:
+        if self._process is not None and folder is not None and not self._process.confinement.writes(folder):
+            self._start(extra_buffers=self._extra_buffers, probe=False)  # its sandbox binds the folder (sent keep_state)
+        elif self._process is not None:
             self._call({"op": "keep_state", "folder": str(folder) if folder else None})
 
     def _stop(self) -> None:
