@@ -61,7 +61,7 @@ class Confinement:
     def writes(self, folder: Path) -> bool:
         """Whether it can write in ``folder``."""
         real = os.path.realpath(folder)
-        return not self.sandboxed or any(_under(real, os.path.realpath(w)) for w in self.writable)
+        return not self.sandboxed or _under(real, [os.path.realpath(w) for w in self.writable])
 
     def describe(self) -> str:
         """One line for ``frogtui doctor``."""

@@ -148,3 +148,37 @@ def test_the_pid_is_the_interpreters_and_a_signal_reads_as_a_signal() -> None:
     finally:
         process.close()
     assert died.returncode == -11 and died.crashed and "killed by SIGSEGV" in str(died)
+
+
+WRITES = r"""
+import json, sys
+done = {}
+for path in sys.argv[1:]:
+    try:
+        with open(path, "w") as handle:
+            handle.write("x")
+        done[path] = True
+    except OSError:
+        done[path] = False
+print(json.dumps(done))
+"""
+
+
+@pytest.mark.skipif(programs.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_it_writes_the_state_folder_it_is_given_and_nothing_of_frogtuis_own(tmp_path: Path) -> None:
+    from frogtui.config import config_dir, state_dir
+
+    folder = tmp_path / "session" / "model-state"
+    trust, rules = state_dir() / "trusted-projects.json", config_dir() / "rules.toml"
+    for path in (trust, rules):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("mine")
+    found = confinement.runner_argv(None, writable=[folder])
+    if not found.sandboxed:
+        pytest.skip(found.warning)
+    assert found.writes(folder / "1.state") and not found.writes(trust) and not found.writes(tmp_path)
+    cut = found.argv.index("--")
+    argv = [*found.argv[: cut + 1], programs.python_argv()[0], "-I", "-c", WRITES, str(folder / "1.state"), str(trust), str(rules)]
+    done = subprocess.run(argv, capture_output=True, text=True, env=programs.python_environ(os.environ), timeout=30, check=False)
+    assert json.loads(done.stdout)[str(folder / "1.state")] is True, done.stderr  # frogtui's folders: an empty tmpfs there
+    assert (folder / "1.state").read_text() == "x" and trust.read_text() == "mine" and rules.read_text() == "mine"
