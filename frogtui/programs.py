@@ -221,7 +221,8 @@ STARTS: tuple[ProcessStart, ...] = (
     ProcessStart("frogtui.models.local:RunnerProcess.__init__", "the model's process (models/runner.py)",
                  "python_argv: frogtui's interpreter, -I, the frogtui package loaded from its own folder alone",
                  "under bwrap (models/confinement.py: no network, home and /tmp hidden, the model file and frogtui's "
-                 "installation read-only); without bwrap said at load and by doctor; working folder /, python_environ"),
+                 "installation read-only, the sessions folder writable for the saved state); without bwrap said at load "
+                 "and by doctor; working folder /, python_environ"),
     ProcessStart("frogtui.models.confinement:_probe", "bwrap (can it sandbox the model's process here?)", "which('bwrap')",
                  "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
     ProcessStart("frogtui.tools.bash:run_bash", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
