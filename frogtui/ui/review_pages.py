@@ -9,6 +9,7 @@ tell when every row of a change group has been on screen: only then is the group
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -21,14 +22,18 @@ PAGE_ROWS = 500
 MIN_WIDTH = 8
 """Rows are never narrower (a pane narrower than this cannot show a row whole: nothing counts as seen)."""
 TAB_SIZE = 8
+NOT_UTF8 = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as ``surrogateescape`` reads it (``vcs.hunks.decode``)."""
 
 
 def display_text(value: str) -> str:
-    """A diff line as drawn: without its line end, tabs expanded, hidden characters marked."""
+    """A diff line as drawn: without its line end, tabs expanded, hidden characters marked (a NUL
+    as ``␀``), and each byte that is not UTF-8 (read with ``surrogateescape``) as ``⟨xFF⟩``."""
     text = value[:-1] if value.endswith("\n") else value
     crlf = text.endswith("\r")
     text = text[:-1] if crlf else text
     text = HIDDEN.sub(lambda m: visible(m.group()), text.expandtabs(TAB_SIZE))
+    text = NOT_UTF8.sub(lambda m: f"⟨x{ord(m.group()) - 0xDC00:02X}⟩", text)
     return text + "␍" if crlf else text
 
 

@@ -154,6 +154,9 @@ class FileChange(GroupSelection):
     mode_group: int | None = None
     whole: bool = False
     review_hunks: list[ReviewHunk] = field(default_factory=list)
+    held: str = ""
+    """Why the change is never accepted by default ('' when nothing holds it): a binary change whose
+    new content would run (``review.runs_as_code``)."""
     _spans: dict[int, tuple[int, int]] | None = field(default=None, repr=False, compare=False)
 
     def group_spans(self) -> dict[int, tuple[int, int]]:
