@@ -47,6 +47,8 @@ ATTACKS = [
     "sh -c 'alias ls=rm\nls calc.py'",  # dash expands aliases without expand_aliases
     "shopt -s expand_aliases\nBASH_ALIASES[ls]=rm\nls calc.py",
     "enable -f ./x.so ls; ls calc.py",
+    "x=hash; $x -p /usr/bin/rm ls; ls calc.py",  # the rebinding program only known when it runs
+    "eval \"$(printf 'hash -p /usr/bin/rm ls')\"; ls calc.py",
 ]
 
 

@@ -304,6 +304,8 @@ class _Walk:
                 if git_command_key(key) and value:
                     self.nested(value.removeprefix("!"), f"git -c {key}", scope)
         unknown = unknown or bool(words) and words[0].dynamic
+        if unknown:  # ``x=hash; $x -p /usr/bin/rm ls``: a program only known when it runs may be one that rebinds
+            self.found.rebinds = self.found.rebinds or "a program only known when it runs may rebind what a name runs"
         own = Effects(writes=writes, reads=reads, assigns=assigns, opaque=opaque)
         command = SimpleCommand(words=words, via=via, effects=own, cwd=cwd, text=text, stages=tuple(stages), unknown_program=unknown)
         self.simple(command, scope)
