@@ -100,3 +100,18 @@ def test_the_table_states_the_cap_and_the_pick_and_grouping_need_no_diff_text() 
     assert lines[0].endswith(f"each diff kept up to {DIFF_CAP // 2**20:g} MiB in the session folder")
     assert f"diff over the {DIFF_CAP // 2**20:g} MiB cap: not kept; commit {'c' * 12} holds it" in lines[2]
     assert best([nothing]) is None
+
+
+def test_a_sessions_patch_over_its_cap_is_its_files_and_a_note(py_repo: Path) -> None:
+    from frogtui.vcs.snapshot import diff_trees
+
+    repo, base = base_commit(py_repo)
+    before = snapshot_tree(repo)
+    (py_repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (py_repo / "café.txt").write_text("z" * 3000 + "\n")
+    after = snapshot_tree(repo)
+    whole = diff_trees(repo, before, after)
+    assert whole == subprocess.run(["git", "diff", "--binary", before, after], cwd=py_repo, capture_output=True).stdout.decode()
+    short = diff_trees(repo, before, after, cap=1000)
+    assert short.startswith("diff --git a/café.txt b/café.txt\ndiff --git a/calc.py b/calc.py\n")
+    assert "this diff is larger than 1,000 bytes; its text is left out" in short and len(short) < 300

@@ -355,7 +355,7 @@ def stream_git(repo: git.Repo, args: tuple[str, ...], out: Capped) -> tuple[int,
     git writes it: (its exit status, its error text); over ``out``'s cap git is stopped (status 0)."""
     try:
         status, _, err = repo.git.execute(
-            ["git", "-c", "core.quotePath=false", *args], output_stream=out, with_extended_output=True, with_exceptions=False,
+            ["git", *args], output_stream=out, with_extended_output=True, with_exceptions=False,
             stdout_as_string=False,
         )
     except OverCap:
@@ -379,7 +379,8 @@ def diff_trees(repo: git.Repo, before: str, after: str, cap: int | None = PATCH_
         del buffer
         names = repo.git.diff("--name-only", "-z", "--no-renames", before, after, stdout_as_string=False).split(b"\0")
         heads = "".join(f"diff --git a/{n} b/{n}\n" for n in (name.decode("utf-8", "surrogateescape") for name in names) if n)
-        return heads + f"# frogtui: this diff is larger than {cap // 2**20} MiB; its text is left out (git diff {before} {after})\n"
+        size = f"{cap // 2**20} MiB" if cap >= 2**20 else f"{cap:,} bytes"
+        return heads + f"# frogtui: this diff is larger than {size}; its text is left out (git diff {before} {after})\n"
     if status != 0:
         raise FrogtuiError(f"git diff failed: {err.strip()}")
     return buffer.getvalue().decode("utf-8", "surrogateescape")

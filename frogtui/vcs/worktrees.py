@@ -143,7 +143,7 @@ def write_diff(repo: git.Repo, base: str, commit: str, path: Path, cap: int | No
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as handle:
         out = Capped(handle, cap)
-        status, err = stream_git(repo, (*DIFF_ARGS, base, commit), out)
+        status, err = stream_git(repo, ("-c", "core.quotePath=false", *DIFF_ARGS, base, commit), out)
     if out.cap is not None and out.total > out.cap:
         path.unlink(missing_ok=True)
         return out.cap + 1, False

@@ -121,3 +121,24 @@ def test_the_wrap_counts_match_the_drawing() -> None:
         assert len(rows) == piece_count(shown, width)
         assert "".join(s.text for row in rows for s in row) == shown  # nothing lost
         assert all(sum(len(s.text) for s in row) <= width or not row[0].text.isascii() for row in rows)
+
+
+async def test_a_bash_command_after_300_spaces_is_on_the_screen(make_app) -> None:
+    command = "echo ok" + " " * 300 + "; python3 evil_payload.py --all"
+    app = make_app([turn("Go.", xml_call("Bash", command=command)), turn("Done.", answer="Done.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await submit(pilot, "do it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.pause(0.3)
+        body = app.screen.query_one("#approval-body")
+        rows: dict[int, str] = {}
+        while True:
+            for offset, text in enumerate(screen_rows(app, body)):
+                rows.setdefault(int(body.scroll_y) + offset, text)
+            if body.scroll_y >= body.max_scroll_y:
+                break
+            body.scroll_to(y=body.scroll_y + 1, animate=False)
+            await pilot.pause(0.05)
+        drawn = "".join(rows[k] for k in sorted(rows))
+        assert squeezed("; python3 evil_payload.py --all") in squeezed(drawn), drawn
+        await pilot.press("n")
