@@ -143,7 +143,7 @@ class AttemptsScreen(ModalScreen["int | None"]):
             return
         diff = files[file_index % len(files)]
         label.update(f"attempt {number} · file {file_index % len(files) + 1} of {len(files)}: {diff.header}")
-        await right.mount(DiffView(diff, id="attempts-diff"))
+        await right.mount(DiffView(diff, wrap=True, id="attempts-diff"))  # a pick applies it: drawn whole, long lines wrapped
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is None:
