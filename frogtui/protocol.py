@@ -134,6 +134,10 @@ class ApprovalRequest:
     """Set when the call repeats (``agent.repeats``): why, in words for the person and the model
     (``this exact call ran twice already in a row, with the same result``). A repeat is asked about
     even when a rule allows the call (``approval.modes.apply_mode``)."""
+    proposable: bool = False
+    """The command can run as a proposal (``tools.proposals``): on a copy-on-write view, its
+    effects judged before any lands. The gate then answers what it would ask about with
+    ``Approval.proposal`` instead of asking about the command's text."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,10 @@ class Approval:
     read_only: bool = False
     """The policy proved this Bash command can only read files and print (``Decision.read_only``,
     copied by ``approval.apply_mode``): no checkpoint is taken before it (never for edited arguments)."""
+    proposal: bool = False
+    """Run the command as a proposal: what it does is judged before it lands (``Approver.judge_proposal``)."""
+    accepted: tuple[str, ...] | None = None
+    """For a proposal's effects: the paths of those to land (a partial acceptance); None: all."""
 
     @property
     def allowed(self) -> bool:

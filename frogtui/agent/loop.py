@@ -22,7 +22,7 @@ from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
 from frogtui.protocol import ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
-from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, observations, tool_spec
+from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, landing, observations, tool_spec
 
 MAX_STALE_RETRIES = 3
 
@@ -317,7 +317,11 @@ class Agent:
             if failure is not None:
                 return self._not_run(step, call, failure)
             root = str(self.runner.workspace.root)
-            approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat))
+            proposable = self._proposable(spec.kind)
+            request = ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat, proposable=proposable)
+            approval = self.approver.approve(request)
+            if approval.proposal and request.proposable:
+                return self._propose(step, request)
             self.trajectory.record_approval(step, call, approval, repeat=repeat)
             self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=repeat))
             if not approval.allowed:
@@ -361,6 +365,56 @@ class Agent:
             return outcome
         path = call.arguments.get(spec.path_argument or "", "")
         return self._not_run(step, call, observations.kept_changing(path))
+
+    def _proposable(self, kind: str) -> bool:
+        """Whether a call of this kind can run as a proposal: a command, a view to run it on, and a
+        gate that judges what it did."""
+        return kind == "execute" and self.runner.can_propose and callable(getattr(self.approver, "judge_proposal", None))
+
+    def _propose(self, step: int, request: ApprovalRequest) -> ToolOutcome:
+        """Run a command as a proposal (``tools.proposals``), then land what the gate accepts of
+        its effects as one checkpointed step; the model sees its output only after the decision."""
+        call = request.call
+        self.sink.emit(ev.ToolStarted(step=step, call=call))
+        started = self.clock()
+        try:
+            proposal = self.runner.propose(call, cancel=self.cancel, on_output=self._output_to_sink(step, call))
+        except OSError as err:
+            return self._not_run(step, call, observations.error_observation(err))
+        try:
+            decided = not (proposal.failed or proposal.result.cancelled or proposal.result.timed_out)
+            approval = self.approver.judge_proposal(request, proposal) if decided else None  # type: ignore[attr-defined]
+            if approval is not None:
+                self.trajectory.record_approval(step, call, approval, repeat=request.repeat)
+                self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=request.repeat))
+            landed = None
+            accepted = approval.accepted if approval is not None and approval.allowed else ()
+            if accepted is None or accepted:
+                landed = self._land(step, call, proposal, accepted)
+            allowed = approval is not None and approval.allowed
+            outcome = landing.outcome(proposal, allowed, approval.reason if approval is not None else "", landed)
+        finally:
+            proposal.discard()
+        self.sink.emit(ev.ToolFinished(step, call, outcome, self.clock() - started))
+        return outcome
+
+    def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None) -> Any:
+        """Land a proposal's accepted effects between the checkpoints before and after (one step)."""
+        if self.before_action is not None:
+            try:
+                self.before_action(step, call)
+            except (FrogtuiError, OSError) as err:
+                observation = observations.checkpoint_failed(err)
+                self.sink.emit(ev.ToolFinished(step, call, ToolOutcome.not_run(observation), 0.0))
+                raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
+        try:
+            return self.runner.land(proposal, accepted)
+        finally:
+            if self.after_action is not None:
+                try:
+                    self.after_action(step, call)
+                except (FrogtuiError, OSError):
+                    pass
 
     def _output_to_sink(self, step: int, call: ToolCall) -> Callable[[str], None]:
         """Passes a running command's output on as ``ToolOutput`` events (on the loop's thread)."""
