@@ -28,6 +28,8 @@ class Judged:
     ignored: bool = False
     """git ignores its path (a cache, ``.venv``, ``node_modules``): shown grouped with counts,
     unless it runs later."""
+    by: str = "rule"
+    """Who decided: ``rule``, ``floor`` or ``mode`` (as ``Approval.by``)."""
 
     def line(self) -> str:
         """The effect and the verdict on one line (the model's and the trace's)."""

@@ -100,12 +100,12 @@ class Approver:
         denied, none does; else the person is asked (without one, none lands). The answer's
         ``accepted`` names the effects to land; its reason, for a denial, lists every effect and
         the rule that decided it (the model is told)."""
-        judged = proposals.judge(self.engine, proposal, self.mode)
+        judged = proposals.judge(self.engine, proposal, self.mode, label="" if self.ask is not None else f"--approve {self.mode}")
         verdict = proposals.overall(judged)
         if verdict == "allow":
             return proposals.allowed_answer(judged)
         if verdict == "deny":
-            return proposals.denied_answer(judged, by="rule", why="its effects were not applied: the rules deny one")
+            return proposals.denied_answer(judged, by="rule", why="its effects were not applied: one is denied")
         if self.ask is None:
             why = f"its effects were not applied: one needs a person's approval and the run is headless (--approve {self.mode})"
             return proposals.denied_answer(judged, by="mode", why=why)

@@ -38,14 +38,15 @@ MAX_LINES = 40
 """Effects named one per line in what the model is told (then how many more)."""
 
 
-def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode) -> list[Judged]:
-    """Every effect of ``proposal`` with what the rules, under ``mode``, say of it."""
+def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label: str = "") -> list[Judged]:
+    """Every effect of ``proposal`` with what the rules, under ``mode`` (named ``label``, as
+    ``apply_mode`` names it), say of it."""
     if not proposal.effects.complete:
         return [Judged(e, "deny", "too large", "the command changed more files than frogtui reads to review") for e in proposal.effects]
-    return [_judge_one(engine, proposal, effect, mode) for effect in proposal.effects]
+    return [_judge_one(engine, proposal, effect, mode, label) for effect in proposal.effects]
 
 
-def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: ApprovalMode) -> Judged:
+def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: ApprovalMode, label: str) -> Judged:
     ignored = _ignored(effect, proposal.ignored)
     why = left_out(effect)
     if why:
@@ -54,10 +55,10 @@ def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: A
     decision = strictest(decisions)
     assert decision is not None
     decision = _adjusted(decision, effect, ignored, str(proposal.root))
-    answer = apply_mode(mode, decision, WRITE.name, label=f"mode: {mode}")
+    answer = apply_mode(mode, decision, WRITE.name, label=label)
     if answer is None:
         return Judged(effect, "ask", decision.rule, decision.reason, ignored)
-    return Judged(effect, "allow" if answer.allowed else "deny", answer.rule or decision.rule, answer.reason, ignored)
+    return Judged(effect, "allow" if answer.allowed else "deny", answer.rule or decision.rule, answer.reason, ignored, by=answer.by)
 
 
 def _write_decision(engine: PolicyEngine, path: str) -> Decision:
@@ -120,11 +121,15 @@ def allowed_answer(judged: list[Judged]) -> Approval:
     rules = list(dict.fromkeys(j.rule for j in landing))
     rule = "; ".join(rules[:4]) + ("; …" if len(rules) > 4 else "")
     reason = f"ran as a proposal; its {len(landing)} effect(s) are allowed" if landing else "ran as a proposal; it changed nothing"
-    return Approval("allow", reason, by="rule", rule=rule, accepted=tuple(j.effect.path for j in landing))
+    by = "mode" if any(j.by == "mode" for j in landing) else "rule"
+    return Approval("allow", reason, by=by, rule=rule, accepted=tuple(j.effect.path for j in landing))
 
 
 def denied_answer(judged: list[Judged], *, by: str, why: str) -> Approval:
-    """None lands: ``why``, then every effect with the rule that decided it."""
+    """None lands: ``why``, then every effect with the rule that decided it (``by``: who
+    decided; a denying effect's own decider, the floor or a rule, when there is one)."""
+    deciders = [j.by for j in judged if j.verdict == "deny"]
+    by = "floor" if "floor" in deciders else deciders[0] if deciders else by
     return Approval("deny", f"{why}:\n{listing(judged)}", by=by, rule=stopped_by(judged))
 
 

@@ -37,7 +37,7 @@ from frogtui.agent.trajectory import Trajectory, replay_lines
 from frogtui.approval import ApprovalMode, Ask, PolicyEngine, make_sandbox
 from frogtui.approval import Approver as Gate
 from frogtui.approval.backstop import backstopped
-from frogtui.approval.sandbox import Sandbox, make_view
+from frogtui.approval.sandbox import OFF_SETTING, Sandbox, make_view, proposals_line
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
@@ -220,12 +220,12 @@ class SessionCore:
         """The proposals' runner (a copy-on-write view of the repository where the kernel allows
         one) and the line saying so."""
         if not engine.rules.proposals:
-            return None, "proposals: off ([bash] proposals = false): a command the rules ask about is asked about by its text"
+            return None, OFF_SETTING
         view, why = make_view(sandbox.wrap, workspace.root)
         if view is None:
-            return None, f"proposals: off ({why}): a command the rules ask about is asked about by its text"
+            return None, proposals_line(view, why)
         runner = ProposalRunner(view, workspace.root, self.session.folder / "proposals", ignored=self._ignored_among)
-        return runner, "proposals: on (a command the rules ask about runs on a copy-on-write view; what it did is judged)"
+        return runner, proposals_line(view, why)
 
     def _ignored_among(self, paths: Sequence[str]) -> set[str]:
         """The paths git ignores, among a proposal's effects (none outside git, or when git cannot say)."""

@@ -411,8 +411,7 @@ def _pair_folder(effects: list[Effect], gone: Effect, upper: str, root: str) -> 
     for head in [e for e in effects if e.kind == "added" and e.is_dir]:
         prefix = head.path + "/"
         inside = [e for e in effects if e.path.startswith(prefix)]
-        names = {e.path[len(prefix):] + ("/" if e.is_dir and not _has_children(e, inside) else "") for e in inside}
-        names = {n for n in names if not n.endswith("/") or n in wanted}
+        names = {e.path[len(prefix):] + ("/" if e.is_dir else "") for e in inside if not (e.is_dir and _has_children(e, inside))}
         if names != wanted or any(e.kind != "added" for e in inside):
             continue
         same = all(

@@ -189,7 +189,13 @@ class ProposalRunner:
                         seconds=time.monotonic() - started)
 
     def _ignored(self, effects: Effects) -> set[str]:
+        """The effects' paths git ignores (a folder asked about as ``name/``, so that a pattern for
+        folders only matches one the tree does not have yet)."""
         if self.ignored is None:
             return set()
-        tops = [effect.path for effect in effects] + [effect.source for effect in effects if effect.source]
-        return self.ignored(tops)
+        asked = {}
+        for effect in effects:
+            asked[effect.path + ("/" if effect.is_dir else "")] = effect.path
+            if effect.source:
+                asked[effect.source + ("/" if effect.is_dir else "")] = effect.source
+        return {asked[path] for path in self.ignored(list(asked)) if path in asked}

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from frogtui.approval.sandbox.bwrap import BwrapWrapper, Sandbox, make_sandbox, probe_bwrap
 from frogtui.approval.sandbox.home import HomeView, home_view, under
-from frogtui.approval.sandbox.overlay import OverlayView, make_view
+from frogtui.approval.sandbox.overlay import OFF_SETTING, OverlayView, make_view, proposals_line
 
-__all__ = ["BwrapWrapper", "HomeView", "OverlayView", "Sandbox", "home_view", "make_sandbox", "make_view", "probe_bwrap", "under"]
+__all__ = [
+    "OFF_SETTING", "BwrapWrapper", "HomeView", "OverlayView", "Sandbox", "home_view", "make_sandbox", "make_view", "probe_bwrap",
+    "proposals_line", "under",
+]

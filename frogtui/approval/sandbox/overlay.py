@@ -167,3 +167,16 @@ def make_view(sandbox: object, root: Path) -> tuple[OverlayView | None, str]:
     if problem is not None:
         return None, problem
     return OverlayView(sandbox, *found), ""
+
+
+ON_LINE = ("proposals: on (kernel overlayfs in a user namespace): a command the rules would ask about runs first on a "
+           "copy-on-write view of the repository, network off, and what it did is judged by the Write rules before any of it lands")
+OFF_SETTING = "proposals: off ([bash] proposals = false): a command the rules would ask about is asked about by its text, before it runs"
+
+
+def proposals_line(view: OverlayView | None, why: str) -> str:
+    """Whether commands run as proposals here, in one line (the session log, ``frogtui doctor``)."""
+    if view is not None:
+        return ON_LINE
+    return (f"proposals: WARNING off ({why}): a command the rules would ask about is asked about by its text, before it runs "
+            "(no fuse-overlayfs fallback)")
