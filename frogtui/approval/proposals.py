@@ -25,6 +25,7 @@ from frogtui.approval.answer import Judged, Verdict
 from frogtui.approval.decision import Decision, strictest
 from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.modes import ApprovalMode, apply_mode
+from frogtui.approval.rules import path_matches
 from frogtui.protocol import Approval, ToolCall
 from frogtui.tools.effects import Effect, left_out
 from frogtui.tools.proposals import Proposal
@@ -51,7 +52,7 @@ def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: A
     why = left_out(effect)
     if why:
         return Judged(effect, "skip", LEFT_OUT_RULE, why, ignored)
-    decisions = [_write_decision(engine, path) for path in effect.paths]
+    decisions = [_write_decision(engine, path) for path in _judged_paths(engine, effect, str(proposal.root))]
     decision = strictest(decisions)
     assert decision is not None
     decision = _adjusted(decision, effect, ignored, str(proposal.root))
@@ -59,6 +60,22 @@ def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: A
     if answer is None:
         return Judged(effect, "ask", decision.rule, decision.reason, ignored)
     return Judged(effect, "allow" if answer.allowed else "deny", answer.rule or decision.rule, answer.reason, ignored, by=answer.by)
+
+
+def _judged_paths(engine: PolicyEngine, effect: Effect, root: str) -> list[str]:
+    """The paths of ``effect`` to decide as Writes: its own (a rename's both), and of the files
+    under a deleted or renamed folder those a deny or ask Write rule names (the folder's own
+    decision covers the others: a rule that allows the folder allows what is in it)."""
+    tops = [effect.source, effect.path] if effect.source else [effect.path]
+    if not effect.files:
+        return tops
+    strict = [r for r in engine.rules.rules if r.tool == WRITE.name and r.decision != "allow"]
+    home = str(engine.places.home)
+    named = [
+        f"{top}/{name.rstrip('/')}" for top in tops for name in effect.files
+        if any(path_matches(r.match, f"{top}/{name.rstrip('/')}", os.path.join(root, top, name), home) for r in strict)
+    ]
+    return [*tops, *named]
 
 
 def _write_decision(engine: PolicyEngine, path: str) -> Decision:

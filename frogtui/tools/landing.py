@@ -15,6 +15,7 @@ before and after (one step, as any Write).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
@@ -234,24 +235,28 @@ def _make_folder(tree: _Tree, rel: str, mode: int) -> None:
 
 
 def _copy_in(tree: _Tree, rel: str, source: str) -> None:
-    """Put the upper layer's ``source`` (a file, a link or a folder) at ``rel``: written under a
-    temporary name beside it, then renamed over it."""
+    """Put the upper layer's ``source`` (a file, a link or a folder) at ``rel``. A file the tree
+    has is written over in place (no rename, no truncation to zero: ext4 would flush each one,
+    ``auto_da_alloc``); anything else is made under a temporary name beside it and renamed over it."""
     st = os.lstat(source)
     if stat.S_ISDIR(st.st_mode):
         _make_folder(tree, rel, stat.S_IMODE(st.st_mode))
         for name in sorted(os.listdir(source)):
             _copy_in(tree, f"{rel}/{name}", os.path.join(source, name))
         return
+    if not (stat.S_ISLNK(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        return  # a FIFO or socket is never carried over
     with tree.parent(rel) as (fd, name):
+        if stat.S_ISREG(st.st_mode) and _write_over(source, fd, name, stat.S_IMODE(st.st_mode)):
+            return
         temporary = f".{name}.frogtui-landing"
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary, dir_fd=fd)
         if stat.S_ISLNK(st.st_mode):
             os.symlink(os.readlink(source), temporary, dir_fd=fd)
-        elif stat.S_ISREG(st.st_mode):
-            _write_copy(source, fd, temporary, stat.S_IMODE(st.st_mode))
         else:
-            return  # a FIFO or socket is never carried over
+            writer = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
+            _copy_bytes(source, writer, stat.S_IMODE(st.st_mode))
         try:
             os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
         except IsADirectoryError:
@@ -259,20 +264,55 @@ def _copy_in(tree: _Tree, rel: str, source: str) -> None:
             os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
 
 
-def _write_copy(source: str, fd: int, name: str, mode: int) -> None:
-    reader = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+def _write_over(source: str, fd: int, name: str, mode: int) -> bool:
+    """Write ``source``'s bytes over the tree's regular file ``name`` (False: there is none: a
+    link, a folder or nothing is never opened)."""
     try:
-        writer = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
+        writer = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return False
+    if not stat.S_ISREG(os.fstat(writer).st_mode):
+        os.close(writer)
+        return False
+    _copy_bytes(source, writer, mode)
+    return True
+
+
+def _copy_bytes(source: str, writer: int, mode: int) -> None:
+    """Copy ``source`` into the open ``writer`` from its start, cut it to that size, set ``mode``;
+    closes ``writer``."""
+    try:
+        reader = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
-            while True:
-                copied = os.sendfile(writer, reader, None, 1 << 24)  # type: ignore[arg-type]
-                if not copied:
-                    break
-            os.fchmod(writer, mode)
+            offset = _copy_range(reader, writer, os.fstat(reader).st_size)
+            os.ftruncate(writer, offset)
+            if stat.S_IMODE(os.fstat(writer).st_mode) != mode:
+                os.fchmod(writer, mode)
         finally:
-            os.close(writer)
+            os.close(reader)
     finally:
-        os.close(reader)
+        os.close(writer)
+
+
+def _copy_range(reader: int, writer: int, size: int) -> int:
+    """Copy ``size`` bytes from the start of ``reader`` to the start of ``writer`` (in the kernel
+    where it can); the bytes copied."""
+    offset = 0
+    try:
+        while offset < size:
+            copied = os.copy_file_range(reader, writer, size - offset, offset, offset)
+            if not copied:
+                return offset
+            offset += copied
+        return offset
+    except OSError as err:
+        if err.errno not in (errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise
+    while True:
+        chunk = os.pread(reader, 1 << 20, offset)
+        if not chunk:
+            return offset
+        offset += os.pwrite(writer, chunk, offset)
 
 
 def _chmod(tree: _Tree, rel: str, mode: int) -> None:

@@ -116,8 +116,9 @@ def test_renames_are_paired_by_content_and_a_renamed_folder_is_one_effect(propos
 
 
 def test_mode_changes_links_and_ignored_paths(tree: Path, propose: Proposer) -> None:
-    proposal = propose("chmod +x src/a.py; mkdir -p .cache .venv/bin __pycache__; touch .cache/x .cache/y; echo '#!/bin/sh' > .venv/bin/tool;"
-                       " touch .venv/pyvenv.cfg; echo b > __pycache__/m.cpython-311.pyc; ln -s a.py src/link")
+    proposal = propose("chmod +x src/a.py; mkdir -p .cache .venv/bin __pycache__; touch .cache/x .cache/y;"
+                       " echo '#!/bin/sh' > .venv/bin/tool; touch .venv/pyvenv.cfg; echo b > __pycache__/m.cpython-311.pyc;"
+                       " ln -s a.py src/link")
     found = {e.path: e for e in proposal.effects}
     assert found["src/a.py"].describe() == "mode of src/a.py: 644 -> 755"
     assert found["src/a.py"].runs_later == "executable"
@@ -170,7 +171,8 @@ def test_forged_overlay_xattrs_and_device_files_do_not_fake_effects(tree: Path, 
     """A command cannot make a whiteout (no CAP_MKNOD) nor mark a folder opaque: an xattr it sets
     through the view is stored escaped, so the folder's files are not read as deleted."""
     proposal = propose(
-        "python3 -c \"import os; os.setxattr('src/d', 'user.overlay.opaque', b'y'); os.setxattr('src/a.py', 'user.overlay.whiteout', b'y')\";"
+        "python3 -c \"import os; os.setxattr('src/d', 'user.overlay.opaque', b'y');"
+        " os.setxattr('src/a.py', 'user.overlay.whiteout', b'y')\";"
         " mknod src/d/keep.txt c 0 0; mknod src/dev c 1 3; echo done"
     )
     assert [e for e in proposal.effects if e.kind in ("deleted", "added", "modified", "special")] == []
@@ -220,3 +222,14 @@ def test_huge_output_is_bounded_and_no_process_outlives_the_proposal(tree: Path,
     assert not any(b"77.31" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in os.listdir("/proc") if pid.isdigit()
                    and os.path.exists(f"/proc/{pid}/cmdline"))
     assert list(propose.workspace.tmp_dir.iterdir()) == [], "the proposal's temp folder is its own"
+
+
+def test_a_deny_rule_for_a_file_deep_in_a_deleted_folder_stops_it(tree: Path, propose: Proposer) -> None:
+    """A deleted folder is judged as its path and, for each file under it, every deny or ask
+    Write rule: a rule that allows the folder cannot hide a file a stricter rule names."""
+    (tree / "src" / "d" / "sub" / "server.pem").write_text("key\n")
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
+                              '[[rules]]\ntool = "Write"\nmatch = "*.pem"\ndecision = "deny"\n')
+    judged = judge(engine, propose("rm -r src/d"), "all")
+    assert [(j.effect.path, j.verdict, j.rule) for j in judged] == [("src/d", "deny", "Write: *.pem")]
+    assert overall(judge(engine, propose("rm -r src/d/sub/deep.txt src/d/gone.txt"), "policy")) == "allow"

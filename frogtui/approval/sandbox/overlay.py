@@ -17,6 +17,8 @@ Bash sandbox (bubblewrap) started inside that namespace on the merged view.
   give the command the person's ids, as in a direct run.
 * The network is off and the session's temp folder is an empty tmpfs of the proposal's own: a
   proposal has no effect outside the repository's view.
+* ``volatile``: the upper layer is never synced (it is thrown away or copied out; a copy-up
+  costs a tenth of a synced one).
 * The overlay's option string holds only frogtui's own layer folder: the lower layer is named
   through a symbolic link there (``lower``), so a repository path with ``,`` or ``:`` in it needs
   no escaping.
@@ -43,7 +45,7 @@ from frogtui.tools.project_env import project_environ
 from frogtui.tools.proposals import MOUNT_FAILED, MOUNT_FAILED_LINE, Layers
 
 MOUNT_SCRIPT = (
-    'm=$1 l=$2 r=$3; shift 3; "$m" -n -t overlay overlay -o "lowerdir=$l/lower,upperdir=$l/upper,workdir=$l/work,userxattr" "$r" '
+    'm=$1 l=$2 r=$3; shift 3; "$m" -n -t overlay overlay -o "lowerdir=$l/lower,upperdir=$l/upper,workdir=$l/work,userxattr,volatile" "$r" '
     f'|| {{ echo "{MOUNT_FAILED_LINE}" >&2; exit {MOUNT_FAILED}; }}; exec "$@"'
 )
 """Run by ``sh`` in the new namespaces: mount the overlay over the repository, then exec the
