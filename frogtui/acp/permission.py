@@ -10,7 +10,7 @@ import threading
 from acp import schema
 
 from frogtui.acp.sink import AcpSink
-from frogtui.acp.updates import diff_content
+from frogtui.acp.updates import diff_content, proposal_content
 from frogtui.approval import PersonAnswer, Question
 from frogtui.protocol import ApprovalRequest
 
@@ -48,10 +48,11 @@ class PermissionAsk:
         listed = len(always) > OPTION_NAME_MAX  # an editor's button: the rules go into the request instead
         if listed:
             always = f"Always allow for this session: the {len(rules)} rules listed in the request"
-        options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
+        landing = question.proposal is not None
+        options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Apply its changes" if landing else "Allow once", kind="allow_once")]
         if rule:
             options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=always, kind="allow_always"))
-        options.append(schema.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
+        options.append(schema.PermissionOption(option_id=REJECT, name="Reject its changes" if landing else "Reject", kind="reject_once"))
         why = f"frogtui asks because of `{question.decision.rule}`: {question.decision.reason}"
         if request.repeat:
             why = f"frogtui asks because {request.repeat}"
@@ -60,6 +61,9 @@ class PermissionAsk:
         if rule and listed:
             why += "\n\nAlways allow for this session stores:\n" + "\n".join(f"- `{text}`" for text in rules)
         view = self.sink.view(request.call)
+        if question.proposal is not None:  # what the command did, as diffs: the question is whether it lands
+            view.diff, view.diff_complete = proposal_content(question.proposal, question.judged)
+            why = f"frogtui asks whether the command's effects land: {question.decision.rule}"
         problem = view.unshowable(why)
         if problem:  # the person would allow what they cannot see: never asked
             return PersonAnswer("deny", problem, by="display")

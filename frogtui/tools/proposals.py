@@ -199,3 +199,37 @@ class ProposalRunner:
             if effect.source:
                 asked[effect.source + ("/" if effect.is_dir else "")] = effect.source
         return {asked[path] for path in self.ignored(list(asked)) if path in asked}
+
+
+TEXT_LIMIT = 1 << 20
+"""A file shown as text in a proposal's diff at most this large (a bigger one: one summary line)."""
+
+
+def effect_texts(proposal: Proposal, path: str, source: str = "") -> tuple[str | None, str | None] | None:
+    """The text of ``path`` in the tree (``source``'s for a rename) and as the command left it,
+    for a diff: None for either side that is not there; None in all when a side is a binary, big
+    or not a regular file (shown as one line instead). Read while the proposal is not discarded."""
+    sides: list[str | None] = []
+    for base, rel in ((proposal.root, source or path), (proposal.upper, path)):
+        full = os.path.join(base, rel)
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            sides.append(None)
+            continue
+        if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:  # a whiteout: deleted
+            sides.append(None)
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_size > TEXT_LIMIT:
+            return None
+        try:
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(TEXT_LIMIT + 1)
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        if "\0" in text:
+            return None
+        sides.append(text)
+    return sides[0], sides[1]

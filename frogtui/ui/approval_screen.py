@@ -24,6 +24,9 @@ from frogtui.terminal_text import marked
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested
 
+PROPOSAL_OUTPUT_LINES = 20
+"""A proposal's output lines shown in the modal (the rest is counted)."""
+
 
 def display_path(path: str | os.PathLike[str]) -> str:
     """A path as people write it: the home folder as ``~``."""
@@ -125,7 +128,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
     def compose(self) -> ComposeResult:
         request = self.asked.request
         with Vertical(id="approval-dialog") as dialog:
-            title = f"step {request.step} · approve {self.call.name}?"
+            asked = f"apply what {self.call.name} did" if self.asked.effects else f"approve {self.call.name}"
+            title = f"step {request.step} · {asked}?"
             dialog.border_title = f"{self.heading} · {title}" if self.heading else title[0].upper() + title[1:]
             with VerticalScroll(id="approval-body"):  # scrolls; the inputs and the keys below it stay on screen
                 yield from self._body()
@@ -147,6 +151,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             if timeout:
                 facts += f"\ntimeout {timeout}s"
             yield Static(Text(facts), id="approval-facts")
+            if self.asked.effects or self.asked.output:
+                yield from self._proposal()
         elif self.asked.diff is not None:
             yield DiffView(self.asked.diff, id="approval-diff")
         else:
@@ -163,6 +169,19 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         if decision.justification:
             why += f"\nwhy: {decision.justification}"  # the rule's justification, in its writer's words
         yield Static(Text(why), id="approval-rule")
+
+    def _proposal(self) -> ComposeResult:
+        """A command that ran as a proposal: its output, then each effect (with what the rules say
+        of it) and a text file's diff, deletions included: y applies them all, n applies none."""
+        lines = self.asked.output.splitlines()
+        shown = "\n".join(marked(line) for line in lines[:PROPOSAL_OUTPUT_LINES])
+        more = f"\n… {len(lines) - PROPOSAL_OUTPUT_LINES} more line(s)" if len(lines) > PROPOSAL_OUTPUT_LINES else ""
+        yield Static(Text("it ran as a proposal, on a copy of the repository: nothing of it is in your files yet\n" + shown + more),
+                     id="approval-output", classes="proposal")
+        for n, (line, diff) in enumerate(self.asked.effects):
+            yield Static(Text(marked(line)), classes="proposal-effect")
+            if diff is not None:
+                yield DiffView(diff, id=f"proposal-diff-{n}", classes="proposal-diff")
 
     def on_resize(self) -> None:
         self._fit_body()
@@ -199,9 +218,12 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         short = None
         if rules:
             short = "always allow: the rule listed above" if len(rules) == 1 else f"always allow: the {len(rules)} rules listed above"
-        keys: list[tuple[str, str, str | None]] = [("y", "allow once", None), ("a", always, short), ("n", "deny", None)]
-        keys.append(("r", "deny with reason", None))
-        if self.is_bash:
+        if self.asked.effects:  # a proposal: the question is whether what it did lands
+            keys: list[tuple[str, str, str | None]] = [("y", "apply all", None), ("a", f"apply all, {always}", short),
+                                                       ("n", "reject", None), ("r", "reject with reason", None)]
+        else:
+            keys = [("y", "allow once", None), ("a", always, short), ("n", "deny", None), ("r", "deny with reason", None)]
+        if self.is_bash and not self.asked.effects:
             keys.append(("e", "edit command", None))
         keys.append(("Esc", "interrupt", None))
         return keys
@@ -220,7 +242,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         self._open_input("#approval-reason")
 
     def action_edit(self) -> None:
-        if self.is_bash:
+        if self.is_bash and not self.asked.effects:  # a proposal already ran: no command to edit
             self._open_input("#approval-edit")
 
     def _open_input(self, widget_id: str) -> None:

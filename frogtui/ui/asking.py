@@ -50,11 +50,12 @@ class ModalAsk:
         """Post the question and wait for the modal's answer (or ``cancel_pending``)."""
         request = question.request
         diff = self._shown[1] if self._shown is not None and request.preview is self._shown[0] else None
+        effects, output = proposal_view(question)
         future: Future[PersonAnswer] = Future()
         with self._lock:
             self._pending.add(future)
         try:
-            self.post(ApprovalRequested(request, question.decision, question.session_rule, self.sandboxed, future, diff))
+            self.post(ApprovalRequested(request, question.decision, question.session_rule, self.sandboxed, future, diff, effects, output))
             return future.result()
         finally:
             with self._lock:
@@ -71,3 +72,24 @@ class ModalAsk:
                 if not future.done():
                     future.set_result(PersonAnswer("deny", reason=reason))
         return len(pending)
+
+
+def proposal_view(question: Question) -> tuple[tuple[tuple[str, FileDiff | None], ...], str]:
+    """A proposal's effects for the modal (each line, and a text file's diff: built here, on the
+    agent's thread) and the command's output; nothing for another question."""
+    proposal = question.proposal
+    if proposal is None:
+        return (), ""
+    from frogtui.tools.proposals import effect_texts
+    from frogtui.ui.diffmodel import FileDiff
+
+    effects: list[tuple[str, FileDiff | None]] = []
+    for judged in question.judged:
+        effect = judged.effect
+        texts = effect_texts(proposal, effect.path, effect.source) if effect.kind not in ("mode", "special") and not effect.is_dir else None
+        diff = None
+        if texts is not None and texts != (None, None) and (effect.after is None or effect.after.kind == "file"):
+            before, after = texts
+            diff = FileDiff(effect.path, before, after or "")
+        effects.append((judged.line(), diff))
+    return tuple(effects), proposal.result.observation
