@@ -392,7 +392,8 @@ class Agent:
             if accepted is None or accepted:
                 landed = self._land(step, call, proposal, accepted)
             allowed = approval is not None and approval.allowed
-            outcome = landing.outcome(proposal, allowed, approval.reason if approval is not None else "", landed)
+            reason, by = (approval.reason, approval.by) if approval is not None else ("", "rule")
+            outcome = landing.outcome(proposal, allowed, reason, landed, by=by)
         finally:
             proposal.discard()
         self.sink.emit(ev.ToolFinished(step, call, outcome, self.clock() - started))

@@ -105,9 +105,11 @@ class Approver:
         if verdict == "allow":
             return proposals.allowed_answer(judged)
         if verdict == "deny":
-            return proposals.denied_answer(judged, by="rule", why="its effects were not applied: one is denied")
+            why = f"{proposals.RAN_AS_PROPOSAL}, and none of its changes was applied: one is denied"
+            return proposals.denied_answer(judged, by="rule", why=why)
         if self.ask is None:
-            why = f"its effects were not applied: one needs a person's approval and the run is headless (--approve {self.mode})"
+            why = (f"{proposals.RAN_AS_PROPOSAL}, and none of its changes was applied: one needs a person's approval and the run "
+                   f"is headless (--approve {self.mode})")
             return proposals.denied_answer(judged, by="mode", why=why)
         decision = proposals.question_decision(judged)
         rules = tuple(rule.text for rule in self.engine.session_rules_for(request.call))
@@ -118,7 +120,10 @@ class Approver:
             if answer.accepted is not None:
                 accepted = tuple(path for path in accepted if path in set(answer.accepted))
             return dataclasses.replace(landed, accepted=accepted, reason=f"ran as a proposal; {landed.reason}")
-        why = f"the user rejected its effects{f' ({answer.reason})' if answer.reason else ''}; they were not applied"
+        if answer.by != "person":  # the front end could not show it (``display``): its own reason
+            return proposals.denied_answer(judged, by=answer.by, why=answer.reason)
+        said = f" ({answer.reason})" if answer.reason else ""
+        why = f"{proposals.RAN_AS_PROPOSAL}, and the user rejected its changes{said}; none was applied"
         return proposals.denied_answer(judged, by=answer.by, why=why)
 
     def _answered(self, answer: PersonAnswer, call: ToolCall, decision: Decision, edited: dict | None) -> Approval:

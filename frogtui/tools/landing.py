@@ -23,7 +23,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from frogtui.tools.effects import Effect, Entry, digest, left_out, tree_files
-from frogtui.tools.observations import ToolOutcome
+from frogtui.tools.observations import ToolOutcome, denied_by_person, denied_by_policy
 from frogtui.tools.proposals import Proposal
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -329,10 +329,11 @@ def _chmod(tree: _Tree, rel: str, mode: int) -> None:
 PROPOSAL_NOTE = "Note: this command ran as a proposal, on a copy of the repository"
 
 
-def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None) -> ToolOutcome:
+def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
     """The call's outcome once the proposal is decided (``allowed``: its effects, or some, were
-    to land; ``reason``: why not): the command's own observation (held back until now), after a
-    note when not all of what it did was applied."""
+    to land; ``reason``: why not, ``by`` whom): the command's own observation (held back until
+    now), after a note when not all of what it did was applied, or, when none was to land, after
+    the denial as any denied call's (Leaf's ``PermissionError: …``, the person's words)."""
     result = proposal.result
     observation = result.observation
     code = result.exit_code
@@ -343,7 +344,8 @@ def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | Non
         note = f"{PROPOSAL_NOTE}; nothing it changed was applied\n" if proposal.effects.items else ""
         return ToolOutcome(note + observation, ok=False, exit_code=None, cancelled=result.cancelled, timed_out=result.timed_out)
     if not allowed:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; {reason}\n{observation}", ok=False, exit_code=code, denied=True)
+        denial = denied_by_person(reason) if by == "person" else denied_by_policy(reason)
+        return ToolOutcome(f"{denial}\n{observation}", ok=False, exit_code=code, denied=True)
     if landed is not None and landed.stale:
         stale = "; ".join(landed.stale)
         return ToolOutcome(f"{PROPOSAL_NOTE}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",

@@ -75,5 +75,6 @@ async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Pat
         await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
     assert (py_repo / "test_calc.py").exists() and "a - b" in (py_repo / "calc.py").read_text()
     (observation,) = tool_messages(app)
-    assert observation.startswith("Note: this command ran as a proposal") and "the user rejected its effects" in observation
+    assert observation.startswith("The user denied this tool call. Reason: this command ran as a proposal")
+    assert "the user rejected its changes" in observation
     assert "deleted test_calc.py" in observation and "edited" in observation
