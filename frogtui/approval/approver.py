@@ -18,6 +18,7 @@ from frogtui.approval.answer import Ask, PersonAnswer, Question
 from frogtui.approval.decision import Decision
 from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.modes import APPROVAL_MODES, ApprovalMode, apply_mode, repeat_denial
+from frogtui.approval.policy import decide_commands
 from frogtui.protocol import Approval, ApprovalRequest, ToolCall
 from frogtui.tools.proposals import Proposal
 from frogtui.tools.specs import runs_commands
@@ -93,7 +94,18 @@ class Approver:
         """Whether the command runs as a proposal instead of being asked about: it can, the policy
         would ask (not allow, not deny), it is no repeat, and the mode lets commands run."""
         return (request.proposable and runs_commands(request.call.name) and decision.kind == "ask" and not decision.floor
-                and not request.repeat and self.mode != "none" and self.engine.rules.proposals)
+                and not request.repeat and self.mode != "none" and self.engine.rules.proposals
+                and not self._asked_by_a_rule(request, decision))
+
+    def _asked_by_a_rule(self, request: ApprovalRequest, decision: Decision) -> bool:
+        """Whether an ask rule someone wrote decides the command (or one of its parts): it is asked
+        about before it runs, as the rule says (its output may be what the rule guards)."""
+        written = {rule.text for rule in self.engine.rules.rules if runs_commands(rule.tool) and rule.decision == "ask"}
+        if not written:
+            return False
+        if decision.rule in written:
+            return True
+        return any(part.rule in written for _command, part in decide_commands(self.engine.action(request.call), self.engine.rules))
 
     def judge_proposal(self, request: ApprovalRequest, proposal: Proposal) -> Approval:
         """Whether ``proposal``'s effects land (``approval.proposals``): all allowed, they do; one

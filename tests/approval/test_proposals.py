@@ -233,3 +233,22 @@ def test_a_deny_rule_for_a_file_deep_in_a_deleted_folder_stops_it(tree: Path, pr
     judged = judge(engine, propose("rm -r src/d"), "all")
     assert [(j.effect.path, j.verdict, j.rule) for j in judged] == [("src/d", "deny", "Write: *.pem")]
     assert overall(judge(engine, propose("rm -r src/d/sub/deep.txt src/d/gone.txt"), "policy")) == "allow"
+
+
+def test_an_ask_rule_someone_wrote_is_asked_before_the_command_runs(tree: Path) -> None:
+    """A command the rules ask about only by default runs as a proposal; one an ask rule names
+    (its output may be what the rule guards) is asked about by its text, before it runs."""
+    from frogtui.approval import Approver, PersonAnswer
+    from frogtui.protocol import ApprovalRequest, ToolCall
+
+    asked = []
+    engine = engine_for(tree, '[[rules]]\ntool = "Bash"\nmatch = "git log *"\ndecision = "ask"\n')
+    gate = Approver(engine, ask=lambda question: asked.append(question) or PersonAnswer("deny"))
+
+    def approve(command: str):
+        call = ToolCall(id="c", name="Bash", arguments={"command": command})
+        return gate.approve(ApprovalRequest(call=call, step=1, root=str(tree), proposable=True))
+
+    assert approve("sed -i s/1/2/ src/a.py").proposal and asked == []
+    assert not approve("git log -1").proposal and len(asked) == 1
+    assert not approve("sed -i s/1/2/ src/a.py && git log -1").proposal and len(asked) == 2
