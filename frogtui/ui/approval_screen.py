@@ -17,7 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Checkbox, Input, Static
 
 from frogtui.approval.answer import PersonAnswer
 from frogtui.terminal_text import marked
@@ -172,14 +172,15 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     def _proposal(self) -> ComposeResult:
         """A command that ran as a proposal: its output, then each effect (with what the rules say
-        of it) and a text file's diff, deletions included: y applies them all, n applies none."""
+        of it, ticked: untick one to leave it out) and a text file's diff, deletions included: y
+        applies the ticked ones, n none."""
         lines = self.asked.output.splitlines()
         shown = "\n".join(marked(line) for line in lines[:PROPOSAL_OUTPUT_LINES])
         more = f"\n… {len(lines) - PROPOSAL_OUTPUT_LINES} more line(s)" if len(lines) > PROPOSAL_OUTPUT_LINES else ""
         yield Static(Text("it ran as a proposal, on a copy of the repository: nothing of it is in your files yet\n" + shown + more),
                      id="approval-output", classes="proposal")
-        for n, (line, diff) in enumerate(self.asked.effects):
-            yield Static(Text(marked(line)), classes="proposal-effect")
+        for n, (_path, line, diff) in enumerate(self.asked.effects):
+            yield Checkbox(Text(marked(line)), value=True, id=f"proposal-pick-{n}", classes="proposal-effect")
             if diff is not None:
                 yield DiffView(diff, id=f"proposal-diff-{n}", classes="proposal-diff")
 
@@ -219,7 +220,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         if rules:
             short = "always allow: the rule listed above" if len(rules) == 1 else f"always allow: the {len(rules)} rules listed above"
         if self.asked.effects:  # a proposal: the question is whether what it did lands
-            keys: list[tuple[str, str, str | None]] = [("y", "apply all", None), ("a", f"apply all, {always}", short),
+            keys: list[tuple[str, str, str | None]] = [("y", "apply the ticked", None), ("a", f"apply, {always}", short),
                                                        ("n", "reject", None), ("r", "reject with reason", None)]
         else:
             keys = [("y", "allow once", None), ("a", always, short), ("n", "deny", None), ("r", "deny with reason", None)]
@@ -236,7 +237,13 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     def action_answer(self, choice: str) -> None:
         if self._input_open() is None:
-            self.dismiss(PersonAnswer(choice))  # type: ignore[arg-type]
+            self.dismiss(PersonAnswer(choice, accepted=self._picked() if choice != "deny" else None))  # type: ignore[arg-type]
+
+    def _picked(self) -> tuple[str, ...] | None:
+        """A proposal: the paths of the effects left ticked (None: all of them, or no proposal)."""
+        picked = tuple(path for n, (path, _line, _diff) in enumerate(self.asked.effects)
+                       if self.query_one(f"#proposal-pick-{n}", Checkbox).value)
+        return None if len(picked) == len(self.asked.effects) else picked
 
     def action_reason(self) -> None:
         self._open_input("#approval-reason")

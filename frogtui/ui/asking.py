@@ -74,7 +74,7 @@ class ModalAsk:
         return len(pending)
 
 
-def proposal_view(question: Question) -> tuple[tuple[tuple[str, FileDiff | None], ...], str]:
+def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | None], ...], str]:
     """A proposal's effects for the modal (each line, and a text file's diff: built here, on the
     agent's thread) and the command's output; nothing for another question."""
     proposal = question.proposal
@@ -83,7 +83,7 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, FileDiff | None]
     from frogtui.tools.proposals import effect_texts
     from frogtui.ui.diffmodel import FileDiff
 
-    effects: list[tuple[str, FileDiff | None]] = []
+    effects: list[tuple[str, str, FileDiff | None]] = []
     for judged in question.judged:
         effect = judged.effect
         texts = effect_texts(proposal, effect.path, effect.source) if effect.kind not in ("mode", "special") and not effect.is_dir else None
@@ -91,5 +91,5 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, FileDiff | None]
         if texts is not None and texts != (None, None) and (effect.after is None or effect.after.kind == "file"):
             before, after = texts
             diff = FileDiff(effect.path, before, after or "")
-        effects.append((judged.line(), diff))
+        effects.append((effect.path, judged.line(), diff))
     return tuple(effects), proposal.result.observation

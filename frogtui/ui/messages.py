@@ -47,9 +47,9 @@ class ApprovalRequested(Message):
     future: Future[PersonAnswer]
     diff: FileDiff | None = None
     """The Write/Edit change, computed on the worker thread (a big diff costs no UI time)."""
-    effects: tuple[tuple[str, FileDiff | None], ...] = ()
-    """A command that ran as a proposal: each effect's line (with what the rules say of it) and,
-    for a text file, its diff (a deletion: the old text against nothing); empty otherwise."""
+    effects: tuple[tuple[str, str, FileDiff | None], ...] = ()
+    """A command that ran as a proposal: each effect's path, its line (with what the rules say of
+    it) and, for a text file, its diff (a deletion: the old text against nothing); empty otherwise."""
     output: str = ""
     """A proposal: the command's output as the model will see it (held back until the answer)."""
 

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.widgets import Checkbox
 
 from frogtui.approval.sandbox.overlay import find_programs, probe
 from frogtui.config import Config
@@ -50,7 +51,7 @@ async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Pa
         screen = app.screen
         assert "apply what Bash did" in screen.query_one("#approval-dialog").border_title
         assert "edited" in screen.query_one("#approval-output").render().plain
-        effects = [w.render().plain for w in screen.query(".proposal-effect")]
+        effects = [str(box.label) for box in screen.query(Checkbox)]
         assert effects == ["modified calc.py: needs a person (Write: ask (default))",
                            "deleted test_calc.py: needs a person (Write: ask (default))"]
         diffs = {view.diff.path: view.diff for view in screen.query(DiffView)}
@@ -78,3 +79,16 @@ async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Pat
     assert observation.startswith("The user denied this tool call. Reason: this command ran as a proposal")
     assert "the user rejected its changes" in observation
     assert "deleted test_calc.py" in observation and "edited" in observation
+
+
+async def test_an_unticked_effect_is_left_out_and_the_model_is_told(py_repo: Path, home: Path) -> None:
+    app = app_for(py_repo, home)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".proposal-diff"), what="the modal")
+        app.screen.query_one("#proposal-pick-1", Checkbox).value = False  # the deletion of test_calc.py
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
+    assert "a + b" in (py_repo / "calc.py").read_text() and (py_repo / "test_calc.py").exists()
+    (observation,) = tool_messages(app)
+    assert observation.startswith("Note: this command ran as a proposal") and "not applied: deleted test_calc.py" in observation
