@@ -160,6 +160,9 @@ class Approval:
     """Run the command as a proposal: what it does is judged before it lands (``Approver.judge_proposal``)."""
     accepted: tuple[str, ...] | None = None
     """For a proposal's effects: the paths of those to land (a partial acceptance); None: all."""
+    run_for_real: bool = False
+    """For a proposal: the person chose to run the command for real instead (directly, checkpointed,
+    with the network as configured); none of the proposal's effects lands."""
 
     @property
     def allowed(self) -> bool:

@@ -14,7 +14,7 @@ from frogtui.acp.updates import diff_content, proposal_content
 from frogtui.approval import PersonAnswer, Question
 from frogtui.protocol import ApprovalRequest
 
-ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
+ALLOW_ONCE, ALLOW_ALWAYS, REJECT, RUN_FOR_REAL = "allow_once", "allow_always", "reject_once", "run_for_real"
 OPTION_NAME_MAX = 120
 """The longest "Always allow" option name (editors draw it as a button); longer rules are listed
 in the request's text instead."""
@@ -53,6 +53,9 @@ class PermissionAsk:
         if rule:
             options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=always, kind="allow_always"))
         options.append(schema.PermissionOption(option_id=REJECT, name="Reject its changes" if landing else "Reject", kind="reject_once"))
+        if landing:
+            options.append(schema.PermissionOption(option_id=RUN_FOR_REAL, name="Run it for real instead (network as configured)",
+                                                   kind="allow_once"))
         why = f"frogtui asks because of `{question.decision.rule}`: {question.decision.reason}"
         if request.repeat:
             why = f"frogtui asks because {request.repeat}"
@@ -78,4 +81,6 @@ class PermissionAsk:
             return PersonAnswer("always")
         if outcome.option_id == REJECT:
             return PersonAnswer("deny")
+        if outcome.option_id == RUN_FOR_REAL and landing:
+            return PersonAnswer("run")
         return PersonAnswer("deny", f"the editor answered with an unknown option {outcome.option_id[:80]!r}")

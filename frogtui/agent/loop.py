@@ -21,7 +21,7 @@ from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
-from frogtui.protocol import ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, landing, observations, tool_spec
 
 MAX_STALE_RETRIES = 3
@@ -321,7 +321,9 @@ class Agent:
             request = ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat, proposable=proposable)
             approval = self.approver.approve(request)
             if approval.proposal and request.proposable:
-                return self._propose(step, request)
+                outcome, approval = self._propose(step, request)
+                if outcome is not None:
+                    return outcome
             self.trajectory.record_approval(step, call, approval, repeat=repeat)
             self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=repeat))
             if not approval.allowed:
@@ -371,19 +373,23 @@ class Agent:
         gate that judges what it did."""
         return kind == "execute" and self.runner.can_propose and callable(getattr(self.approver, "judge_proposal", None))
 
-    def _propose(self, step: int, request: ApprovalRequest) -> ToolOutcome:
+    def _propose(self, step: int, request: ApprovalRequest) -> tuple[ToolOutcome | None, Approval]:
         """Run a command as a proposal (``tools.proposals``), then land what the gate accepts of
-        its effects as one checkpointed step; the model sees its output only after the decision."""
+        its effects as one checkpointed step; the model sees its output only after the decision.
+        Returns the outcome, or None and the person's approval when they chose to run the command
+        for real instead (the caller runs it as any allowed command)."""
         call = request.call
         self.sink.emit(ev.ToolStarted(step=step, call=call))
         started = self.clock()
         try:
             proposal = self.runner.propose(call, cancel=self.cancel, on_output=self._output_to_sink(step, call))
         except OSError as err:
-            return self._not_run(step, call, observations.error_observation(err))
+            return self._not_run(step, call, observations.error_observation(err)), Approval("deny", str(err))
         try:
             decided = not (proposal.failed or proposal.result.cancelled or proposal.result.timed_out)
             approval = self.approver.judge_proposal(request, proposal) if decided else None  # type: ignore[attr-defined]
+            if approval is not None and approval.run_for_real:
+                return None, approval
             if approval is not None:
                 self.trajectory.record_approval(step, call, approval, repeat=request.repeat)
                 self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=request.repeat))
@@ -397,7 +403,7 @@ class Agent:
         finally:
             proposal.discard()
         self.sink.emit(ev.ToolFinished(step, call, outcome, self.clock() - started))
-        return outcome
+        return outcome, approval or Approval("deny")
 
     def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None) -> Any:
         """Land a proposal's accepted effects between the checkpoints before and after (one step)."""

@@ -65,7 +65,9 @@ class Question:
 class PersonAnswer:
     """What the person answered."""
 
-    choice: Literal["once", "always", "deny", "edit"]
+    choice: Literal["once", "always", "deny", "edit", "run"]
+    """``run``: a proposal's command is run for real instead (directly, with the network as
+    configured), its effects not judged first."""
     reason: str = ""
     """Deny: the reason sent to the model (may be empty)."""
     arguments: dict[str, Any] | None = None

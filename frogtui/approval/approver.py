@@ -126,6 +126,9 @@ class Approver:
         decision = proposals.question_decision(judged)
         rules = tuple(rule.text for rule in self.engine.session_rules_for(request.call))
         answer = self.ask(Question(request=request, decision=decision, session_rules=rules, proposal=proposal, judged=tuple(judged)))
+        if answer.choice == "run":
+            return Approval("allow", "ran as a proposal; the user chose to run it for real", by=answer.by, rule=decision.rule,
+                            run_for_real=True)
         if answer.choice in ("once", "always"):
             landed = self._answered(answer, request.call, decision, None)
             accepted = tuple(j.effect.path for j in judged if j.verdict != "skip")

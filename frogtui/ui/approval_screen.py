@@ -106,6 +106,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         Binding("n", "answer('deny')", "Deny"),
         Binding("r", "reason", "Deny with reason"),
         Binding("e", "edit", "Edit command"),
+        Binding("x", "run_for_real", "Run for real", show=False),
         Binding("escape", "escape", "Interrupt"),
     ]
 
@@ -221,7 +222,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             short = "always allow: the rule listed above" if len(rules) == 1 else f"always allow: the {len(rules)} rules listed above"
         if self.asked.effects:  # a proposal: the question is whether what it did lands
             keys: list[tuple[str, str, str | None]] = [("y", "apply the ticked", None), ("a", f"apply, {always}", short),
-                                                       ("n", "reject", None), ("r", "reject with reason", None)]
+                                                       ("n", "reject", None), ("r", "reject with reason", None),
+                                                       ("x", "run it for real (network as configured)", "run for real")]
         else:
             keys = [("y", "allow once", None), ("a", always, short), ("n", "deny", None), ("r", "deny with reason", None)]
         if self.is_bash and not self.asked.effects:
@@ -238,6 +240,11 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
     def action_answer(self, choice: str) -> None:
         if self._input_open() is None:
             self.dismiss(PersonAnswer(choice, accepted=self._picked() if choice != "deny" else None))  # type: ignore[arg-type]
+
+    def action_run_for_real(self) -> None:
+        """A proposal: run the command for real instead (directly, the network as configured)."""
+        if self.asked.effects or self.asked.output:
+            self.action_answer("run")
 
     def _picked(self) -> tuple[str, ...] | None:
         """A proposal: the paths of the effects left ticked (None: all of them, or no proposal)."""

@@ -92,3 +92,18 @@ async def test_an_unticked_effect_is_left_out_and_the_model_is_told(py_repo: Pat
     assert "a + b" in (py_repo / "calc.py").read_text() and (py_repo / "test_calc.py").exists()
     (observation,) = tool_messages(app)
     assert observation.startswith("Note: this command ran as a proposal") and "not applied: deleted test_calc.py" in observation
+
+
+async def test_x_runs_the_command_for_real_instead(py_repo: Path, home: Path) -> None:
+    """For a command that needs what a proposal lacks (the network, when the sandbox has it): run
+    it directly, checkpointed, as an allowed command runs."""
+    app = app_for(py_repo, home)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".proposal-diff"), what="the modal")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
+    assert "a + b" in (py_repo / "calc.py").read_text() and not (py_repo / "test_calc.py").exists()
+    (observation,) = tool_messages(app)
+    assert observation.startswith("Exit code: 0") and "edited" in observation
+    assert app.core.next_undo() is not None, "checkpointed like any command"
