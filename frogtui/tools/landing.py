@@ -265,13 +265,15 @@ def _copy_in(tree: _Tree, rel: str, source: str) -> None:
 
 
 def _write_over(source: str, fd: int, name: str, mode: int) -> bool:
-    """Write ``source``'s bytes over the tree's regular file ``name`` (False: there is none: a
-    link, a folder or nothing is never opened)."""
+    """Write ``source``'s bytes over the tree's regular file ``name`` (False: there is none, or
+    it has other hard links: a link, a folder or nothing is never opened, another name of the
+    same file never changed)."""
     try:
         writer = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
     except OSError:
         return False
-    if not stat.S_ISREG(os.fstat(writer).st_mode):
+    st = os.fstat(writer)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:  # a hard link's other names keep their bytes
         os.close(writer)
         return False
     _copy_bytes(source, writer, mode)

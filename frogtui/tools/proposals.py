@@ -159,7 +159,6 @@ class ProposalRunner:
         self.root = root
         self.layers_parent = layers_parent
         self.ignored = ignored
-        self._lock = threading.Lock()
 
     def propose(
         self,

@@ -252,3 +252,13 @@ def test_an_ask_rule_someone_wrote_is_asked_before_the_command_runs(tree: Path) 
     assert approve("sed -i s/1/2/ src/a.py").proposal and asked == []
     assert not approve("git log -1").proposal and len(asked) == 1
     assert not approve("sed -i s/1/2/ src/a.py && git log -1").proposal and len(asked) == 2
+
+
+def test_landing_never_writes_through_a_hard_link_of_the_tree(tree: Path, tmp_path: Path, propose: Proposer) -> None:
+    """A tree file with another name (a hard link outside the repository) is replaced, not written
+    through: the other name keeps its bytes."""
+    other = tmp_path / "other-name.py"
+    os.link(tree / "src" / "a.py", other)
+    proposal = propose("echo changed > src/a.py")
+    assert land(proposal).ok
+    assert (tree / "src" / "a.py").read_text() == "changed\n" and other.read_text() == "x = 1\n"
