@@ -111,6 +111,7 @@ def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path) -
     assert "docs/b.md" in seen[1] and "Write: ask (default)" in seen[1]
     assert "deleted docs/b.md: needs a person" in seen[2] and "modified src/c.py: allowed (Write: src/**)" in seen[2]
     assert git(repo, "status", "--porcelain") == " M src/a.py\n"
+    assert "+x = 2" in trajectory["output_patch"] and "docs/b.md" not in trajectory["output_patch"], "a landing is a step of the run"
 
 
 def test_what_lands_is_what_the_command_run_directly_leaves(repo: Path, tmp_path: Path) -> None:

@@ -65,6 +65,10 @@ async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Pa
     assert "a + b" in (py_repo / "calc.py").read_text() and not (py_repo / "test_calc.py").exists()
     (observation,) = tool_messages(app)
     assert observation.startswith("Exit code: 0") and "edited" in observation
+    checkpoint = app.core.next_undo()  # the landing is one checkpointed step: undo puts the tree back
+    assert checkpoint is not None and checkpoint.tool == "Bash"
+    app.core.undo(checkpoint)
+    assert "a - b" in (py_repo / "calc.py").read_text() and (py_repo / "test_calc.py").exists()
 
 
 async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Path, home: Path) -> None:
