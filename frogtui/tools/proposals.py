@@ -25,8 +25,10 @@ from typing import Protocol
 from frogtui.tools.bash import BashResult, CommandWrapper, OutputCallback, run_bash
 from frogtui.tools.effects import Effects, read_effects
 
-SAFE_LAYER_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+@")
-"""Characters the layer folder's path may have (it goes into the overlay's option string)."""
+UNSAFE_LAYER_CHARACTERS = frozenset(",:\\\"'=") | frozenset(chr(n) for n in range(32)) | {chr(127)}
+"""Characters the layer folder's path may not have (it goes into the overlay's option string,
+where ``,`` ends an option and ``:`` a layer); such a parent is replaced by the system's temp
+folder (which the sandbox never sees: it gets a fresh ``/tmp``)."""
 MOUNT_FAILED = 125
 """The exit status of a proposal whose view could not be mounted (the command did not run)."""
 MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
@@ -50,14 +52,17 @@ class Layers:
 
     @classmethod
     def make(cls, parent: Path, root: Path) -> Layers:
-        """A fresh layer folder under ``parent`` (made private to this user).
+        """A fresh layer folder under ``parent`` (made private to this user; under the system's temp
+        folder where ``parent``'s path has a character the overlay's options cannot hold).
 
         Raises:
             OSError: it cannot be made, or its path has characters an overlay's options cannot hold.
         """
+        if set(str(parent)) & UNSAFE_LAYER_CHARACTERS:
+            parent = Path(tempfile.gettempdir())
         parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        folder = Path(tempfile.mkdtemp(prefix="proposal-", dir=parent))
-        if not set(str(folder)) <= SAFE_LAYER_CHARACTERS:
+        folder = Path(tempfile.mkdtemp(prefix="frogtui-proposal-", dir=parent))
+        if set(str(folder)) & UNSAFE_LAYER_CHARACTERS:
             os.rmdir(folder)
             raise OSError(f"the proposal folder {folder} has characters an overlay's options cannot hold")
         (folder / "upper").mkdir()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -262,3 +263,13 @@ def test_landing_never_writes_through_a_hard_link_of_the_tree(tree: Path, tmp_pa
     proposal = propose("echo changed > src/a.py")
     assert land(proposal).ok
     assert (tree / "src" / "a.py").read_text() == "changed\n" and other.read_text() == "x = 1\n"
+
+
+def test_a_session_folder_with_a_comma_or_colon_still_gets_its_view(tree: Path, tmp_path: Path, propose: Proposer) -> None:
+    """The overlay's options hold the layer folder's path, where ``,`` ends an option and ``:`` a
+    layer: such a folder is made in the system's temp folder instead, and the command runs."""
+    propose.runner.layers_parent = tmp_path / "state, with: odd=chars"
+    proposal = propose("echo y > src/a.py")
+    assert not proposal.failed and [e.describe() for e in proposal.effects] == ["modified src/a.py"]
+    assert str(proposal.layers.folder).startswith(tempfile.gettempdir())
+    proposal.discard()
