@@ -45,7 +45,26 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
     ``apply_mode`` names it), say of it."""
     if not proposal.effects.complete:
         return [Judged(e, "deny", "too large", "the command changed more files than frogtui reads to review") for e in proposal.effects]
-    return [_judge_one(engine, proposal, effect, mode, label) for effect in proposal.effects]
+    judged: list[Judged] = []
+    folders: list[Judged] = []
+    """New folders judged ``allow``: a plain file or folder made inside one takes its verdict
+    (``npm install``'s 100,000 files are one judgement), unless it runs later or a stricter rule
+    names it."""
+    strict = [r for r in engine.rules.rules if r.tool == WRITE.name and r.decision != "allow"]
+    home, root = str(engine.places.home), str(proposal.root)
+    for effect in proposal.effects:
+        inside = next((f for f in reversed(folders) if effect.path.startswith(f.effect.path + "/")), None)
+        plain = effect.kind == "added" and effect.after is not None and effect.after.kind in ("file", "dir")
+        if (inside is not None and plain and not effect.runs_later and not left_out(effect)
+                and not any(path_matches(r.match, effect.path, os.path.join(root, effect.path), home) for r in strict)):
+            reason = f"in {inside.effect.path}/, a new folder that is allowed ({inside.rule})"
+            judged.append(Judged(effect, "allow", inside.rule, reason, inside.ignored, by=inside.by))
+            continue
+        one = _judge_one(engine, proposal, effect, mode, label)
+        if effect.kind == "added" and effect.is_dir and one.verdict == "allow":
+            folders.append(one)
+        judged.append(one)
+    return judged
 
 
 def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: ApprovalMode, label: str) -> Judged:

@@ -180,7 +180,10 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         more = f"\n… {len(lines) - PROPOSAL_OUTPUT_LINES} more line(s)" if len(lines) > PROPOSAL_OUTPUT_LINES else ""
         yield Static(Text("it ran as a proposal, on a copy of the repository: nothing of it is in your files yet\n" + shown + more),
                      id="approval-output", classes="proposal")
-        for n, (_path, line, diff) in enumerate(self.asked.effects):
+        for n, (path, line, diff) in enumerate(self.asked.effects):
+            if not path:  # a group line (ignored paths by folder, or the rest past the limit): lands with the ticked
+                yield Static(Text(marked(line)), classes="proposal-group")
+                continue
             yield Checkbox(Text(marked(line)), value=True, id=f"proposal-pick-{n}", classes="proposal-effect")
             if diff is not None:
                 yield DiffView(diff, id=f"proposal-diff-{n}", classes="proposal-diff")
@@ -248,9 +251,9 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     def _picked(self) -> tuple[str, ...] | None:
         """A proposal: the paths of the effects left ticked (None: all of them, or no proposal)."""
-        picked = tuple(path for n, (path, _line, _diff) in enumerate(self.asked.effects)
-                       if self.query_one(f"#proposal-pick-{n}", Checkbox).value)
-        return None if len(picked) == len(self.asked.effects) else picked
+        listed = [(n, path) for n, (path, _line, _diff) in enumerate(self.asked.effects) if path]
+        picked = tuple(path for n, path in listed if self.query_one(f"#proposal-pick-{n}", Checkbox).value)
+        return None if len(picked) == len(listed) else (*picked, *self.asked.unlisted)
 
     def action_reason(self) -> None:
         self._open_input("#approval-reason")

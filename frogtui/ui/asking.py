@@ -50,12 +50,13 @@ class ModalAsk:
         """Post the question and wait for the modal's answer (or ``cancel_pending``)."""
         request = question.request
         diff = self._shown[1] if self._shown is not None and request.preview is self._shown[0] else None
-        effects, output = proposal_view(question)
+        effects, output, unlisted = proposal_view(question)
         future: Future[PersonAnswer] = Future()
         with self._lock:
             self._pending.add(future)
         try:
-            self.post(ApprovalRequested(request, question.decision, question.session_rule, self.sandboxed, future, diff, effects, output))
+            self.post(ApprovalRequested(request, question.decision, question.session_rule, self.sandboxed, future, diff, effects, output,
+                                        unlisted))
             return future.result()
         finally:
             with self._lock:
@@ -74,22 +75,42 @@ class ModalAsk:
         return len(pending)
 
 
-def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | None], ...], str]:
+MODAL_EFFECTS = 200
+"""Effects the modal shows one by one (with their diffs) at most; the rest are counted."""
+
+
+def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | None], ...], str, tuple[str, ...]]:
     """A proposal's effects for the modal (each line, and a text file's diff: built here, on the
-    agent's thread) and the command's output; nothing for another question."""
+    agent's thread; ignored paths that run nothing later grouped by folder with counts; past
+    ``MODAL_EFFECTS``, counted), the command's output, and the paths shown only in a group line;
+    nothing for another question."""
     proposal = question.proposal
     if proposal is None:
-        return (), ""
+        return (), "", ()
     from frogtui.tools.proposals import effect_texts
     from frogtui.ui.diffmodel import FileDiff
 
     effects: list[tuple[str, str, FileDiff | None]] = []
+    groups: dict[str, list[str]] = {}
+    unlisted: list[str] = []
     for judged in question.judged:
         effect = judged.effect
+        if (judged.ignored and not effect.runs_later and judged.verdict != "deny") or len(effects) >= MODAL_EFFECTS:
+            top = effect.path.split("/", 1)[0] + ("/" if "/" in effect.path or effect.is_dir else "")
+            groups.setdefault(top if judged.ignored else "…", []).append(judged.verdict)
+            unlisted.append(effect.path)
+            continue
         texts = effect_texts(proposal, effect.path, effect.source) if effect.kind not in ("mode", "special") and not effect.is_dir else None
         diff = None
         if texts is not None and texts != (None, None) and (effect.after is None or effect.after.kind == "file"):
             before, after = texts
             diff = FileDiff(effect.path, before, after or "")
         effects.append((effect.path, judged.line(), diff))
-    return tuple(effects), proposal.result.observation
+    for top, verdicts in groups.items():
+        counts = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
+        if top == "…":
+            what = f"… and {len(verdicts)} more effect(s) ({counts})"
+        else:
+            what = f"{top}: {len(verdicts)} ignored path(s) changed ({counts})"
+        effects.append(("", what, None))
+    return tuple(effects), proposal.result.observation, tuple(unlisted)

@@ -52,6 +52,9 @@ class ApprovalRequested(Message):
     it) and, for a text file, its diff (a deletion: the old text against nothing); empty otherwise."""
     output: str = ""
     """A proposal: the command's output as the model will see it (held back until the answer)."""
+    unlisted: tuple[str, ...] = ()
+    """A proposal: the paths of effects shown only within a group line (ignored paths by folder,
+    with counts; past the modal's limit): they land with the ticked ones."""
 
 
 @dataclass

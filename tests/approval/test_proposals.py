@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from frogtui.approval import PolicyEngine
+from frogtui.approval import PolicyEngine, proposals
 from frogtui.approval.proposals import judge, overall
 from frogtui.approval.rules import RuleSet, SandboxSettings, parse_rules
 from frogtui.approval.rules import combine as combine_rules
@@ -273,3 +273,34 @@ def test_a_session_folder_with_a_comma_or_colon_still_gets_its_view(tree: Path, 
     assert not proposal.failed and [e.describe() for e in proposal.effects] == ["modified src/a.py"]
     assert str(proposal.layers.folder).startswith(tempfile.gettempdir())
     proposal.discard()
+
+
+def test_a_new_ignored_tree_is_one_judgement_and_one_group_line(tree: Path, propose: Proposer) -> None:
+    """``npm install``-like: thousands of new files in an ignored folder take the folder's verdict
+    (what runs later, and what a stricter rule names, are still judged one by one), and the
+    modal shows them as one line per folder with counts."""
+    from frogtui.approval import Question
+    from frogtui.protocol import ApprovalRequest, ToolCall
+    from frogtui.ui.asking import proposal_view
+
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "*.key"\ndecision = "deny"\n')
+    proposal = propose("mkdir -p .cache/pkg/lib && for i in $(seq 1 1500); do echo $i > .cache/pkg/lib/m$i.js; done;"
+                       " printf '#!/bin/sh\\n' > .cache/pkg/run.sh; echo y > src/a.py")
+    judged = judge(engine, proposal, "policy")
+    verdicts = {j.effect.path: (j.verdict, j.rule) for j in judged}
+    assert verdicts[".cache/pkg/lib/m777.js"] == ("allow", "ignored by git (a cache or build output)")
+    assert verdicts[".cache/pkg/run.sh"] == ("ask", "Write: ask (default)"), "a script is judged on its own"
+    assert verdicts["src/a.py"] == ("ask", "Write: ask (default)")
+    call = ToolCall(id="c", name="Bash", arguments={"command": "x"})
+    question = Question(ApprovalRequest(call=call, step=1, root=str(tree)), proposals.question_decision(judged),
+                        proposal=proposal, judged=tuple(judged))
+    effects, _output, unlisted = proposal_view(question)
+    lines = [line for _path, line, _diff in effects]
+    assert lines == [
+        "added .cache/pkg/run.sh: needs a person (Write: ask (default))",
+        "modified src/a.py: needs a person (Write: ask (default))",
+        ".cache/: 1503 ignored path(s) changed (1503 allow)",
+    ]
+    assert len(unlisted) == len(judged) - 2
+    strict = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "m7*.js"\ndecision = "deny"\n')
+    assert overall(judge(strict, proposal, "all")) == "deny", "a stricter rule still names a file in the new tree"
