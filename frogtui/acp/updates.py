@@ -13,6 +13,7 @@ from acp.helpers import text_block, tool_content, tool_diff_content
 
 from frogtui.acp.limits import DIFF_SIDE_BYTES, MAX_MESSAGE_BYTES, SHOWN_COMMAND_BYTES, TEXT_BYTES, cap_diff, cap_input, cap_text, json_size
 from frogtui.approval.answer import Judged
+from frogtui.approval.proposals import for_a_person
 from frogtui.protocol import Approval, Preview, ToolCall
 from frogtui.terminal_text import marked
 from frogtui.tools.proposals import Proposal, effect_texts
@@ -99,7 +100,8 @@ def proposal_content(proposal: Proposal, judged: Sequence[Judged]) -> tuple[list
     whether every changed line is in it."""
     items: list[Content] = [text_content("The command ran as a proposal; nothing it did is in your files yet. Its effects:")]
     complete = True
-    for one in judged:
+    shown, groups, _unlisted = for_a_person(judged)
+    for one in shown:
         effect = one.effect
         items.append(text_content(f"- {one.line()}"))
         sides = effect_texts(proposal, effect.path, effect.source) if effect.after is None or effect.after.kind == "file" else None
@@ -111,6 +113,7 @@ def proposal_content(proposal: Proposal, judged: Sequence[Judged]) -> tuple[list
         if capped.note:
             items.append(text_content(capped.note))
         complete = complete and capped.complete
+    items.extend(text_content(f"- {line}") for line in groups)
     return items, complete
 
 

@@ -173,3 +173,32 @@ def denied_answer(judged: list[Judged], *, by: str, why: str) -> Approval:
 def question_decision(judged: list[Judged]) -> Decision:
     """What the person is asked, as a policy decision: the effects that need them."""
     return Decision("ask", stopped_by(judged), f"the command ran as a proposal; its effects:\n{listing(judged)}")
+
+
+SHOWN_ONE_BY_ONE = 200
+"""Effects a person is shown one by one (with their diffs) at most; the rest are counted."""
+
+
+def for_a_person(judged: list[Judged] | tuple[Judged, ...], limit: int = SHOWN_ONE_BY_ONE) -> tuple[list[Judged], list[str], list[str]]:
+    """How a person is shown a proposal's effects: those named one by one (every one that runs
+    later or is denied among them), the group lines (ignored paths by top folder, with counts; the
+    rest past ``limit``, counted), and the paths only a group line holds (they land with the
+    accepted ones)."""
+    shown: list[Judged] = []
+    groups: dict[str, list[str]] = {}
+    unlisted: list[str] = []
+    for one in judged:
+        effect = one.effect
+        quiet = one.ignored and not effect.runs_later and one.verdict != "deny"
+        if quiet or (len(shown) >= limit and not effect.runs_later and one.verdict != "deny"):
+            top = effect.path.split("/", 1)[0] + ("/" if "/" in effect.path or effect.is_dir else "") if quiet else ""
+            groups.setdefault(top, []).append(one.verdict)
+            unlisted.append(effect.path)
+            continue
+        shown.append(one)
+    lines = []
+    for top, verdicts in groups.items():
+        counts = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
+        what = f"{top}: {len(verdicts)} ignored path(s) changed" if top else f"… and {len(verdicts)} more effect(s)"
+        lines.append(f"{what} ({counts})")
+    return shown, lines, unlisted

@@ -87,30 +87,19 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | 
     proposal = question.proposal
     if proposal is None:
         return (), "", ()
+    from frogtui.approval.proposals import for_a_person
     from frogtui.tools.proposals import effect_texts
     from frogtui.ui.diffmodel import FileDiff
 
     effects: list[tuple[str, str, FileDiff | None]] = []
-    groups: dict[str, list[str]] = {}
-    unlisted: list[str] = []
-    for judged in question.judged:
+    shown, groups, unlisted = for_a_person(question.judged, MODAL_EFFECTS)
+    for judged in shown:
         effect = judged.effect
-        if (judged.ignored and not effect.runs_later and judged.verdict != "deny") or len(effects) >= MODAL_EFFECTS:
-            top = effect.path.split("/", 1)[0] + ("/" if "/" in effect.path or effect.is_dir else "")
-            groups.setdefault(top if judged.ignored else "…", []).append(judged.verdict)
-            unlisted.append(effect.path)
-            continue
         texts = effect_texts(proposal, effect.path, effect.source) if effect.kind not in ("mode", "special") and not effect.is_dir else None
         diff = None
         if texts is not None and texts != (None, None) and (effect.after is None or effect.after.kind == "file"):
             before, after = texts
             diff = FileDiff(effect.path, before, after or "")
         effects.append((effect.path, judged.line(), diff))
-    for top, verdicts in groups.items():
-        counts = ", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
-        if top == "…":
-            what = f"… and {len(verdicts)} more effect(s) ({counts})"
-        else:
-            what = f"{top}: {len(verdicts)} ignored path(s) changed ({counts})"
-        effects.append(("", what, None))
+    effects.extend(("", line, None) for line in groups)
     return tuple(effects), proposal.result.observation, tuple(unlisted)
