@@ -112,7 +112,8 @@ class Approver:
         denied, none does; else the person is asked (without one, none lands). The answer's
         ``accepted`` names the effects to land; its reason, for a denial, lists every effect and
         the rule that decided it (the model is told)."""
-        judged = proposals.judge(self.engine, proposal, self.mode, label="" if self.ask is not None else f"--approve {self.mode}")
+        mode: ApprovalMode = "policy" if self.mode == "edits" else self.mode  # edits: Bash exactly as under policy
+        judged = proposals.judge(self.engine, proposal, mode, label="" if self.ask is not None else f"--approve {self.mode}")
         verdict = proposals.overall(judged)
         if verdict == "allow":
             return proposals.allowed_answer(judged)

@@ -304,3 +304,15 @@ def test_a_new_ignored_tree_is_one_judgement_and_one_group_line(tree: Path, prop
     assert len(unlisted) == len(judged) - 2
     strict = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "m7*.js"\ndecision = "deny"\n')
     assert overall(judge(strict, proposal, "all")) == "deny", "a stricter rule still names a file in the new tree"
+
+
+def test_under_approve_edits_a_commands_effects_are_judged_as_under_policy(tree: Path, propose: Proposer) -> None:
+    """``edits`` lets a Write or Edit the default would ask about run; Bash stays as under
+    ``policy``: a command's effects on files no rule allows do not land headless."""
+    from frogtui.approval import Approver
+    from frogtui.protocol import ApprovalRequest, ToolCall
+
+    call = ToolCall(id="c", name="Bash", arguments={"command": "sed -i s/1/2/ src/a.py"})
+    request = ApprovalRequest(call=call, step=1, root=str(tree), proposable=True)
+    verdict = Approver(engine_for(tree), mode="edits").judge_proposal(request, propose("sed -i s/1/2/ src/a.py"))
+    assert (verdict.decision, verdict.by) == ("deny", "mode") and "--approve edits" in verdict.reason
