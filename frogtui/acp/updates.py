@@ -103,7 +103,7 @@ def proposal_content(proposal: Proposal, judged: Sequence[Judged]) -> tuple[list
     shown, groups, _unlisted = for_a_person(judged)
     for one in shown:
         effect = one.effect
-        items.append(text_content(f"- {one.line()}"))
+        items.append(text_content(f"- {marked(one.line())}"))  # a file name's invisible characters drawn as marks
         sides = effect_texts(proposal, effect.path, effect.source) if effect.after is None or effect.after.kind == "file" else None
         if sides is None or sides == (None, None) or effect.kind == "mode" or (effect.before is not None and effect.before.kind != "file"):
             continue
@@ -113,7 +113,7 @@ def proposal_content(proposal: Proposal, judged: Sequence[Judged]) -> tuple[list
         if capped.note:
             items.append(text_content(capped.note))
         complete = complete and capped.complete
-    items.extend(text_content(f"- {line}") for line in groups)
+    items.extend(text_content(f"- {marked(line)}") for line in groups)
     return items, complete
 
 
