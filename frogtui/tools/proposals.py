@@ -164,6 +164,8 @@ class ProposalRunner:
         self.root = root
         self.layers_parent = layers_parent
         self.ignored = ignored
+        for left in layers_parent.glob("frogtui-proposal-*") if layers_parent.is_dir() else ():
+            remove_tree(left)  # what a proposal cut short (frogtui killed) left of its layers: copies of files
 
     def propose(
         self,

@@ -316,3 +316,11 @@ def test_under_approve_edits_a_commands_effects_are_judged_as_under_policy(tree:
     request = ApprovalRequest(call=call, step=1, root=str(tree), proposable=True)
     verdict = Approver(engine_for(tree), mode="edits").judge_proposal(request, propose("sed -i s/1/2/ src/a.py"))
     assert (verdict.decision, verdict.by) == ("deny", "mode") and "--approve edits" in verdict.reason
+
+
+def test_layers_a_killed_session_left_are_removed_when_its_proposals_start_again(tree: Path, tmp_path: Path) -> None:
+    left = tmp_path / "layers" / "frogtui-proposal-abc" / "upper"
+    left.mkdir(parents=True)
+    (left / "copy-of-a-file").write_text("x")
+    Proposer(tree, tmp_path)
+    assert not left.parent.exists()
