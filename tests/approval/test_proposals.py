@@ -324,3 +324,12 @@ def test_layers_a_killed_session_left_are_removed_when_its_proposals_start_again
     (left / "copy-of-a-file").write_text("x")
     Proposer(tree, tmp_path)
     assert not left.parent.exists()
+
+
+def test_a_write_through_a_link_is_judged_where_it_lands(tree: Path, propose: Proposer) -> None:
+    """``src/docs-link -> ../docs``: a command that writes ``src/docs-link/new.md`` wrote
+    ``docs/new.md``, and that is the path the Write rules judge (``src/**`` does not allow it)."""
+    (tree / "src" / "docs-link").symlink_to("../docs")
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n')
+    judged = judge(engine, propose("echo x > src/docs-link/new.md"), "policy")
+    assert [(j.effect.describe(), j.verdict) for j in judged] == [("added docs/new.md", "ask")]
