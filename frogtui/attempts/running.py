@@ -67,15 +67,6 @@ def concurrent(model: Model) -> bool:
     return isinstance(model, OpenAICompatModel)
 
 
-def tokens_of(trajectory: dict[str, Any]) -> int:
-    """Tokens evaluated and generated over a conversation's steps."""
-    total = 0
-    for step in trajectory.get("steps") or []:
-        usage = step.get("usage") or {}
-        total += int(usage.get("evaluated_tokens") or 0) + int(usage.get("generated_tokens") or 0)
-    return total
-
-
 class AttemptsRun:
     """One ``--attempts N`` run (see the module's docstring)."""
 
@@ -183,8 +174,8 @@ class AttemptsRun:
                 start_traced(core, out)
             run = core.send(self.task)
             result.exit_reason = run.exit_reason
-            result.steps = int(run.trajectory.get("n_steps") or 0)
-            result.tokens = tokens_of(run.trajectory)
+            conversation = run.conversation
+            result.steps, result.tokens = len(conversation.steps), sum(conversation.tokens())
             result.final_message = run.final_message
             change = final_change(Path(result.worktree), self.base, f"frogtui: attempt {k} of session {self.parent.id}")
             result.commit, result.diff = change.commit, change.diff

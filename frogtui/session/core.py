@@ -33,9 +33,10 @@ from typing import Any, Literal, TextIO
 from frogtui.agent.events import EventSink
 from frogtui.agent.handoff import draft_handoff
 from frogtui.agent.loop import Agent, RunResult
-from frogtui.agent.project_instructions import ProjectInstructions, read_instructions, without_instructions
+from frogtui.agent.project_instructions import ProjectInstructions, read_instructions
+from frogtui.agent.saved import Conversation
 from frogtui.agent.trajectory import Trajectory, replay_lines
-from frogtui.approval import ApprovalMode, Ask, PolicyEngine, make_sandbox
+from frogtui.approval import ApprovalMode, Ask, PolicyEngine, Rule, make_sandbox
 from frogtui.approval import Approver as Gate
 from frogtui.approval.backstop import backstopped
 from frogtui.approval.sandbox import OFF_SETTING, Sandbox, make_view, proposals_line
@@ -46,6 +47,7 @@ from frogtui.protocol import ApprovalRequest, Approver, KeepsState, Model
 from frogtui.session.folder import Session
 from frogtui.session.log import Logged, SessionLog
 from frogtui.session.mentions import Mentioned, attach_mentions
+from frogtui.session.tally import RunTally
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
 from frogtui.tools.proposals import ProposalRunner
@@ -91,15 +93,6 @@ class Note:
     warning: bool
 
 
-def first_user_message(trajectory: dict[str, Any]) -> str:
-    """The first user message of a saved conversation as the person wrote it, without the project
-    instructions given with it ('' when it has none)."""
-    for message in trajectory.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "user":
-            return without_instructions(str(message.get("content") or ""))
-    return ""
-
-
 class SessionCore:
     """One session of frogtui: one conversation in one repository.
 
@@ -141,10 +134,10 @@ class SessionCore:
         self.session = resume or Session.create(config.repo, config.model_spec)
         self.log = SessionLog(self.session, ignored=self.ignored_changed)
         """The session log (``log.SessionLog``): every event of the loop goes through it."""
-        self.chain: list[dict[str, Any]] = self.session.load_chain() if resume is not None else []
+        self.chain: list[Conversation] = self.session.load_chain() if resume is not None else []
         """The resumed session's conversations, oldest first (more than one after hand-offs)."""
-        self.saved: dict[str, Any] | None = self.chain[-1] if self.chain else None
-        """The resumed conversation (``Trajectory.as_dict``, the chain's last), None for a new session."""
+        self.saved: Conversation | None = self.chain[-1] if self.chain else None
+        """The resumed conversation (the chain's last), None for a new session."""
         self._clear()
 
     def _clear(self) -> None:
@@ -183,8 +176,8 @@ class SessionCore:
         self._task = ""
         """The session's original task (the first conversation's first message)."""
         if self.chain:
-            self._task = first_user_message(self.chain[0])
-            self._replay_before[len(self.chain)] = "".join(replay_lines(data) for data in self.chain[:-1])
+            self._task = self.chain[0].task
+            self._replay_before[len(self.chain)] = "".join(conversation.replay() for conversation in self.chain[:-1])
 
     # setting up --------------------------------------------------------------------------
     def prepare(self) -> list[str]:
@@ -294,6 +287,11 @@ class SessionCore:
         The decisions reach the session log through the loop's events."""
         return Gate(self.policy, ask=ask, show=show, mode=mode or self.config.approve)
 
+    def share_session_rules(self, rules: list[Rule]) -> None:
+        """Keep this session's "always allow" rules in ``rules``, a list other sessions share (the
+        app's attempts: one answer holds for every attempt). Call after ``prepare``."""
+        self.policy.session_rules = rules
+
     def record(self, line: str) -> None:
         """A line in the session log for what the front end did (the editor cancelled)."""
         self.log.line(line)
@@ -366,6 +364,12 @@ class SessionCore:
         return self.start(self.gate(), sink, warn=lambda line: say(f"warning: {line}"))
 
     @property
+    def tally(self) -> RunTally:
+        """What the session's runs did so far, counted from their events (steps, calls and their
+        decisions, files changed, tokens)."""
+        return self.log.tally
+
+    @property
     def run_summary(self) -> str:
         """The last run's summary line (``tally.RunTally.line``: steps, calls, allowed, denied by
         whom, files changed), '' before a run ended."""
@@ -409,8 +413,8 @@ class SessionCore:
         if self.agent is None:
             raise RuntimeError("start() comes before draft_handoff()")
         why = ended or (self.last_result.exit_reason if self.last_result is not None else "requested")
-        recorded = [o for step in self.agent.trajectory.steps for o in step.observations]  # each call's outcome, as data
-        return draft_handoff(self.agent.messages, patch=self.patch(), ended=why, task=self._task or None, observations=recorded)
+        conversation = Conversation.of(self.agent.trajectory)  # each call's outcome, as recorded
+        return draft_handoff(conversation, patch=self.patch(), ended=why, task=self._task or None)
 
     def hand_off(self, text: str) -> RunResult:
         """Start a fresh conversation whose first user message is ``text`` (blocking): a new run
@@ -489,7 +493,7 @@ class SessionCore:
         self.repo_state = state
         self.checkpoints = Checkpoints(state, self._nested, watched=self.sandboxed) if state is not None else None  # vcs.watch
         if self.checkpoints is not None and self.chain:  # resumed: undo goes back through them too
-            self.checkpoints.restore(changing_calls(self.chain))
+            self.checkpoints.restore({step: tools for c in self.chain for step, tools in c.changing_tools(MUTATING_TOOLS).items()})
 
     def enable_git(self) -> RepoState:
         """Run ``git init`` in the repository folder and turn on checkpoints, review, undo and the
@@ -598,14 +602,3 @@ class SessionCore:
         self.undone.add((checkpoint.step, checkpoint.action))
         self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
         return result
-
-
-def changing_calls(chain: list[dict[str, Any]]) -> dict[int, list[str]]:
-    """Each step's Write, Edit and Bash calls' tools, in order, from a session's saved conversations."""
-    tools: dict[int, list[str]] = {}
-    for conversation in chain:
-        for step in conversation.get("steps") or []:
-            calls = (step.get("assistant") or {}).get("tool_calls") or []
-            names = [(call.get("function") or {}).get("name", "") for call in calls if isinstance(call, dict)]
-            tools[int(step.get("step", 0))] = [name for name in names if name in MUTATING_TOOLS]
-    return tools

@@ -177,11 +177,6 @@ class FileChange(GroupSelection):
         self.review_hunks[at : at + 1] = pieces
         return pieces
 
-    def patch_text(self, selected: Callable[[ChangeGroup], bool]) -> str:
-        """This file's part of a patch: the changes of ``selected`` groups only, on a base where
-        the other groups are not applied. '' when no group is selected."""
-        return self._patch_text(selected, others_applied=False)
-
     def _patch_text(self, selected: Callable[[ChangeGroup], bool], others_applied: bool) -> str:
         if not any(selected(g) for g in self.groups):
             return ""
