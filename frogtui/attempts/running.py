@@ -36,6 +36,9 @@ Wire = Callable[[SessionCore, TextIO, int], Any]
 """Builds attempt K's agent: ``wire(core, stream, K)`` prepares the core and starts it with an
 approver and a sink (``stream`` takes the attempt's lines)."""
 MAX_ATTEMPTS = 8
+DIFFS = "diffs"
+"""In the parent session folder: each attempt's diff from the base (``attempt-K.diff``, up to
+``worktrees.DIFF_CAP`` bytes), streamed there as git writes it."""
 
 
 class PrefixedLines:
@@ -177,8 +180,10 @@ class AttemptsRun:
             conversation = run.conversation
             result.steps, result.tokens = len(conversation.steps), sum(conversation.tokens())
             result.final_message = run.final_message
-            change = final_change(Path(result.worktree), self.base, f"frogtui: attempt {k} of session {self.parent.id}")
-            result.commit, result.diff = change.commit, change.diff
+            diff_to = self.parent.folder / DIFFS / f"attempt-{k}.diff"
+            change = final_change(Path(result.worktree), self.base, f"frogtui: attempt {k} of session {self.parent.id}", diff_to)
+            result.commit, result.tree, result.diff_bytes = change.commit, change.tree, change.diff_bytes
+            result.diff_file = str(change.diff_file) if change.diff_file is not None else ""
             result.files, result.added, result.removed = change.files, change.added, change.removed
             if self.check:
                 result.check = run_check(core.checker(), self.check)

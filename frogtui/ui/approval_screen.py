@@ -155,7 +155,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             if self.asked.effects or self.asked.output:
                 yield from self._proposal()
         elif self.asked.diff is not None:
-            yield DiffView(self.asked.diff, id="approval-diff")
+            yield DiffView(self.asked.diff, wrap=True, id="approval-diff")  # every line drawn whole: long ones wrapped, never cut
         else:
             yield Static(Text(repr(self.call.arguments)), id="approval-command")
         rules = self.asked.session_rule.split("; ") if self.asked.session_rule else []
