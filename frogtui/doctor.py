@@ -167,6 +167,7 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
             sandbox = make_sandbox(Workspace(folder, tmp_dir=tmp), rules.sandbox)
         except FrogtuiError as err:
             return [f"bubblewrap: {found}", f"sandbox: unknown ({err})"]
+        proposals = _proposals_line(sandbox, rules, folder)
     lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}{unread}", *_sandbox_home_lines(sandbox)]
     _, no_backstop = backstopped(rules, sandbox)
     if sandbox.warning:
@@ -175,7 +176,16 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
         lines.append(f"sandbox: WARNING {no_backstop}")
     elif rules.read_only:
         lines.append("read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network")
-    return lines
+    return [*lines, proposals]
+
+
+def _proposals_line(sandbox: Sandbox, rules: RuleSet, folder: Path) -> str:
+    """Whether a command the rules would ask about runs first as a proposal here, or why not."""
+    from frogtui.approval.sandbox import OFF_SETTING, make_view, proposals_line
+
+    if not rules.proposals:
+        return OFF_SETTING
+    return proposals_line(*make_view(sandbox.wrap, folder))
 
 
 def _server_line(spec: str, config: Config) -> tuple[str, bool]:

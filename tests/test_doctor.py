@@ -29,7 +29,9 @@ def test_doctor_lists_what_the_sandbox_confines(py_repo: Path) -> None:
                   "allowlisted environment", "network off", "home folder hidden"):
         assert piece in lines[1], piece
     assert lines[2].startswith("sandbox home: hidden: ~"), lines
-    assert lines[3:] == ["read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network"]
+    assert lines[3] == "read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network"
+    assert lines[4].startswith("proposals: "), lines  # on, or off and why (tests/approval/test_proposals.py)
+    assert lines[5:] == []
 
 
 def test_doctor_warns_when_the_sandbox_is_off(py_repo: Path) -> None:
