@@ -281,7 +281,7 @@ def test_a_stream_cut_by_a_server_that_died_names_the_cause_and_its_log() -> Non
     from frogtui.errors import ModelError
     from frogtui.models.openai_compat import OpenAICompatModel
 
-    _DiesMidStream.listing = {"object": "list", "data": [{"id": "m", "object": "model"}]}
+    _DiesMidStream.listing, _DiesMidStream.status = {"object": "list", "data": [{"id": "m", "object": "model"}]}, 200
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _DiesMidStream)
     _DiesMidStream.server = server
     threading.Thread(target=server.serve_forever, daemon=True).start()

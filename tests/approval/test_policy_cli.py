@@ -64,10 +64,17 @@ def test_trust_lets_the_project_loosen(py_repo: Path, capsys: pytest.CaptureFixt
     assert check(capsys, "--repo", str(py_repo), "make test")[1][0] == "ask"
 
 
-def test_a_named_rules_file_that_is_a_dangling_link_is_one_line_and_exit_2(
+def test_a_rules_file_that_is_a_dangling_link_is_said_never_taken_as_absent(
     py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (py_repo / ".frogtui.toml").symlink_to(tmp_path / "gone.toml")
-    code = main(["policy", "check", "--repo", str(py_repo), "ls"])
+    """Named with --rules: one line, exit 2. The repository's own .frogtui.toml: a project file
+    can only tighten the rules, so it is ignored (h3's loading), saying why in one line."""
+    rules = tmp_path / "mine.toml"
+    rules.symlink_to(tmp_path / "gone-too.toml")
+    code = main(["policy", "check", "--repo", str(py_repo), "--rules", str(rules), "ls"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "is a link to" in err[0] and "which does not exist" in err[0], err
+    (py_repo / ".frogtui.toml").symlink_to(tmp_path / "gone.toml")
+    main(["policy", "check", "--repo", str(py_repo), "ls"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ".frogtui.toml" in err[0] and "is a link to" in err[0] and "which does not exist" in err[0], err
