@@ -8,11 +8,12 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from filelock import FileLock
 
 from frogtui.config import Config, LlamaSettings, Sampling
 from frogtui.models.local import LocalModel
@@ -21,17 +22,27 @@ from tests.models.tiny_gguf import write_dense_llama, write_qwen35_hybrid
 
 @pytest.fixture(scope="session")
 def gguf_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("gguf")
+    return shared_folder(tmp_path_factory, "gguf")
+
+
+def built_once(path: Path, write: Callable[[Path], Path]) -> Path:
+    """``path``, written by ``write`` by the first worker of the run that needs it (the others wait)."""
+    with FileLock(str(path) + ".lock"):
+        if not path.exists():
+            partial = path.with_name(path.name + ".partial")
+            write(partial)
+            partial.rename(path)
+    return path
 
 
 @pytest.fixture(scope="session")
 def dense_gguf(gguf_dir: Path) -> Path:
-    return write_dense_llama(gguf_dir / "tiny-llama.gguf")
+    return built_once(gguf_dir / "tiny-llama.gguf", write_dense_llama)
 
 
 @pytest.fixture(scope="session")
 def hybrid_gguf(gguf_dir: Path) -> Path:
-    return write_qwen35_hybrid(gguf_dir / "tiny-qwen35.gguf")
+    return built_once(gguf_dir / "tiny-qwen35.gguf", write_qwen35_hybrid)
 
 
 @pytest.fixture(scope="session")

@@ -213,6 +213,7 @@ def test_generation_and_batch_threads_are_set_apart_and_shown(dense_gguf: Path, 
     assert "threads: 3 generating, 5 batch (set in [llama];" in capsys.readouterr().out
 
 
+@pytest.mark.timing
 def test_threads_count_other_processes_busy_not_this_one() -> None:
     """The defaults are capped by what other processes use now, not by the load average, which
     counted frogtui's own start-up and picked 1 thread of 2 on a quiet machine."""

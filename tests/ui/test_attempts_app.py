@@ -79,7 +79,8 @@ async def test_none_picked_leaves_the_tree_and_always_allow_holds_for_every_atte
     before = person_state(py_repo)
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, '/attempts 2 --check "python -m pytest -q" fix add')  # given: not asked
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=60, what="attempt 1's question")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query("#approval-dialog"), timeout=60,
+                       what="attempt 1's question")  # (its dialog mounted: under load the screen comes a frame before it)
         assert "Attempt 1 of 2" in str(app.screen.query_one("#approval-dialog").border_title)  # the modal names the attempt
         await pilot.press("a")  # always allow: attempt 2's same edit is not asked about
         await wait_for(pilot, lambda: isinstance(app.screen, AttemptsScreen), timeout=120, what="the attempts' results")
