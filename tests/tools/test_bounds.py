@@ -93,6 +93,7 @@ def measured_read(ws: Workspace, name: str) -> tuple[str, int, float]:
     return out, peak, time.monotonic() - started
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 @pytest.mark.timing
 def test_read_of_a_big_file_reads_only_what_it_returns(ws: Workspace) -> None:
     big = ws.root / "big.txt"

@@ -31,6 +31,7 @@ from tests.ui.conftest import fake_clock, rules_file, submit, wait_for
 ORIGINAL = "def add(a, b):\n    return a - b\n"
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 @pytest.mark.parametrize("width", [80, 120])
 async def test_attempts_table_and_diffs_then_the_pick_is_one_undoable_step(make_app, py_repo: Path, width: int) -> None:
     app = make_app(fix_turns("a * b", "a + b"), approve="all")
@@ -73,6 +74,7 @@ async def test_attempts_table_and_diffs_then_the_pick_is_one_undoable_step(make_
                        what="the undo")
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 async def test_none_picked_leaves_the_tree_and_always_allow_holds_for_every_attempt(make_app, py_repo: Path) -> None:
     edit = turn("", xml_call("Edit", file_path="calc.py", old_string="a - b", new_string="a + b"))
     app = make_app([edit, turn("", answer="one"), edit, turn("", answer="two")])  # --approve policy: an Edit is asked about
@@ -205,6 +207,7 @@ def _resumed(home: Path, py_repo: Path, session: Session) -> FrogApp:
     return FrogApp(config, resume=session, clock=fake_clock())
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 async def test_resume_reopens_the_table_of_the_last_task_run_as_attempts_and_a_pick_from_it_applies(
         make_app, py_repo: Path, home: Path) -> None:
     app = make_app(fix_turns("a * b", "a + b"), approve="all")

@@ -68,6 +68,7 @@ def test_a_model_is_not_a_burst_replayed_or_fast_steps_are() -> None:
     assert flat_out.at == pytest.approx(20.0 + (HOT_STEPS - 1) * 0.02)
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 @pytest.mark.timing
 async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch) -> None:
     """Every frame the main screen draws while the loop's events keep coming (measured around
