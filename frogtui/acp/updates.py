@@ -13,7 +13,7 @@ from acp.helpers import text_block, tool_content, tool_diff_content
 from frogtui.acp.limits import DIFF_SIDE_BYTES, MAX_MESSAGE_BYTES, SHOWN_COMMAND_BYTES, TEXT_BYTES, cap_diff, cap_input, cap_text, json_size
 from frogtui.protocol import Approval, Preview, ToolCall
 from frogtui.terminal_text import marked
-from frogtui.tools.specs import tool_spec
+from frogtui.tools.specs import runs_commands, tool_spec
 
 STOP_REASONS: dict[str, schema.StopReason] = {
     "agent": "end_turn",
@@ -51,7 +51,7 @@ def tool_title(call: ToolCall) -> str:
     spec = tool_spec(call.name)
     if spec is None:
         return one_line(call.name or "tool call")
-    if spec.kind == "execute":
+    if runs_commands(spec):
         return one_line(marked(spec.subject(call.arguments) or spec.name))
     return one_line(spec.summary(call.arguments))
 
@@ -128,7 +128,7 @@ class ToolCallView:
     def command(self) -> str | None:
         """The command of a call that runs one (None for other calls)."""
         spec = tool_spec(self.call.name)
-        return spec.subject(self.call.arguments) if spec is not None and spec.kind == "execute" else None
+        return spec.subject(self.call.arguments) if runs_commands(spec) else None
 
     def content(self) -> list[Content]:
         """What the editor shows of the call: for Bash the command itself whenever the title does

@@ -17,12 +17,14 @@ from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
 from frogtui.agent.outcomes import RunResult, Stop, denial_observation
 from frogtui.agent.repeats import RepeatTracker
+from frogtui.agent.saved import Conversation
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
-from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
+from frogtui.agent.trajectory import Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
 from frogtui.protocol import ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, observations, tool_spec
+from frogtui.tools.specs import runs_commands
 
 MAX_STALE_RETRIES = 3
 
@@ -142,30 +144,21 @@ class Agent:
         """Stop generation or the running command as soon as possible (thread-safe)."""
         self.cancel.set()
 
-    def restore(self, saved: dict[str, Any]) -> None:
-        """Continue a saved conversation (``frogtui --resume``): take the transcript, steps and
-        counters of a trajectory written by ``Trajectory.as_dict``. Call before ``send``.
-
-        Raises:
-            ValueError: ``saved`` has no list of message objects.
-        """
-        messages = saved.get("messages")
-        if not isinstance(messages, list) or not all(isinstance(m, dict) and "role" in m for m in messages):
-            raise ValueError("the saved trajectory has no list of messages")
+    def restore(self, saved: Conversation) -> None:
+        """Continue a saved conversation (``frogtui --resume``; read by ``agent.saved``): take its
+        transcript, steps and counters. Call before ``send``."""
+        messages = list(saved.transcript)
         if not messages or messages[0].get("role") != "system":
             messages = [self.messages[0], *messages]
         self.messages[:] = messages
-        known = {f.name for f in dataclasses.fields(StepRecord)}
-        steps = [s for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
-        self.trajectory.steps = [StepRecord(**{k: v for k, v in s.items() if k in known}) for s in steps]
-        self.trajectory.trajectory_id = str(saved.get("trajectory_id") or self.trajectory.trajectory_id)
-        run, previous = saved.get("run"), saved.get("previous_trajectory")
-        self.trajectory.run = run if isinstance(run, int) and run > 0 else 1
-        self.trajectory.previous_trajectory = previous if isinstance(previous, str) else None
-        self.step = max((s.step for s in self.trajectory.steps), default=0)
-        self.context_tokens = int(saved.get("context_tokens") or 0)
-        self._earlier_tokens = max(0, int(saved.get("session_tokens") or 0) - self.context_tokens)
-        self._elapsed = float(saved.get("elapsed_sec") or 0.0)
+        self.trajectory.steps = list(saved.steps)
+        self.trajectory.trajectory_id = saved.trajectory_id or self.trajectory.trajectory_id
+        self.trajectory.run = saved.run
+        self.trajectory.previous_trajectory = saved.previous
+        self.step = saved.last_step
+        self.context_tokens = saved.context_tokens
+        self._earlier_tokens = max(0, saved.session_tokens - self.context_tokens)
+        self._elapsed = saved.elapsed_sec
 
     # the loop -------------------------------------------------------------------------
     def _run_user_message(self, text: str) -> RunResult:
@@ -328,12 +321,12 @@ class Agent:
                     return self._not_run(step, call, error)
                 call = dataclasses.replace(call, arguments=arguments)
                 edited_note = observations.edited_note(arguments)
-                if spec.kind != "execute":
+                if not runs_commands(spec):
                     continue  # a new change needs a new preview and approval; an edited command runs as the person wrote it
             if self.cancel.is_set():
                 return self._not_run(step, call, observations.INTERRUPTED_BEFORE_RUN, cancelled=True)
             # proven read-only: no checkpoint, and the read-only sandbox is the backstop if the proof is wrong
-            runs_command = spec.kind == "execute"
+            runs_command = runs_commands(spec)
             proven_read_only = approval.read_only and approval.arguments is None and runs_command and self.runner.confines_read_only
             checkpointed = spec.mutates and self.before_action is not None and not proven_read_only
             if checkpointed:
@@ -395,7 +388,8 @@ class Agent:
             t.output_patch = self.patch()
         t.partial = False
         data = t.as_dict()
-        self.sink.emit(ev.RunEnded(exit_reason=exit_reason, final_message=final, error=error, n_steps=len(t.steps), trajectory=data))
+        self.sink.emit(ev.RunEnded(exit_reason=exit_reason, final_message=final, error=error, n_steps=len(t.steps), trajectory=data,
+                                 patch=t.output_patch))
         if self.on_step_end is not None:
             self.on_step_end(t)
         return RunResult(exit_reason, final, error, data)

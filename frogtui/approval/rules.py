@@ -45,7 +45,7 @@ from frogtui.tools.specs import TOOL_SPECS, runs_commands
 
 TOOLS = tuple(spec.name for spec in TOOL_SPECS)
 """The tool names a rules file may use: the tools' own (``tools.specs``)."""
-PATH_TOOLS = frozenset(spec.name for spec in TOOL_SPECS if spec.kind != "execute")
+PATH_TOOLS = frozenset(spec.name for spec in TOOL_SPECS if not runs_commands(spec))
 """The tools whose rules are path globs (every tool but the one that runs commands)."""
 DEFAULT_TOOL_DECISIONS: Mapping[str, Kind] = {spec.name: "ask" if spec.mutates else "allow" for spec in TOOL_SPECS}
 """Decisions inside the repository when no rule matches: a tool that changes nothing is allowed,

@@ -36,6 +36,9 @@ Wire = Callable[[SessionCore, TextIO, int], Any]
 """Builds attempt K's agent: ``wire(core, stream, K)`` prepares the core and starts it with an
 approver and a sink (``stream`` takes the attempt's lines)."""
 MAX_ATTEMPTS = 8
+DIFFS = "diffs"
+"""In the parent session folder: each attempt's diff from the base (``attempt-K.diff``, up to
+``worktrees.DIFF_CAP`` bytes), streamed there as git writes it."""
 
 
 class PrefixedLines:
@@ -65,15 +68,6 @@ def concurrent(model: Model) -> bool:
     from frogtui.models.openai_compat import OpenAICompatModel
 
     return isinstance(model, OpenAICompatModel)
-
-
-def tokens_of(trajectory: dict[str, Any]) -> int:
-    """Tokens evaluated and generated over a conversation's steps."""
-    total = 0
-    for step in trajectory.get("steps") or []:
-        usage = step.get("usage") or {}
-        total += int(usage.get("evaluated_tokens") or 0) + int(usage.get("generated_tokens") or 0)
-    return total
 
 
 class AttemptsRun:
@@ -183,11 +177,13 @@ class AttemptsRun:
                 start_traced(core, out)
             run = core.send(self.task)
             result.exit_reason = run.exit_reason
-            result.steps = int(run.trajectory.get("n_steps") or 0)
-            result.tokens = tokens_of(run.trajectory)
+            conversation = run.conversation
+            result.steps, result.tokens = len(conversation.steps), sum(conversation.tokens())
             result.final_message = run.final_message
-            change = final_change(Path(result.worktree), self.base, f"frogtui: attempt {k} of session {self.parent.id}")
-            result.commit, result.diff = change.commit, change.diff
+            diff_to = self.parent.folder / DIFFS / f"attempt-{k}.diff"
+            change = final_change(Path(result.worktree), self.base, f"frogtui: attempt {k} of session {self.parent.id}", diff_to)
+            result.commit, result.tree, result.diff_bytes = change.commit, change.tree, change.diff_bytes
+            result.diff_file = str(change.diff_file) if change.diff_file is not None else ""
             result.files, result.added, result.removed = change.files, change.added, change.removed
             if self.check:
                 result.check = run_check(core.checker(), self.check)

@@ -22,6 +22,7 @@ its parts. A new session is a new core (``next_session``).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -32,18 +33,21 @@ from typing import Any, Literal, TextIO
 from frogtui.agent.events import EventSink
 from frogtui.agent.handoff import draft_handoff
 from frogtui.agent.loop import Agent, RunResult
-from frogtui.agent.project_instructions import ProjectInstructions, read_instructions, without_instructions
+from frogtui.agent.project_instructions import ProjectInstructions, read_instructions
+from frogtui.agent.saved import Conversation
 from frogtui.agent.trajectory import Trajectory, replay_lines
-from frogtui.approval import ApprovalMode, Ask, PolicyEngine, make_sandbox
+from frogtui.approval import ApprovalMode, Ask, PolicyEngine, Rule, make_sandbox
 from frogtui.approval import Approver as Gate
 from frogtui.approval.backstop import backstopped
 from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
-from frogtui.protocol import ApprovalRequest, Approver, Model
+from frogtui.protocol import ApprovalRequest, Approver, KeepsState, Model
 from frogtui.session.folder import Session
 from frogtui.session.log import Logged, SessionLog
+from frogtui.session.mentions import Mentioned, attach_mentions
+from frogtui.session.tally import RunTally
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
@@ -87,15 +91,6 @@ class Note:
     warning: bool
 
 
-def first_user_message(trajectory: dict[str, Any]) -> str:
-    """The first user message of a saved conversation as the person wrote it, without the project
-    instructions given with it ('' when it has none)."""
-    for message in trajectory.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "user":
-            return without_instructions(str(message.get("content") or ""))
-    return ""
-
-
 class SessionCore:
     """One session of frogtui: one conversation in one repository.
 
@@ -111,6 +106,8 @@ class SessionCore:
             ``frogtui run --handoff``): runs then end ``[limits] handoff_margin`` tokens early.
         trust_as: the repository whose trust in a ``.frogtui.toml`` counts, when ``config.repo``
             is another checkout of it (an attempt's worktree, ``frogtui.attempts``).
+        hide: more paths the sandbox masks, besides ``[sandbox] hide`` (``frogtui eval``: the task
+            set, the repository a task's clone came from, the run's results).
     """
 
     def __init__(
@@ -123,8 +120,10 @@ class SessionCore:
         clock: Callable[[], float] = time.monotonic,
         handoff: bool = False,
         trust_as: Path | None = None,
+        hide: tuple[str, ...] = (),
     ) -> None:
         self.config = config
+        self.hide = hide
         self.handoff = handoff
         self.trust_as = trust_as
         self.model = model
@@ -133,10 +132,10 @@ class SessionCore:
         self.session = resume or Session.create(config.repo, config.model_spec)
         self.log = SessionLog(self.session, ignored=self.ignored_changed)
         """The session log (``log.SessionLog``): every event of the loop goes through it."""
-        self.chain: list[dict[str, Any]] = self.session.load_chain() if resume is not None else []
+        self.chain: list[Conversation] = self.session.load_chain() if resume is not None else []
         """The resumed session's conversations, oldest first (more than one after hand-offs)."""
-        self.saved: dict[str, Any] | None = self.chain[-1] if self.chain else None
-        """The resumed conversation (``Trajectory.as_dict``, the chain's last), None for a new session."""
+        self.saved: Conversation | None = self.chain[-1] if self.chain else None
+        """The resumed conversation (the chain's last), None for a new session."""
         self._clear()
 
     def _clear(self) -> None:
@@ -170,8 +169,8 @@ class SessionCore:
         self._task = ""
         """The session's original task (the first conversation's first message)."""
         if self.chain:
-            self._task = first_user_message(self.chain[0])
-            self._replay_before[len(self.chain)] = "".join(replay_lines(data) for data in self.chain[:-1])
+            self._task = self.chain[0].task
+            self._replay_before[len(self.chain)] = "".join(conversation.replay() for conversation in self.chain[:-1])
 
     # setting up --------------------------------------------------------------------------
     def prepare(self) -> list[str]:
@@ -185,7 +184,10 @@ class SessionCore:
         """
         workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
         engine = PolicyEngine.load(workspace, self.config.rules_file, trust_as=self.trust_as)
-        sandbox = make_sandbox(workspace, engine.rules.sandbox)
+        settings = engine.rules.sandbox
+        if self.hide:
+            settings = dataclasses.replace(settings, hide=(*settings.hide, *self.hide))
+        sandbox = make_sandbox(workspace, settings)
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
         self.python_line = describe_python(os.environ, workspace.root)
@@ -255,6 +257,11 @@ class SessionCore:
         The decisions reach the session log through the loop's events."""
         return Gate(self.policy, ask=ask, show=show, mode=mode or self.config.approve)
 
+    def share_session_rules(self, rules: list[Rule]) -> None:
+        """Keep this session's "always allow" rules in ``rules``, a list other sessions share (the
+        app's attempts: one answer holds for every attempt). Call after ``prepare``."""
+        self.policy.session_rules = rules
+
     def record(self, line: str) -> None:
         """A line in the session log for what the front end did (the editor cancelled)."""
         self.log.line(line)
@@ -300,6 +307,8 @@ class SessionCore:
         )
         if self.saved is not None:
             agent.restore(self.saved)
+        if isinstance(self.model, KeepsState):  # a local GGUF: its state after each turn, for --resume
+            self.model.keep_state(self.session.model_state_dir)
         self.agent = agent
         return agent
 
@@ -325,6 +334,12 @@ class SessionCore:
         return self.start(self.gate(), sink, warn=lambda line: say(f"warning: {line}"))
 
     @property
+    def tally(self) -> RunTally:
+        """What the session's runs did so far, counted from their events (steps, calls and their
+        decisions, files changed, tokens)."""
+        return self.log.tally
+
+    @property
     def run_summary(self) -> str:
         """The last run's summary line (``tally.RunTally.line``: steps, calls, allowed, denied by
         whom, files changed), '' before a run ended."""
@@ -347,6 +362,17 @@ class SessionCore:
             self._flush_checkpoints()
         return self.last_result
 
+    def attach(self, text: str) -> Mentioned:
+        """``text`` with the files it mentions (``@path``) attached as Read would show them; the
+        floor and deny rules keep a file out, saying why (``session/mentions.py``). Call after
+        ``prepare``."""
+        if self.workspace is None or self.engine is None:
+            raise RuntimeError("prepare() comes before attach()")
+        mentioned = attach_mentions(text, self.engine, self.workspace)
+        for line in (*(f"attached @{a.path} ({a.chars} characters)" for a in mentioned.attached), *mentioned.refused):
+            self.record(line)
+        return mentioned
+
     def draft_handoff(self, ended: str | None = None) -> str:
         """The hand-off for the current conversation (``agent.handoff``): the original task, the
         files the session changed, the calls made and how they ended, the model's last words.
@@ -357,8 +383,8 @@ class SessionCore:
         if self.agent is None:
             raise RuntimeError("start() comes before draft_handoff()")
         why = ended or (self.last_result.exit_reason if self.last_result is not None else "requested")
-        recorded = [o for step in self.agent.trajectory.steps for o in step.observations]  # each call's outcome, as data
-        return draft_handoff(self.agent.messages, patch=self.patch(), ended=why, task=self._task or None, observations=recorded)
+        conversation = Conversation.of(self.agent.trajectory)  # each call's outcome, as recorded
+        return draft_handoff(conversation, patch=self.patch(), ended=why, task=self._task or None)
 
     def hand_off(self, text: str) -> RunResult:
         """Start a fresh conversation whose first user message is ``text`` (blocking): a new run
@@ -423,7 +449,7 @@ class SessionCore:
         this one's conversation is left as it is, its waiting checkpoint refs written."""
         self._flush_checkpoints()
         return SessionCore(self.config, model=self.model, model_loader=self.model_loader, clock=self.clock,
-                           handoff=self.handoff, trust_as=self.trust_as)
+                           handoff=self.handoff, trust_as=self.trust_as, hide=self.hide)
 
     def close(self, *, keep_model: bool = False) -> None:
         """Write the checkpoint refs still waiting, release the model (unless ``keep_model``: it
@@ -437,7 +463,7 @@ class SessionCore:
         self.repo_state = state
         self.checkpoints = Checkpoints(state, self._nested, watched=self.sandboxed) if state is not None else None  # vcs.watch
         if self.checkpoints is not None and self.chain:  # resumed: undo goes back through them too
-            self.checkpoints.restore(changing_calls(self.chain))
+            self.checkpoints.restore({step: tools for c in self.chain for step, tools in c.changing_tools(MUTATING_TOOLS).items()})
 
     def enable_git(self) -> RepoState:
         """Run ``git init`` in the repository folder and turn on checkpoints, review, undo and the
@@ -546,14 +572,3 @@ class SessionCore:
         self.undone.add((checkpoint.step, checkpoint.action))
         self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
         return result
-
-
-def changing_calls(chain: list[dict[str, Any]]) -> dict[int, list[str]]:
-    """Each step's Write, Edit and Bash calls' tools, in order, from a session's saved conversations."""
-    tools: dict[int, list[str]] = {}
-    for conversation in chain:
-        for step in conversation.get("steps") or []:
-            calls = (step.get("assistant") or {}).get("tool_calls") or []
-            names = [(call.get("function") or {}).get("name", "") for call in calls if isinstance(call, dict)]
-            tools[int(step.get("step", 0))] = [name for name in names if name in MUTATING_TOOLS]
-    return tools

@@ -148,7 +148,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
                 facts += f"\ntimeout {timeout}s"
             yield Static(Text(facts), id="approval-facts")
         elif self.asked.diff is not None:
-            yield DiffView(self.asked.diff, id="approval-diff")
+            yield DiffView(self.asked.diff, wrap=True, id="approval-diff")  # every line drawn whole: long ones wrapped, never cut
         else:
             yield Static(Text(repr(self.call.arguments)), id="approval-command")
         rules = self.asked.session_rule.split("; ") if self.asked.session_rule else []
