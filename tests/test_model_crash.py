@@ -94,7 +94,8 @@ async def test_acp_answers_the_prompt_with_the_error_and_keeps_the_connection(
 ) -> None:
     small_model_config(tmp_path, monkeypatch)
     client = ScriptedClient()
-    async with acp_agent(client, "--model", str(smollm2_gguf), cwd=py_repo, stderr=tmp_path / "stderr", env=dict(os.environ)) as conn:
+    async with acp_agent(client, "--model", str(smollm2_gguf), cwd=py_repo, stderr=tmp_path / "stderr", env=dict(os.environ),
+                         process=True) as conn:
         new = await conn.new_session(cwd=str(py_repo))
         first = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("Tell me a story.")]), 120)
         crashed_text = client.text("agent_message_chunk")
