@@ -22,8 +22,8 @@ from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
-from frogtui.protocol import ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
-from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, observations, tool_spec
+from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, landing, observations, tool_spec
 from frogtui.tools.specs import runs_commands
 
 MAX_STALE_RETRIES = 3
@@ -310,7 +310,13 @@ class Agent:
             if failure is not None:
                 return self._not_run(step, call, failure)
             root = str(self.runner.workspace.root)
-            approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat))
+            proposable = self._proposable(spec)
+            request = ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat, proposable=proposable)
+            approval = self.approver.approve(request)
+            if approval.proposal and request.proposable:
+                outcome, approval = self._propose(step, request)
+                if outcome is not None:
+                    return outcome
             self.trajectory.record_approval(step, call, approval, repeat=repeat)
             self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=repeat))
             if not approval.allowed:
@@ -354,6 +360,61 @@ class Agent:
             return outcome
         path = call.arguments.get(spec.path_argument or "", "")
         return self._not_run(step, call, observations.kept_changing(path))
+
+    def _proposable(self, spec: object) -> bool:
+        """Whether a call of this tool can run as a proposal: a command, a view to run it on, and a
+        gate that judges what it did."""
+        return runs_commands(spec) and self.runner.can_propose and callable(getattr(self.approver, "judge_proposal", None))
+
+    def _propose(self, step: int, request: ApprovalRequest) -> tuple[ToolOutcome | None, Approval]:
+        """Run a command as a proposal (``tools.proposals``), then land what the gate accepts of
+        its effects as one checkpointed step; the model sees its output only after the decision.
+        Returns the outcome, or None and the person's approval when they chose to run the command
+        for real instead (the caller runs it as any allowed command)."""
+        call = request.call
+        self.sink.emit(ev.ToolStarted(step=step, call=call))
+        started = self.clock()
+        try:
+            proposal = self.runner.propose(call, cancel=self.cancel, on_output=self._output_to_sink(step, call))
+        except OSError as err:
+            return self._not_run(step, call, observations.error_observation(err)), Approval("deny", str(err))
+        try:
+            decided = not (proposal.failed or proposal.result.cancelled or proposal.result.timed_out)
+            approval = self.approver.judge_proposal(request, proposal) if decided else None  # type: ignore[attr-defined]
+            if approval is not None and approval.run_for_real:
+                return None, approval
+            if approval is not None:
+                self.trajectory.record_approval(step, call, approval, repeat=request.repeat)
+                self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=request.repeat))
+            landed = None
+            accepted = approval.accepted if approval is not None and approval.allowed else ()
+            if accepted is None or accepted:
+                landed = self._land(step, call, proposal, accepted)
+            allowed = approval is not None and approval.allowed
+            reason, by = (approval.reason, approval.by) if approval is not None else ("", "rule")
+            outcome = landing.outcome(proposal, allowed, reason, landed, by=by)
+        finally:
+            proposal.discard()
+        self.sink.emit(ev.ToolFinished(step, call, outcome, self.clock() - started))
+        return outcome, approval or Approval("deny")
+
+    def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None) -> Any:
+        """Land a proposal's accepted effects between the checkpoints before and after (one step)."""
+        if self.before_action is not None:
+            try:
+                self.before_action(step, call)
+            except (FrogtuiError, OSError) as err:
+                observation = observations.checkpoint_failed(err)
+                self.sink.emit(ev.ToolFinished(step, call, ToolOutcome.not_run(observation), 0.0))
+                raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
+        try:
+            return self.runner.land(proposal, accepted)
+        finally:
+            if self.after_action is not None:
+                try:
+                    self.after_action(step, call)
+                except (FrogtuiError, OSError):
+                    pass
 
     def _output_to_sink(self, step: int, call: ToolCall) -> Callable[[str], None]:
         """Passes a running command's output on as ``ToolOutput`` events (on the loop's thread)."""

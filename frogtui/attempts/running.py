@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from frogtui.agent.trajectory import write_json_atomic
-from frogtui.attempts.check import propose_check, run_check
+from frogtui.attempts.check import gate_proposal, propose_check, run_check
 from frogtui.attempts.pick import PICK_STEP, apply_pick
 from frogtui.attempts.record import RECORD
 from frogtui.attempts.results import AttemptResult, best, group_same, table
@@ -85,6 +85,8 @@ class AttemptsRun:
         self.parent = Session.create(config.repo, config.model_spec)
         self.proposed = check is None
         self.check = check if check is not None else (propose_check(config.repo) or "")
+        self.refused_check = ""
+        """A proposed check the gate did not let run (``gate_proposal``)."""
         seed = config.sampling.seed
         self.base_seed = seed if seed is not None else secrets.randbelow(2**31 - MAX_ATTEMPTS)
         self.base = ""
@@ -108,6 +110,7 @@ class AttemptsRun:
     def record(self) -> None:
         write_json_atomic(self.parent.folder / RECORD, {
             "task": self.task, "attempts": self.n, "check": self.check, "check_proposed": self.proposed,
+            "check_refused": self.refused_check,
             "base_commit": self.base, "base_seed": self.base_seed, "concurrent": self.concurrent,
             "picked": self.picked, "results": [r.as_dict() for r in self.results],
         })
@@ -123,6 +126,7 @@ class AttemptsRun:
             self.say(f"no --check given; proposed from the repository: {self.check}" if self.check
                      else "no --check given and none found in the repository (pytest, npm test, cargo test, go test): "
                      "attempts are compared without one")
+            self.gate_proposal()
         mode = "at once (the server batches them)" if self.concurrent else "one after another"
         self.say(f"{self.n} attempts {mode}, session {self.parent.id}, base {self.base[:10]}")
         try:
@@ -160,6 +164,18 @@ class AttemptsRun:
             for result in self.results:
                 remove_worktree(repo, Path(result.worktree))
             self.record()
+
+    def gate_proposal(self) -> None:
+        """A proposed check runs only where the gate allows it with nobody to ask (``check.gate_proposal``);
+        otherwise the attempts are compared without one, saying so."""
+        if not self.check:
+            return
+        answer = gate_proposal(self.check, self.config, self.parent.tmp_dir)
+        self.parent.log(f"proposed check: {answer.audit}")
+        if answer.refused:
+            self.say(f"the proposed check is not run: {answer.refused}; give it with --check \"{self.check}\" to run it "
+                     "(attempts are compared without one)")
+            self.refused_check, self.check = self.check, ""
 
     def attempt(self, result: AttemptResult) -> None:
         """Run attempt ``result.number`` to its end, record its change, then run the check."""

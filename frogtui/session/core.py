@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -39,7 +39,7 @@ from frogtui.agent.trajectory import Trajectory, replay_lines
 from frogtui.approval import ApprovalMode, Ask, PolicyEngine, Rule, make_sandbox
 from frogtui.approval import Approver as Gate
 from frogtui.approval.backstop import backstopped
-from frogtui.approval.sandbox import Sandbox
+from frogtui.approval.sandbox import OFF_SETTING, Sandbox, make_view, proposals_line
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
@@ -50,7 +50,9 @@ from frogtui.session.mentions import Mentioned, attach_mentions
 from frogtui.session.tally import RunTally
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
+from frogtui.tools.proposals import ProposalRunner
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
+from frogtui.vcs.ignored import ignored_among
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import (
     GitState,
@@ -143,6 +145,11 @@ class SessionCore:
         self.engine: PolicyEngine | None = None
         """The approval policy; set by ``prepare``."""
         self.sandbox: Sandbox | None = None
+        self.proposals: ProposalRunner | None = None
+        """Runs a command the rules would ask about as a proposal (``tools.proposals``); None
+        where there is no copy-on-write view, or ``[bash] proposals = false``; set by ``prepare``."""
+        self.proposals_line = ""
+        """Whether commands run as proposals here, and why not (the session log has it)."""
         self.instructions: ProjectInstructions | None = None
         """The repository's ``AGENTS.md`` given with the first message of each conversation; set by
         ``prepare`` (None: no such file, or ``project_instructions = false``). A front end shows
@@ -190,6 +197,8 @@ class SessionCore:
         sandbox = make_sandbox(workspace, settings)
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
+        self.proposals, self.proposals_line = self._proposal_runner(workspace, engine, sandbox)
+        self.session.log(self.proposals_line)
         self.python_line = describe_python(os.environ, workspace.root)
         self.session.log(self.python_line)
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
@@ -208,6 +217,27 @@ class SessionCore:
         if self.instructions is not None:
             self.notes.append(Note(self.instructions.line, "instructions", self.instructions.skipped))
         return warnings
+
+    def _proposal_runner(self, workspace: Workspace, engine: PolicyEngine, sandbox: Sandbox) -> tuple[ProposalRunner | None, str]:
+        """The proposals' runner (a copy-on-write view of the repository where the kernel allows
+        one) and the line saying so."""
+        if not engine.rules.proposals:
+            return None, OFF_SETTING
+        view, why = make_view(sandbox.wrap, workspace.root)
+        if view is None:
+            return None, proposals_line(view, why)
+        runner = ProposalRunner(view, workspace.root, self.session.folder / "proposals", ignored=self._ignored_among)
+        return runner, proposals_line(view, why)
+
+    def _ignored_among(self, paths: Sequence[str]) -> set[str]:
+        """The paths git ignores, among a proposal's effects (none outside git, or when git cannot say)."""
+        if self.repo_state is None:
+            return set()
+        try:
+            return ignored_among(self.repo_state.repo, list(paths))
+        except FrogtuiError as err:
+            self.log.line(f"ignored paths not told apart: {err}")
+            return set()
 
     @property
     def sandboxed(self) -> bool:
@@ -294,7 +324,7 @@ class SessionCore:
         checkpoints = self.checkpoints
         agent = Agent(
             self.model,
-            ToolRunner(self.workspace, wrap=self.sandbox.wrap if self.sandbox is not None else None),
+            ToolRunner(self.workspace, wrap=self.sandbox.wrap if self.sandbox is not None else None, proposals=self.proposals),
             approver,
             Logged(self.log, sink),
             limits=self.config.limits,

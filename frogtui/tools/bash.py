@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from frogtui.programs import which
 from frogtui.tools import observations as obs
 
 BASH_LIMIT = 30_000
@@ -48,8 +49,9 @@ class BashResult:
 
 
 def shell_argv(command: str) -> list[str]:
-    """The argv that runs ``command`` (before any sandbox wraps it)."""
-    return ["bash", "-c", command]
+    """The argv that runs ``command`` (before any sandbox wraps it): frogtui's own bash by its
+    absolute path (``frogtui.programs``), never a ``bash`` the project's ``PATH`` puts first."""
+    return [which("bash") or "/bin/bash", "-c", command]
 
 
 def effective_timeout(timeout: float | None) -> float:

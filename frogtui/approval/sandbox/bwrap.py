@@ -19,8 +19,10 @@ from frogtui.approval.rules import SandboxSettings
 from frogtui.approval.sandbox import home as sandbox_home
 from frogtui.approval.sandbox import landlock, mounts, seccomp
 from frogtui.approval.sandbox.gitconfig import sanitized_copy
+from frogtui.approval.sandbox.trusted import trusted_options
+from frogtui.approval.trusted import protected_inside
 from frogtui.config import state_dir
-from frogtui.programs import which
+from frogtui.programs import at_start, which
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.project_env import project_environ
@@ -61,6 +63,9 @@ class BwrapWrapper:
     read_only: bool = False
     """The read-only mode (``read_only_wrapper``): every mount read-only, the repository included,
     an empty private temp folder, no network."""
+    trusted: tuple[str, ...] = ()
+    """frogtui's own files inside the repository (``approval.trusted.protected_inside``): read-only
+    (the state folder hidden), ``sandbox/trusted.py``."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
@@ -87,6 +92,7 @@ class BwrapWrapper:
         secrets = mounts.secret_paths(_home(environ), self.hide, self.expose)
         options += mounts.mask_options([path for path in secrets if sandbox_home.visible(path, view)], writable)
         options += mounts.state_options(state_dir(), writable)
+        options += trusted_options(self.trusted, self.root, self.tmp_dir, os.path.realpath(state_dir()))
         options += sandbox_home.seal_options(view)
         options = [*options, "--chdir", str(self.root)]
         return read_only_options(options, self.tmp_dir) if self.read_only else options
@@ -137,6 +143,7 @@ class BwrapWrapper:
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
             "other sessions hidden",
+            *([f"frogtui's own files in the repository read-only ({', '.join(self.trusted)})"] if self.trusted else []),
             "allowlisted environment",
             _network_phrase(self.network and not self.read_only, self.landlock),
         ]
@@ -222,7 +229,8 @@ def _usable_filter(bwrap: str, network: bool, privileges: str, writable: Sequenc
 
 def _run_probe(argv: list[str]) -> str | None:
     try:
-        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL,
+                              cwd="/", env={"PATH": at_start().path})
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bwrap could not start: {err}"
     first = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[0]
@@ -265,6 +273,7 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
         path, workspace.root, workspace.tmp_dir, network, privileges, settings.hide, settings.expose, settings.env,
         seccomp=_usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir]),
         gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network,
+        trusted=protected_inside(workspace.root, workspace.tmp_dir),
     )
     return Sandbox(wrap, "bwrap", network, "; ".join(warnings) or None)
 

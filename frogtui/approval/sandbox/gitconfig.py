@@ -18,6 +18,8 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 
+from frogtui.programs import at_start, which
+
 SECRET_KEY = re.compile(r"token|secret|passw|pass$|apikey|api-key|cookie|extraheader|oauth|bearer", re.IGNORECASE)
 """Key names (the part after the last dot, or the whole key) that hold secrets."""
 URL_WITH_USER = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s@]+@", re.IGNORECASE)
@@ -55,12 +57,12 @@ def render(entries: list[tuple[str, str]]) -> str:
 def global_entries(environ: Mapping[str, str], cwd: str) -> list[tuple[str, str]]:
     """The person's global config (includes read) as (key, value) pairs; [] when git is missing
     or there is none."""
-    git = shutil.which("git", path=_clean_path(environ.get("PATH", ""), cwd))
+    git = which("git", cwd)  # frogtui's own git (frogtui.programs): never one the repository or a virtualenv holds
     if git is None:
         return []
     try:
         done = subprocess.run([git, "config", "--global", "--includes", "--list", "-z"], capture_output=True, check=False,
-                              timeout=10, cwd=cwd, env=dict(environ), stdin=subprocess.DEVNULL)
+                              timeout=10, cwd=cwd, env={**environ, "PATH": at_start().path}, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return []
     entries = []
@@ -94,11 +96,3 @@ def sanitized_copy(environ: Mapping[str, str], cwd: str) -> str | None:
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-
-
-def _clean_path(path: str, root: str) -> str:
-    """``PATH`` without relative or empty entries and without the repository's folders (its
-    ``.venv/bin/git`` is not the person's git)."""
-    root = os.path.realpath(root)
-    entries = (entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
-    return os.pathsep.join(e for e in entries if not (os.path.realpath(e) + "/").startswith(root + "/"))
