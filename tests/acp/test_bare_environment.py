@@ -33,7 +33,7 @@ async def test_the_persons_config_and_the_projects_venv_with_a_bare_environment(
     env = {name: os.environ.get(name, "") for name in BARE}
     env.update(HOME=str(home), PYTHONPATH=os.pathsep.join(p for p in sys.path if p and os.path.isdir(p)))  # the test's own imports
     client = ScriptedClient(["allow_once"])
-    async with acp_agent(client, cwd=py_repo, stderr=tmp_path / "stderr", env=env) as conn:
+    async with acp_agent(client, cwd=py_repo, stderr=tmp_path / "stderr", env=env, process=True) as conn:
         new = await conn.new_session(cwd=str(py_repo))
         response = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("go")]), 60)
     stderr = (tmp_path / "stderr").read_text()

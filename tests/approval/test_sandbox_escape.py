@@ -27,7 +27,9 @@ needs_bwrap = pytest.mark.skipif(
     BWRAP is None or probe_bwrap(BWRAP) is not None,
     reason=f"bubblewrap is not usable here: {probe_bwrap(BWRAP) if BWRAP else 'not installed'}",
 )
-pytestmark = needs_bwrap
+# listening sockets these tests make on the host would be masked by the sandbox that
+# test_unprivileged_user_gets_the_same_sandbox runs as nobody, which cannot reach them: one worker
+pytestmark = [needs_bwrap, pytest.mark.xdist_group("host sockets")]
 
 
 @pytest.fixture

@@ -131,6 +131,7 @@ def test_toolchains_under_the_home_folder_still_run(planted: tuple[Path, Workspa
 
 
 @needs_bwrap
+@pytest.mark.xdist_group("host sockets")  # its listening socket: beside test_sandbox_escape.py's run as nobody
 def test_expose_shows_a_folder_and_a_store_read_only(planted: tuple[Path, Workspace]) -> None:
     home, workspace = planted
     (home / ".config" / "tool").mkdir(parents=True)

@@ -21,7 +21,8 @@ from frogtui.tools import ToolRunner
 from frogtui.tools.workspace import Workspace
 
 BWRAP = shutil.which("bwrap")
-pytestmark = pytest.mark.skipif(BWRAP is None or probe_bwrap(BWRAP) is not None, reason="bubblewrap is not usable here")
+pytestmark = [pytest.mark.skipif(BWRAP is None or probe_bwrap(BWRAP) is not None, reason="bubblewrap is not usable here"),
+              pytest.mark.xdist_group("host sockets")]  # beside test_sandbox_escape.py's run as nobody: one worker
 SCOPED = landlock.scopes_abstract_sockets(landlock.abi_version())
 
 PROBE = """
