@@ -65,7 +65,8 @@ async def test_cancel_during_generation(py_repo: Path, tmp_path: Path) -> None:
     config.parent.mkdir(parents=True, exist_ok=True)
     # the replay counts a word or a space as a token: with the default limit (8,192) the turn could
     # end with max_tokens before the cancel's round trip on a busy machine (seen once in CI)
-    config.write_text("[limits]\nmax_tokens_per_turn = 1000000\n")
+    # and the repeated thought is no runaway here: the text guard is off ([limits] repeat_text = 0)
+    config.write_text("[limits]\nmax_tokens_per_turn = 1000000\nrepeat_text = 0\n")
     replay = write_replay(tmp_path / "replay.jsonl", [turn(long_thought, xml_call("Write", file_path="new.txt", content="x"))])
     client = ScriptedClient()
     async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:

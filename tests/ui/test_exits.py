@@ -38,7 +38,7 @@ async def test_ctrl_c_twice_while_asking_quits_cleanly(make_app) -> None:
 
 
 async def test_ctrl_c_twice_while_generating_quits_cleanly(py_repo: Path, home: Path) -> None:
-    replay = write_replay(home / "slow.jsonl", [turn("Think " * 400, answer="done")])
+    replay = write_replay(home / "slow.jsonl", [turn("".join(f"Think {i} " for i in range(400)), answer="done")])  # no repeat
     config = Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules_file(home))
     app = FrogApp(config, clock=fake_clock(), model_loader=lambda spec, config, report=None: ReplayModel(replay, piece_delay=0.01))
     async with app.run_test(size=SIZE) as pilot:

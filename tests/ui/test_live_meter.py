@@ -12,7 +12,8 @@ from tests.ui.conftest import SIZE, fake_clock, rules_file, submit, wait_for
 
 
 async def test_the_context_meter_moves_during_a_turn(py_repo: Path, home: Path) -> None:
-    replay = write_replay(home / "slow.jsonl", [turn("Think about it. " * 300, answer="done")])
+    thinking = "".join(f"Thought number {i} about it. " for i in range(400))  # no repetition: the text guard stays quiet
+    replay = write_replay(home / "slow.jsonl", [turn(thinking, answer="done")])
     config = Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules_file(home))
     app = FrogApp(config, clock=fake_clock(), model_loader=lambda spec, config, report=None: ReplayModel(replay, piece_delay=0.005))
     async with app.run_test(size=SIZE) as pilot:
@@ -25,4 +26,5 @@ async def test_the_context_meter_moves_during_a_turn(py_repo: Path, home: Path) 
         await wait_for(pilot, lambda: app.status.written_chars > live, what="the meter to move on")
         app.core.interrupt()
         await wait_for(pilot, lambda: not app.busy, what="the run to end")
-        assert app.status.written_chars == 0 and app.status.context_used > 0, "the step's usage replaced the estimate"
+        await wait_for(pilot, lambda: app.status.written_chars == 0 and app.status.context_used > 0,
+                       what="the step's usage to replace the estimate")
