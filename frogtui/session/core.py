@@ -185,7 +185,9 @@ class SessionCore:
         """
         workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
         engine = PolicyEngine.load(workspace, self.config.rules_file, trust_as=self.trust_as)
-        sandbox = make_sandbox(workspace, engine.rules.sandbox)
+        sandbox = make_sandbox(workspace, engine.rules.sandbox, project=self.trust_as)
+        if sandbox.wrap is not None:
+            engine.shown = sandbox.wrap.source  # Read and Glob see what Bash sees: one mount list
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
         self.python_line = describe_python(os.environ, workspace.root)
@@ -198,7 +200,7 @@ class SessionCore:
         self._use_repo(state)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
         not_git = not_a_repo_message(self.config.repo) if state is None else ""
-        warnings = [line for line in (sandbox.warning, no_backstop, nested, *engine.rules.notes, not_git) if line]
+        warnings = [line for line in (sandbox.warning, *sandbox.notes, no_backstop, nested, *engine.rules.notes, not_git) if line]
         for line in warnings:
             self.log.warn(line)
         self.notes = [Note(line, "warning", True) for line in warnings]

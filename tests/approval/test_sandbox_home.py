@@ -196,9 +196,9 @@ def test_the_git_config_copy_keeps_no_credential() -> None:
 @needs_bwrap
 def test_doctor_lists_what_the_sandbox_shows_of_the_home_folder(planted: tuple[Path, Workspace]) -> None:
     home, workspace = planted
+    (home / ".config" / "tool").mkdir(parents=True)  # the mounts are taken at start (issue 30): it exists by then
     sandbox = make_sandbox(workspace, SandboxSettings(expose=("~/.config/tool",)))
     assert isinstance(sandbox.wrap, BwrapWrapper)
-    (home / ".config" / "tool").mkdir(parents=True)
     line = sandbox.wrap.home_view(os.environ).describe(str(home))
     assert line == f"hidden: ~, {workspace.root.parent}; shown read-only: ~/.local/bin, ~/.cargo, ~/.m2, ~/.config/tool", line
     done = subprocess.run([sys.executable, "-m", "frogtui", "doctor", "--repo", str(workspace.root), "--model", "replay:/nowhere"],
