@@ -42,8 +42,8 @@ class PolicyEngine:
         self.places = Places.of(workspace.root, workspace.tmp_dir, home)
         self.session_rules: list[Rule] = []
         self.project = project
-        self.shown: Callable[[str], str | None] | None = None
-        """The session's sandbox's view (``CommandWrapper.source``), set by the session once it
+        self.shown: Callable[[], Callable[[str], str | None]] | None = None
+        """The session's sandbox's view (``CommandWrapper.shown``), set by the session once it
         has one; until then (or without one) the view of a sandbox made from the rules."""
         self._nominal: tuple[tuple[tuple[str, ...], tuple[str, ...]], Callable[[str], str | None]] | None = None
 
@@ -106,14 +106,14 @@ class PolicyEngine:
 
     def _shown(self) -> Callable[[str], str | None]:
         if self.shown is not None:
-            return self.shown
+            return self.shown()
         settings = self.base_rules.sandbox
         key = (tuple(settings.hide), tuple(settings.expose))
         if self._nominal is None or self._nominal[0] != key:
             places = self.places
             wrap = BwrapWrapper("bwrap", places.root, places.tmp_dir, hide=key[0], expose=key[1], project=self.project)
             wrap.start({**project_environ(os.environ, places.root), "HOME": str(places.home)})
-            self._nominal = (key, wrap.view().source)  # taken once, as a session's sandbox takes its mounts at start
+            self._nominal = (key, wrap.shown())  # taken once, as a session's sandbox takes its mounts at start
         return self._nominal[1]
 
     def session_rules_for(self, call: ToolCall) -> list[Rule]:

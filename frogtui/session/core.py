@@ -187,7 +187,7 @@ class SessionCore:
         engine = PolicyEngine.load(workspace, self.config.rules_file, trust_as=self.trust_as)
         sandbox = make_sandbox(workspace, engine.rules.sandbox, project=self.trust_as)
         if sandbox.wrap is not None:
-            engine.shown = sandbox.wrap.source  # Read and Glob see what Bash sees: one mount list
+            engine.shown = sandbox.wrap.shown  # Read and Glob see what Bash sees: one mount list
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
         self.python_line = describe_python(os.environ, workspace.root)

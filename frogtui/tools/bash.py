@@ -49,9 +49,10 @@ class CommandWrapper(Protocol):
         proved only reads)."""
         ...
 
-    def source(self, path: str) -> str | None:
-        """The host file a sandboxed command sees at the host's real ``path`` (that path, or a
-        sanitized copy bound over it), None when the sandbox hides it: what Read and Glob see."""
+    def shown(self) -> Callable[[str], str | None]:
+        """What a command run now sees, for Read and Glob: a function from a host's real path to
+        the host file a sandboxed command sees there (that path, or a sanitized copy bound over
+        it), None where the sandbox hides it."""
         ...
 
 

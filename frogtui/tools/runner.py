@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 
 from frogtui.protocol import Preview, ToolCall
 from frogtui.tools.bash import CommandWrapper, OutputCallback
@@ -32,11 +33,11 @@ class ToolRunner:
         policy proved read-only; without one they get a checkpoint like any other."""
         return self.wrap is not None
 
-    def shown(self, path: str) -> str | None:
-        """What Read and Glob see at the real ``path``: what a sandboxed command sees there
-        (``wrap.source``: the file, a sanitized copy, or None when hidden); without a sandbox,
-        the file itself."""
-        return self.wrap.source(path) if self.wrap is not None else path
+    def shown(self) -> Callable[[str], str | None]:
+        """What Read and Glob see, taken now: what a sandboxed command sees (``wrap.shown``: at a
+        real path, the file, a sanitized copy, or None when hidden); without a sandbox, every
+        file itself."""
+        return self.wrap.shown() if self.wrap is not None else _itself
 
     def bash_env(self) -> dict[str, str]:
         """The environment for Bash, with TMPDIR the session's private temp folder and PWD the root:
@@ -87,3 +88,7 @@ class ToolRunner:
             return ToolOutcome.failed(err, stale=True)
         except (OSError, ValueError) as err:
             return ToolOutcome.failed(err)
+
+
+def _itself(path: str) -> str | None:
+    return path

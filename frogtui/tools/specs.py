@@ -38,7 +38,7 @@ class Bound(Protocol):
 
     def bash_env(self) -> dict[str, str] | None: ...
 
-    def shown(self, path: str) -> str | None: ...
+    def shown(self) -> Callable[[str], str | None]: ...
 
 
 @dataclass(frozen=True)
@@ -117,11 +117,11 @@ def _p(type_: str, description: str) -> dict[str, str]:
 
 # how each tool runs ----------------------------------------------------------------------------
 def _read(runner: Bound, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
-    return ToolOutcome(files.read(runner.workspace, args["file_path"], args.get("offset"), args.get("limit"), shown=runner.shown))
+    return ToolOutcome(files.read(runner.workspace, args["file_path"], args.get("offset"), args.get("limit"), shown=runner.shown()))
 
 
 def _glob(runner: Bound, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
-    return ToolOutcome(files.glob(runner.workspace, args["pattern"], args.get("path"), shown=runner.shown))
+    return ToolOutcome(files.glob(runner.workspace, args["pattern"], args.get("path"), shown=runner.shown()))
 
 
 def _preview_write(ws: Workspace, args: Mapping[str, Any]) -> Preview:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -144,11 +144,11 @@ class BwrapWrapper:
         """What a command run now sees (the mounts it runs with), for Read and Glob."""
         return SandboxView.of(self.options())
 
-    def source(self, path: str) -> str | None:
-        """The host file a sandboxed command sees at the host's real ``path`` (``CommandWrapper``):
-        the file, a sanitized copy bound over it (the repository's git config), or None when the
-        sandbox hides it."""
-        return self.view().source(path)
+    def shown(self) -> Callable[[str], str | None]:
+        """``CommandWrapper.shown``: at a host's real path, the host file a command run now sees
+        there (the file, a sanitized copy bound over it: the repository's git config), None where
+        the sandbox hides it."""
+        return self.view().source
 
     def read_only_wrapper(self) -> BwrapWrapper:
         """The same sandbox in its read-only mode, for a command run without a checkpoint because
