@@ -14,6 +14,8 @@ import pytest
 
 from frogtui.approval import PolicyEngine, SandboxSettings, make_sandbox
 from frogtui.approval.sandbox import probe_bwrap
+from frogtui.approval.sandbox.gitconfig import sanitize
+from frogtui.approval.sandbox.view import SandboxView
 from frogtui.config import Config
 from frogtui.protocol import ToolCall
 from frogtui.session.core import SessionCore
@@ -189,3 +191,29 @@ def test_read_serves_the_repository_config_without_credentials(credentials: Work
         assert "SECRET-" not in seen, (path, seen)
     seen = read(credentials, ".git/config")
     assert "Kept Person" in seen and "https://github.com/o/r.git" in seen, seen
+
+
+def test_the_view_reads_the_mount_list_back() -> None:
+    """Each later mount covers what an earlier one put at or under its destination; a tmpfs, the
+    sandbox's own /dev and a /dev/null mask show nothing of the host; a bind shows its source."""
+    view = SandboxView.of(["bwrap", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                           "--tmpfs", "/tmp", "--tmpfs", "/home/p", "--ro-bind", "/data/local", "/home/p/.local",
+                           "--bind", "/tmp/s", "/tmp/s", "--ro-bind", "/dev/null", "/home/p/.local/share/keyrings",
+                           "--ro-bind", "/tmp/copy", "/r/.git/config", "--remount-ro", "/home/p", "--", "/etc/x"])
+    assert view.source("/etc/passwd") == "/etc/passwd" and view.source("/proc/cpuinfo") == "/proc/cpuinfo"
+    assert view.source("/dev/shm/left-by-someone") is None and view.source("/tmp/krb5cc_0") is None
+    assert view.source("/tmp/s/a") == "/tmp/s/a" and view.source("/home/p/.ssh/id_rsa") is None
+    assert view.source("/home/p/.local/bin/x") == "/data/local/bin/x"
+    assert view.source("/home/p/.local/share/keyrings/login") is None
+    assert view.source("/r/.git/config") == "/tmp/copy" and view.shows("/etc/passwd") and not view.shows("/r/.git/config")
+    assert view.places("/data/local/share/fish") == ["/data/local/share/fish", "/home/p/.local/share/fish"]
+
+
+def test_a_url_in_the_copy_loses_its_credentials_and_keeps_its_login() -> None:
+    assert sanitize("remote.origin.url", "https://x-access-token:tok@github.com/o/r.git") == ("remote.origin.url", "https://github.com/o/r.git")
+    assert sanitize("remote.origin.url", "https://tok@github.com/o/r.git") == ("remote.origin.url", "https://github.com/o/r.git")
+    assert sanitize("remote.up.url", "ssh://git:pw@host/r.git") == ("remote.up.url", "ssh://git@host/r.git")
+    assert sanitize("remote.up.url", "git@github.com:o/r.git") == ("remote.up.url", "git@github.com:o/r.git")
+    assert sanitize("http.https://github.com/.extraheader", "AUTHORIZATION: basic x") is None
+    assert sanitize("credential.https://github.com.username", "me") is None
+    assert sanitize("includeif.gitdir:/x/.path", "/tmp/creds.config") is None

@@ -17,12 +17,13 @@ from functools import cached_property
 
 BINDS = frozenset({"--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try"})
 """Options that show a host folder or file (SRC) at DEST."""
-EMPTIES = frozenset({"--tmpfs", "--mqueue", "--dir", "--tmp-overlay", "--ro-overlay"})
+EMPTIES = frozenset({"--tmpfs", "--dev", "--mqueue", "--dir", "--tmp-overlay", "--ro-overlay"})
 """Options that put the sandbox's own (empty, private) folder at DEST."""
-ALIKE = frozenset({"--dev", "--proc"})
-"""Options that put the sandbox's own ``/dev`` or ``/proc`` at DEST: of the same kind as the host's
-(``/proc/cpuinfo``, ``/dev/null``), counted as showing the host's (a process's environment and
-arguments are below the floor on their own: ``secrets.PROCESS_SECRETS``)."""
+ALIKE = frozenset({"--proc"})
+"""Options that put the sandbox's own ``/proc`` at DEST: of the same kind as the host's
+(``/proc/cpuinfo``), counted as showing the host's (a process's environment and arguments are
+below the floor on their own: ``secrets.PROCESS_SECRETS``). The sandbox's ``/dev`` is not the
+host's: files in the host's ``/dev/shm`` are hidden."""
 ARITY = {
     **dict.fromkeys(BINDS, 2), **dict.fromkeys(EMPTIES, 1), **dict.fromkeys(ALIKE, 1), "--overlay": 3, "--overlay-src": 1, "--symlink": 2,
     "--remount-ro": 1, "--chdir": 1, "--seccomp": 1, "--add-seccomp-fd": 1, "--cap-drop": 1, "--cap-add": 1,
