@@ -98,6 +98,11 @@ def test_a_venv_linked_to_the_home_folder_binds_nothing_back(planted: tuple[Path
                                   ".venv/share/keyrings/login.keyring .venv/share/fish/fish_history; ls ~/.local/share; echo END")
     assert "END" in observation and "SECRET-" not in observation, observation
     assert find_project_python(os.environ, workspace.root).source != "the repository's .venv", "the .venv is ignored"
+    rules = workspace.tmp_dir / "rules.toml"
+    rules.write_text("")
+    core = SessionCore(Config(repo=workspace.root, model_spec="replay:/nowhere", approve="all", rules_file=rules))
+    warnings = core.prepare()
+    assert any(".venv leads outside the repository" in line for line in warnings), warnings
 
 
 @needs_bwrap
