@@ -17,6 +17,7 @@ from frogtui.approval.loading import load_rules
 from frogtui.approval.policy import decide, decide_commands
 from frogtui.approval.rules import Rule, RuleSet
 from frogtui.approval.sandbox import BwrapWrapper
+from frogtui.approval.sandbox.gitconfig import sanitized_copy
 from frogtui.approval.session_rules import narrow_rules
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.tools.project_env import project_environ
@@ -111,8 +112,10 @@ class PolicyEngine:
         key = (tuple(settings.hide), tuple(settings.expose))
         if self._nominal is None or self._nominal[0] != key:
             places = self.places
-            wrap = BwrapWrapper("bwrap", places.root, places.tmp_dir, hide=key[0], expose=key[1], project=self.project)
-            wrap.start({**project_environ(os.environ, places.root), "HOME": str(places.home)})
+            environ = {**project_environ(os.environ, places.root), "HOME": str(places.home)}
+            wrap = BwrapWrapper("bwrap", places.root, places.tmp_dir, hide=key[0], expose=key[1], project=self.project,
+                                gitconfig=sanitized_copy(environ, str(places.root)))
+            wrap.start(environ)
             self._nominal = (key, wrap.shown())  # taken once, as a session's sandbox takes its mounts at start
         return self._nominal[1]
 

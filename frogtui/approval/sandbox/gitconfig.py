@@ -144,13 +144,15 @@ def _private_file(text: str) -> str:
 
 CONFIG_NAMES = ("config", "config.worktree")
 """A git dir's config files."""
+SYSTEM_CONFIGS = ("/etc/gitconfig", "/usr/local/etc/gitconfig")
+"""Where git's system-wide config usually is: served without credentials too."""
 _COPIES: dict[str, tuple[tuple[int, int, int], str, tuple[str, ...]]] = {}
 
 
 def repository_configs(git_dirs: Sequence[str]) -> list[str]:
     """The config files that exist of ``git_dirs`` (a repository's git dir and common dir), of
-    their linked worktrees, and of the submodules' git dirs under them (``modules/…``, three
-    levels deep)."""
+    their linked worktrees, of the submodules' git dirs under them (``modules/…``, three levels
+    deep), and git's system-wide one."""
     found = []
     for git_dir in git_dirs:
         base = glob.escape(git_dir)
@@ -158,6 +160,7 @@ def repository_configs(git_dirs: Sequence[str]) -> list[str]:
         found += glob.glob(os.path.join(base, "worktrees", "*", "config.worktree"))
         for depth in range(1, 4):
             found += glob.glob(os.path.join(base, "modules", *["*"] * depth, "config"))
+    found += SYSTEM_CONFIGS
     return list(dict.fromkeys(os.path.realpath(path) for path in found if os.path.isfile(path)))
 
 
