@@ -88,7 +88,8 @@ class PolicyEngine:
         (``sandbox.view``), so a path the sandbox hides (the home folder, the folder holding the
         repository and its sibling projects, ``/tmp``, ``/run``, ``/var/tmp``, other sessions, a
         masked secret store) and does not show again (toolchains, ``[sandbox] expose``, the
-        session's temp folder) is below the floor. An allowlist, like the sandbox's: a store
+        session's temp folder) is below the floor, and so is a path where it shows another file (a
+        copy without credentials) while the session has no sandbox to read that copy from. An allowlist, like the sandbox's: a store
         nobody listed (a token in ``~/.gitconfig``, another project's ``.env``, a Kerberos cache
         in ``/tmp``) stays out of reach under every mode, ``--approve all`` included."""
         fact = action.target
@@ -97,8 +98,9 @@ class PolicyEngine:
         if not reads or fact is None or not fact.known or not fact.real:
             return None
         real = fact.real
-        if self._shown()(real) is not None:
-            return None
+        source = self._shown()(real)
+        if source == os.path.normpath(real) or (source is not None and self.shown is not None):
+            return None  # the file itself, or what the session's sandbox shows there (a copy without credentials)
         return floor_deny(
             FLOOR_HIDDEN,
             f"{fact.written} ({real}) is in a folder hidden from the agent, as from its commands' sandbox; "

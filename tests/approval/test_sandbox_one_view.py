@@ -80,10 +80,12 @@ def read(workspace: Workspace, path: str, **call: str) -> str:
     sandbox's runner."""
     name = "Glob" if "pattern" in call else "Read"
     tool_call = ToolCall("t", name, {"file_path": path} if name == "Read" else {"path": path, **call})
-    decision = PolicyEngine(workspace).evaluate(tool_call)
+    sandbox = make_sandbox(workspace, SandboxSettings())
+    engine = PolicyEngine(workspace)
+    engine.shown = sandbox.wrap.shown if sandbox.wrap is not None else None  # as SessionCore.prepare does
+    decision = engine.evaluate(tool_call)
     if decision.kind == "deny":
         return f"DENIED {decision.reason}"
-    sandbox = make_sandbox(workspace, SandboxSettings())
     return ToolRunner(workspace, wrap=sandbox.wrap).run(tool_call).observation
 
 
@@ -196,6 +198,8 @@ def test_read_serves_the_repository_config_without_credentials(credentials: Work
         assert "SECRET-" not in seen, (path, seen)
     seen = read(credentials, ".git/config")
     assert "Kept Person" in seen and "https://github.com/o/r.git" in seen, seen
+    without = PolicyEngine(credentials).evaluate(ToolCall("t", "Read", {"file_path": ".git/config"}))
+    assert without.kind == "deny", "with no sandbox to serve the copy from, the file is not read at all"
 
 
 def test_the_view_reads_the_mount_list_back() -> None:
