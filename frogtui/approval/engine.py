@@ -16,8 +16,7 @@ from frogtui.approval.floor import FLOOR_HIDDEN, floor_deny
 from frogtui.approval.loading import load_rules
 from frogtui.approval.policy import decide, decide_commands
 from frogtui.approval.rules import Rule, RuleSet
-from frogtui.approval.sandbox import BwrapWrapper
-from frogtui.approval.sandbox.gitconfig import sanitized_copy
+from frogtui.approval.sandbox import BwrapWrapper, sanitized_copy
 from frogtui.approval.session_rules import narrow_rules
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.tools.project_env import project_environ
