@@ -154,6 +154,7 @@ def test_an_attempts_sandbox_hides_the_persons_project_parent(planted: tuple[Pat
     git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one")
     worktree = on_disk / "state" / "worktrees" / "attempt-1"
     git(root, "worktree", "add", "-q", str(worktree))
+    git(root, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic SECRET-extraheader")
     assert "SECRET-neighbour" not in bash(workspace, f"cat {root.parent}/neighbour/.env"), "a single run hides it"
     rules = on_disk / "rules.toml"
     rules.write_text("")
@@ -163,8 +164,9 @@ def test_an_attempts_sandbox_hides_the_persons_project_parent(planted: tuple[Pat
     core.prepare()
     assert core.sandbox is not None and core.sandbox.wrap is not None, core.sandbox
     runner = ToolRunner(core.workspace, wrap=core.sandbox.wrap)
-    observation = runner.run(ToolCall("t", "Bash", {"command": f"cat {root.parent}/neighbour/.env; git log --format=%s"})).observation
-    assert "SECRET-neighbour" not in observation and "one" in observation, observation
+    observation = runner.run(ToolCall("t", "Bash", {"command": f"cat {root.parent}/neighbour/.env; git log --format=%s; "
+                                                           f"git config --list; cat {root}/.git/config"})).observation
+    assert "SECRET-" not in observation and "one" in observation, "the common dir's config is served without credentials"
     decision = core.policy.evaluate(ToolCall("t", "Read", {"file_path": str(root.parent / "neighbour" / ".env")}))
     assert decision.kind == "deny", decision
 
