@@ -125,3 +125,16 @@ def test_no_outside_socket_is_reachable_wherever_it_lies(workspace: Workspace, o
     assert "CONNECTED" not in observation and "SENT" not in observation and "RECONNECTED" not in observation, observation
     assert observation.count("refused ") == 2 * (len(paths) + 1), observation
     assert "pair stays paired" in observation and "own pair ok" in observation, "a command's own socket pairs still work"
+
+
+def test_without_the_filter_the_person_is_told(workspace: Workspace, tmp_path: Path) -> None:
+    """A bwrap that refuses ``--seccomp`` (or a machine with no filter): the sandbox still runs,
+    and says at the start that Unix sockets are not kept out."""
+    fake = tmp_path / "bwrap"
+    fake.write_text(f'#!/bin/sh\nfor a in "$@"; do [ "$a" = "--seccomp" ] && {{ echo "bwrap: Unknown option --seccomp" >&2; exit 1; }}; '
+                    f'[ "$a" = "--" ] && break; done\nexec {BWRAP} "$@"\n')
+    fake.chmod(0o755)
+    sandbox = make_sandbox(workspace, SandboxSettings(), bwrap=str(fake))
+    assert isinstance(sandbox.wrap, BwrapWrapper) and sandbox.wrap.seccomp is None
+    assert sandbox.warning is not None and "a Unix socket made outside the sandbox in the repository" in sandbox.warning
+    assert "no seccomp filter (Unix sockets in the repository reachable)" in sandbox.describe()

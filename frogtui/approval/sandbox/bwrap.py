@@ -239,6 +239,11 @@ def read_only_options(options: list[str], tmp_dir: Path) -> list[str]:
     return [*made[:chdir], "--tmpfs", str(tmp_dir), *made[chdir:]]
 
 
+NO_FILTER = ("Bash runs under bubblewrap without its seccomp filter (none for this machine, or bwrap refused it): "
+             "a Unix socket made outside the sandbox in the repository, or after a command started, is reachable, "
+             "and so are ptrace, io_uring and the other calls the filter refuses")
+"""The warning where the seccomp filter cannot be used."""
+
 CONFINES_PRIVILEGES = {
     "userns": "user namespace, no capabilities",
     "userns-nested": "user namespace, no capabilities (bwrap before 0.8: nested user namespaces allowed)",
@@ -342,9 +347,12 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
     warnings = [refused] if refused else []
     if privileges == "caps":
         warnings.append(f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files")
+    filter_path = _usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir])
+    if filter_path is None:
+        warnings.append(NO_FILTER)
     wrap = BwrapWrapper(
         path, workspace.root, workspace.tmp_dir, network, privileges, settings.hide, settings.expose, settings.env,
-        seccomp=_usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir]),
+        seccomp=filter_path,
         gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network, project=project,
     )
     start = wrap.start(project_environ(os.environ, workspace.root))
