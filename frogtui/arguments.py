@@ -15,6 +15,8 @@ SUBCOMMAND_HELP = {
     "doctor": "frogtui doctor",
     "policy": "frogtui policy check",
     "demo": "frogtui demo",
+    # eval (docs/EVAL.md)
+    "eval": "frogtui eval TASKS (a task set in SWE-bench's format) · frogtui eval mine [REPO]",
 }
 """How ``frogtui --help`` names each subcommand (every one of ``cli.SUBCOMMANDS``)."""
 

@@ -1,5 +1,5 @@
 """Command-line entry point: ``frogtui`` (the app), ``frogtui run`` (headless), ``frogtui acp`` (editors), ``frogtui doctor``,
-``frogtui policy check``, ``frogtui demo``. Each subcommand's parser lives with the code it runs."""
+``frogtui policy check``, ``frogtui demo``, ``frogtui eval`` (task sets). Each subcommand's parser lives with the code it runs."""
 from __future__ import annotations
 
 import difflib
@@ -12,6 +12,8 @@ SUBCOMMANDS = {
     "policy": "frogtui.approval.cli:main",
     "demo": "frogtui.demo:main",
     "acp": "frogtui.acp.cli:main",
+    # eval (docs/EVAL.md)
+    "eval": "frogtui.eval.cli:main",
 }
 """Each subcommand's ``module:main`` (its parser, a ``frogtui.arguments.Parser``, lives there); how
 ``frogtui --help`` names them: ``arguments.SUBCOMMAND_HELP``."""

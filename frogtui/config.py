@@ -92,6 +92,9 @@ class LlamaSettings:
     """llama.cpp's extra weight buffers (repacked weights for AMX, AVX-512...): ``"auto"`` (on, unless
     a few tokens decoded with them after the first load on this build, CPU and quantisation crashed:
     then off, remembered; ``models/buffers.py``), ``true`` or ``false`` (llama.cpp's ``--no-repack``)."""
+    saved_state_mb: int = 1024
+    """A session keeps the model's state after each turn in its folder, up to this many MB (the
+    oldest dropped), so that ``--resume`` evaluates only what was added since; 0 turns it off."""
     checkpoints: int = 4
     """Recurrent-state checkpoints kept for hybrid models (Qwen3.5), saved after each user message;
     0 turns them off. Each holds the model's recurrent state (tens of MB for a 4B model)."""
@@ -118,7 +121,21 @@ class Limits:
     repeat: asked about even when a rule allows it, denied headless under ``--approve policy``."""
 
 
-ApprovalMode = Literal["policy", "all", "none"]
+NotifyWhen = Literal["unfocused", "always", "never"]
+NOTIFY_WHEN: tuple[NotifyWhen, ...] = get_args(NotifyWhen)
+
+
+@dataclass(frozen=True)
+class UiSettings:
+    """The app's settings (``[ui]``)."""
+
+    notify: str = "unfocused"
+    """When the app rings the terminal bell and sends a desktop notification (OSC 9 / OSC 777) as
+    a question opens, a run ends or a run fails: ``unfocused`` (the terminal window does not have
+    the focus, as far as the terminal reports it), ``always`` or ``never``."""
+
+
+ApprovalMode = Literal["policy", "edits", "all", "none"]
 """How approvals are answered (``Config.approve``)."""
 APPROVAL_MODES: tuple[ApprovalMode, ...] = get_args(ApprovalMode)
 """In the order the app's F2 cycles them."""
@@ -134,6 +151,8 @@ class Config:
 
     - ``policy``: what the rules allow runs, what they deny is denied, what they would ask about is
       asked (``frogtui run`` has no one to ask: it denies it, saying so);
+    - ``edits``: as ``policy``, but a Write or Edit inside the repository that only the defaults
+      would ask about runs (with its checkpoint), as if a rule allowed it; Bash as under ``policy``;
     - ``all``: what the rules would ask about runs too; the floor and explicit deny rules still deny;
     - ``none``: every Write, Edit and Bash is denied, even one a rule allows; Read and Glob as the
       rules say, with what they would ask about denied.
@@ -141,6 +160,7 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     sampling: Sampling = field(default_factory=Sampling)
     llama: LlamaSettings = field(default_factory=LlamaSettings)
+    ui: UiSettings = field(default_factory=UiSettings)
     theme: str = "frog-dark"
     rules_file: Path | None = None
     """Override for the user's rules file (``policy check --rules``)."""
@@ -166,7 +186,7 @@ def repo_folder(path: str | os.PathLike[str]) -> Path:
     return folder.resolve()
 
 
-_SECTIONS = {"limits": Limits, "sampling": Sampling, "llama": LlamaSettings}
+_SECTIONS = {"limits": Limits, "sampling": Sampling, "llama": LlamaSettings, "ui": UiSettings}
 
 
 def _check_type(path: Path, section: str, cls: type, name: str, value: Any) -> None:
@@ -177,6 +197,8 @@ def _check_type(path: Path, section: str, cls: type, name: str, value: Any) -> N
         if value not in ("auto", True, False) or isinstance(value, int) and not isinstance(value, bool):
             raise ConfigError(f'{path}: [llama] extra_buffers must be "auto", true or false, not {value!r}')
         return
+    if (section, name) == ("ui", "notify") and value not in NOTIFY_WHEN:
+        raise ConfigError(f'{path}: [ui] notify must be one of {", ".join(NOTIFY_WHEN)}, not {value!r}')
     if default is None:
         ok, wanted = value is None or (isinstance(value, int) and not isinstance(value, bool)), "an integer"
     elif isinstance(default, bool):
@@ -196,7 +218,7 @@ def load_config(path: Path | None = None, **overrides: Any) -> Config:
 
     The file's top-level keys are ``model`` (the spec), ``theme``, ``commit_trailer``,
     ``project_instructions`` and the
-    sections ``[limits]``, ``[sampling]``, ``[llama]`` with the fields of those dataclasses.
+    sections ``[limits]``, ``[sampling]``, ``[llama]``, ``[ui]`` with the fields of those dataclasses.
 
     Raises:
         ConfigError: the file is not valid TOML or names an unknown key.

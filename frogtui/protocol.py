@@ -11,6 +11,7 @@ import dataclasses
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 
@@ -100,6 +101,16 @@ class Model(Protocol):
 
     def close(self) -> None:
         """Release the model's resources."""
+        ...
+
+
+@runtime_checkable
+class KeepsState(Protocol):
+    """A model that can save its state after each turn in a session's folder and resume from it
+    (a local GGUF: ``models/local.py``), so a resumed session evaluates only what it adds."""
+
+    def keep_state(self, folder: Path | None) -> None:
+        """Save after each turn in ``folder`` and resume from there; None stops it."""
         ...
 
 

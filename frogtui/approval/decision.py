@@ -25,6 +25,9 @@ class Decision:
             every command it runs), so it changes nothing (no checkpoint is needed before it).
         justification: The deciding rule's ``justification`` (why the person wrote it), '' when
             none: shown to the person when it asks, told to the model when it denies.
+        in_repository_edit: A Write or Edit of a known path inside the repository that only the
+            tool's default asks about (no rule of the person's matched): what ``--approve edits``
+            allows.
     """
 
     kind: Kind
@@ -33,6 +36,7 @@ class Decision:
     floor: bool = False
     read_only: bool = False
     justification: str = ""
+    in_repository_edit: bool = False
 
     @property
     def strictness(self) -> int:

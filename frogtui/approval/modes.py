@@ -1,10 +1,13 @@
-"""Approval modes: how a front end applies ``policy``, ``all`` or ``none`` to the policy's answer.
+"""Approval modes: how a front end applies ``policy``, ``edits``, ``all`` or ``none`` to the policy's answer.
 
 One pure function, ``apply_mode``, used by every front end (the app, ``frogtui run``, the ACP
 agent), so a mode means the same thing everywhere:
 
 - ``policy``: what the policy allows runs, what it denies is denied, what it asks about is asked
   (a front end without a person denies it, saying so);
+- ``edits``: as ``policy``, but a Write or Edit inside the repository that only the tool's default
+  would ask about runs, as if a rule allowed it (``Decision.in_repository_edit``); Bash, anything
+  outside the repository and the person's own ask rules are exactly as under ``policy``;
 - ``all``: what the policy would ask about runs too; the floor and explicit deny rules still deny;
 - ``none``: every Write, Edit and Bash is denied; Read and Glob as the policy says, with what it
   would ask about denied.
@@ -29,7 +32,7 @@ def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str 
     must be asked (``policy`` mode and an ``ask``, or a repeat).
 
     Args:
-        mode: ``policy``, ``all`` or ``none``.
+        mode: ``policy``, ``edits``, ``all`` or ``none``.
         decision: what the policy said about the call.
         tool: the call's tool name.
         label: how the mode is named in the answer's rule and reason (``--approve all`` headless);
@@ -44,8 +47,11 @@ def apply_mode(mode: ApprovalMode, decision: Decision, tool: str, *, label: str 
         return Approval("deny", decision.reason + why, by="rule", rule=decision.rule)
     if mode == "none" and tool in MUTATING_TOOLS:
         return Approval("deny", f"{tool} is not allowed under {label}", by="mode", rule=label)
-    if decision.kind == "allow" and not (repeat and mode == "policy"):  # read_only: proven to change nothing: no checkpoint
+    asking = mode in ("policy", "edits")
+    if decision.kind == "allow" and not (repeat and asking):  # read_only: proven to change nothing: no checkpoint
         return Approval("allow", decision.reason, by="rule", rule=decision.rule, read_only=decision.read_only)
+    if mode == "edits" and decision.kind == "ask" and decision.in_repository_edit and not repeat:
+        return Approval("allow", f"{label}: {tool} inside the repository (the policy would ask: {decision.reason})", by="mode", rule=label)
     if mode == "all":
         return Approval("allow", f"{label} (the policy would ask: {decision.reason})", by="mode", rule=label, read_only=decision.read_only)
     if mode == "none":

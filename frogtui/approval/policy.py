@@ -82,7 +82,9 @@ def _decide_path(tool: str, fact: PathFact, rules: RuleSet, home: str) -> Decisi
         return _from_rules(matched, fact.written)
     if fact.inside or fact.special:
         kind = rules.tools.get(tool, "ask")
-        return Decision(kind, f"{tool}: {kind} (default)", f"{tool} inside the repository is {_word(kind)} by default")
+        edit = kind == "ask" and fact.inside and spec is not None and spec.mutates
+        reason = f"{tool} inside the repository is {_word(kind)} by default"
+        return Decision(kind, f"{tool}: {kind} (default)", reason, in_repository_edit=edit)
     kind = stricter_default(tool, rules.tools, "ask")
     return Decision(kind, f"{tool}: outside the repository", f"{fact.written} is outside the repository ({fact.real})")
 

@@ -30,6 +30,7 @@ from frogtui.config import Config, LlamaSettings, Sampling
 from frogtui.errors import ContextOverflowError, ModelError, ModelLoadError
 from frogtui.models.gguf_spec import read_gguf_header, resolve_spec
 from frogtui.models.prompt import ChatTemplate
+from frogtui.models.saved_state import StateFolder, state_key
 from frogtui.models.threads import thread_settings
 from frogtui.models.tokens import TokenTextDecoder, tokenize_keeping_text
 from frogtui.models.transcript import Transcript, common_prefix
@@ -139,6 +140,13 @@ class LlamaCppModel:
         self.control_texts = self._control_token_texts()
         self.transcript = Transcript()
         self.checkpoints: list[Checkpoint] = []
+        self.state_folder: StateFolder | None = None
+        """Where the state is saved after each turn (``keep_state``; ``models/saved_state.py``)."""
+        self.restored_tokens = 0
+        """Tokens a saved state brought back (not evaluated again) in this process."""
+        self._state_tried = False
+        self.notes: list[str] = []
+        """Lines for the person, said once (``take_notes``)."""
         try:
             self.opens_reasoning = self.template.generation_prompt({"role": "system", "content": ""}, None).endswith("<think>\n")
         except ModelError as err:
@@ -214,6 +222,17 @@ class LlamaCppModel:
         say(summary)
         return model
 
+    def keep_state(self, folder: str | None) -> None:
+        """Save the state after each turn in ``folder`` (a session's; None stops), and look there
+        for one to resume from before the first prompt is evaluated."""
+        budget = self.settings.saved_state_mb * 1024 * 1024
+        if not folder or budget <= 0:
+            self.state_folder = None
+            return
+        key = state_key(self.path, dataclasses.asdict(self.settings), library_version())
+        self.state_folder = StateFolder(Path(folder), key, budget)
+        self._state_tried = False
+
     def close(self) -> None:
         self.checkpoints.clear()
         self.llm.close()
@@ -266,6 +285,8 @@ class LlamaCppModel:
         tail = decoder.flush()
         if tail:
             yield tail
+        if finish in ("stop", "length") and self.state_folder is not None:
+            self._save_state()
         yield TurnEnd(finish, self._usage(prompt_tokens, cached, generated, started, first, time.perf_counter()))  # type: ignore[arg-type]
 
     def feed_assistant_turn(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], text: str) -> Usage:
@@ -343,6 +364,9 @@ class LlamaCppModel:
         if not messages:
             raise ModelError("no messages to answer")
         tools_digest = hashlib.sha1(json.dumps(tools, sort_keys=True).encode()).hexdigest()
+        if self.state_folder is not None and not self.transcript.tokens and not self._state_tried:
+            self._state_tried = True  # a fresh process (a resumed session, a restart after a crash)
+            self.notes.append(self._restore_state(messages, tools_digest))
         t = self.transcript
         new = t.new_messages(messages, tools_digest)
         if new is not None and self.settings.prompt_mode == "exact" and any(m.get("role") == "user" for m in new):
@@ -417,6 +441,53 @@ class LlamaCppModel:
             if upcoming and self.recurrent and self.settings.checkpoints > 0:
                 self._save_checkpoint(stop)
         return True
+
+    # the state saved after a turn ----------------------------------------------------
+    def _save_state(self) -> None:
+        """The sequence's state (KV cache and recurrent state) and the tokens it holds, in the
+        session's folder (``models/saved_state.py``)."""
+        assert self.state_folder is not None
+        t = self.transcript
+        n = t.evaluated
+        if n <= 0:
+            return
+        tokens = (llama_cpp.llama_token * n)(*t.tokens[:n])
+
+        def write(path: Path) -> bool:
+            return bool(llama_cpp.llama_state_seq_save_file(self.llm.ctx, str(path).encode(), 0, tokens, n))
+
+        self.state_folder.save(t, write)
+
+    def _restore_state(self, messages: list[dict[str, Any]], tools_digest: str) -> str:
+        """Load the newest saved state whose conversation ``messages`` continue (same model,
+        settings and llama.cpp); what was done, in one line."""
+        assert self.state_folder is not None
+        usable, other = self.state_folder.candidates()
+        memory = llama_cpp.llama_get_memory(self.llm.ctx)
+        for saved in usable:
+            t = saved.transcript
+            if t.new_messages(messages, tools_digest) is None:
+                continue
+            n = t.evaluated
+            out = (llama_cpp.llama_token * n)()
+            count = ctypes.c_size_t(0)
+            llama_cpp.llama_memory_clear(memory, True)
+            read = llama_cpp.llama_state_seq_load_file(self.llm.ctx, str(saved.state).encode(), 0, out, n, ctypes.byref(count))
+            if not read or count.value != n or list(out[:n]) != t.tokens[:n]:
+                llama_cpp.llama_memory_clear(memory, True)
+                continue
+            self.llm.n_tokens = n
+            self.llm.input_ids[:n] = t.tokens[:n]
+            self.transcript, self.checkpoints, self.restored_tokens = t, [], n
+            return f"resumed from the model's saved state: {n} tokens of the conversation not evaluated again"
+        if usable or other:
+            return "the model's saved state does not fit this conversation (another model, settings or history): evaluating it whole"
+        return ""
+
+    def take_notes(self) -> list[str]:
+        """What the person should be told once (a saved state used or not), then forgotten."""
+        notes, self.notes = [n for n in self.notes if n], []
+        return notes
 
     def _save_checkpoint(self, position: int) -> None:
         ctx = self.llm.ctx

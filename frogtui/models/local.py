@@ -187,6 +187,7 @@ class LocalModel:
         self._lock = threading.Lock()
         self._process: RunnerProcess | None = None
         self._extra_buffers = True
+        self._state_folder: Path | None = None
         self.info: Loaded | None = None
 
     # the Model protocol's fields ---------------------------------------------------------
@@ -288,6 +289,17 @@ class LocalModel:
             raise ProcessDied(f"cannot load {self.path.name}: {err}", err.returncode) from None
         self._process = process
         self._extra_buffers = extra_buffers
+        if self._state_folder is not None:  # a restarted process goes on saving, and resumes from the last save
+            process.send({"op": "keep_state", "folder": str(self._state_folder), "id": next(self._ids)})
+            process.receive()
+
+    def keep_state(self, folder: Path | None) -> None:
+        """Save the model's state after each turn in ``folder`` (a session's), and resume from the
+        newest one there that this conversation continues (``models/saved_state.py``); kept
+        across a restart of the model's process. None stops it."""
+        self._state_folder = folder
+        if self._process is not None:
+            self._call({"op": "keep_state", "folder": str(folder) if folder else None})
 
     def _stop(self) -> None:
         if self._process is not None:
@@ -335,6 +347,8 @@ class LocalModel:
                     message = process.receive(poll)
                     if "text" in message:
                         yield str(message["text"])
+                    elif "report" in message:  # said once: a saved state resumed from, or why not
+                        self._report(str(message["report"]))
                     elif "end" in message:
                         answered = True
                         end = message["end"]

@@ -127,6 +127,8 @@ class Runner:
             message["messages"], message["tools"], max_tokens=int(message["max_tokens"]), cancel=cancel, seed=message.get("seed"),
         )
         for item in turn:
+            for note in self.model.take_notes():  # a saved state resumed from, or why not (once)
+                self.send({"report": note})
             if isinstance(item, str):
                 self.send({"text": item})
                 pieces += 1
@@ -138,6 +140,10 @@ class Runner:
     def _feed(self, message: dict[str, Any]) -> None:
         usage = self.model.feed_assistant_turn(message["messages"], message["tools"], message["text"])
         self.send({"result": wire.usage_dict(usage)})
+
+    def _keep_state(self, message: dict[str, Any]) -> None:
+        self.model.keep_state(message.get("folder"))
+        self.send({"result": {"restored_tokens": self.model.restored_tokens}})
 
     def _inspect(self, message: dict[str, Any]) -> None:
         self.send({"result": self.model.inspect(message["what"], **message.get("args", {}))})

@@ -87,3 +87,28 @@ class Transcript:
         self.digests = []
         self.open_turn = False
         self.boundaries = []
+
+
+def transcript_dict(t: Transcript) -> dict[str, Any]:
+    """``t`` as plain data (saved beside the model's state: ``models/saved_state.py``)."""
+    return {"tokens": list(t.tokens), "evaluated": t.evaluated, "consumed": t.consumed, "digests": list(t.digests),
+            "tools_digest": t.tools_digest, "open_turn": t.open_turn, "boundaries": list(t.boundaries)}
+
+
+def transcript_from(data: dict[str, Any]) -> Transcript:
+    """The transcript ``transcript_dict`` wrote.
+
+    Raises:
+        ValueError: the data is not such a transcript (a damaged file).
+    """
+    try:
+        t = Transcript(
+            tokens=[int(x) for x in data["tokens"]], evaluated=int(data["evaluated"]), consumed=int(data["consumed"]),
+            digests=[str(d) for d in data["digests"]], tools_digest=str(data["tools_digest"]), open_turn=bool(data["open_turn"]),
+            boundaries=[int(b) for b in data["boundaries"]],
+        )
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"not a saved transcript: {err}") from None
+    if not 0 < t.evaluated <= len(t.tokens) or t.consumed != len(t.digests):
+        raise ValueError("not a saved transcript: its counts disagree")
+    return t

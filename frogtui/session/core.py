@@ -22,6 +22,7 @@ its parts. A new session is a new core (``next_session``).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable
@@ -41,9 +42,10 @@ from frogtui.approval.sandbox import Sandbox
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
-from frogtui.protocol import ApprovalRequest, Approver, Model
+from frogtui.protocol import ApprovalRequest, Approver, KeepsState, Model
 from frogtui.session.folder import Session
 from frogtui.session.log import Logged, SessionLog
+from frogtui.session.mentions import Mentioned, attach_mentions
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
@@ -111,6 +113,8 @@ class SessionCore:
             ``frogtui run --handoff``): runs then end ``[limits] handoff_margin`` tokens early.
         trust_as: the repository whose trust in a ``.frogtui.toml`` counts, when ``config.repo``
             is another checkout of it (an attempt's worktree, ``frogtui.attempts``).
+        hide: more paths the sandbox masks, besides ``[sandbox] hide`` (``frogtui eval``: the task
+            set, the repository a task's clone came from, the run's results).
     """
 
     def __init__(
@@ -123,8 +127,10 @@ class SessionCore:
         clock: Callable[[], float] = time.monotonic,
         handoff: bool = False,
         trust_as: Path | None = None,
+        hide: tuple[str, ...] = (),
     ) -> None:
         self.config = config
+        self.hide = hide
         self.handoff = handoff
         self.trust_as = trust_as
         self.model = model
@@ -185,7 +191,10 @@ class SessionCore:
         """
         workspace = Workspace(self.config.repo, tmp_dir=self.session.tmp_dir)
         engine = PolicyEngine.load(workspace, self.config.rules_file, trust_as=self.trust_as)
-        sandbox = make_sandbox(workspace, engine.rules.sandbox, project=self.trust_as)
+        settings = engine.rules.sandbox
+        if self.hide:
+            settings = dataclasses.replace(settings, hide=(*settings.hide, *self.hide))
+        sandbox = make_sandbox(workspace, settings, project=self.trust_as)
         if sandbox.wrap is not None:
             engine.shown = sandbox.wrap.shown  # Read and Glob see what Bash sees: one mount list
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
@@ -302,6 +311,8 @@ class SessionCore:
         )
         if self.saved is not None:
             agent.restore(self.saved)
+        if isinstance(self.model, KeepsState):  # a local GGUF: its state after each turn, for --resume
+            self.model.keep_state(self.session.model_state_dir)
         self.agent = agent
         return agent
 
@@ -348,6 +359,17 @@ class SessionCore:
         finally:
             self._flush_checkpoints()
         return self.last_result
+
+    def attach(self, text: str) -> Mentioned:
+        """``text`` with the files it mentions (``@path``) attached as Read would show them; the
+        floor and deny rules keep a file out, saying why (``session/mentions.py``). Call after
+        ``prepare``."""
+        if self.workspace is None or self.engine is None:
+            raise RuntimeError("prepare() comes before attach()")
+        mentioned = attach_mentions(text, self.engine, self.workspace)
+        for line in (*(f"attached @{a.path} ({a.chars} characters)" for a in mentioned.attached), *mentioned.refused):
+            self.record(line)
+        return mentioned
 
     def draft_handoff(self, ended: str | None = None) -> str:
         """The hand-off for the current conversation (``agent.handoff``): the original task, the
@@ -425,7 +447,7 @@ class SessionCore:
         this one's conversation is left as it is, its waiting checkpoint refs written."""
         self._flush_checkpoints()
         return SessionCore(self.config, model=self.model, model_loader=self.model_loader, clock=self.clock,
-                           handoff=self.handoff, trust_as=self.trust_as)
+                           handoff=self.handoff, trust_as=self.trust_as, hide=self.hide)
 
     def close(self, *, keep_model: bool = False) -> None:
         """Write the checkpoint refs still waiting, release the model (unless ``keep_model``: it

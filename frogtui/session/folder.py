@@ -47,6 +47,12 @@ class Session:
         return self.folder / "session.log"
 
     @property
+    def model_state_dir(self) -> Path:
+        """Where a local model saves its state after each turn (``models/saved_state.py``), so
+        that ``--resume`` evaluates only what was added since."""
+        return self.folder / "model-state"
+
+    @property
     def tmp_dir(self) -> Path:
         """The session's private temp folder (TMPDIR for Bash, writable in the sandbox)."""
         path = self.folder / "tmp"

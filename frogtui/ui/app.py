@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,9 @@ from textual.screen import Screen
 from frogtui.config import APPROVAL_MODES
 from frogtui.errors import FrogtuiError
 from frogtui.ui import commands
+from frogtui.ui import slash as slash_commands
 from frogtui.ui.chat import PromptInput
+from frogtui.ui.messages import TaskSubmitted
 from frogtui.ui.run_state import OfferHandoff
 from frogtui.ui.session_app import SessionApp
 
@@ -57,6 +60,90 @@ class FrogApp(SessionApp):
         event.prevent_default()
         prompt.focus()
         prompt.insert_text_at_cursor(event.character)
+
+    async def on_task_submitted(self, message: TaskSubmitted) -> None:
+        """A slash command (``ui/slash.py``) runs here and goes no further; ``/attempts`` and
+        every task go on to ``SessionApp.on_task_submitted`` (Textual calls the base class's
+        handler unless this one prevents it)."""
+        slash = slash_commands.parse(message.text) if message.text else None
+        if slash is None or (isinstance(slash, slash_commands.Slash) and slash.name == "attempts"):
+            return
+        message.prevent_default()
+        prompt = self.query_one(PromptInput)
+        if isinstance(slash, slash_commands.SlashError):
+            prompt.value = message.text  # nothing is lost: fix it and send again
+            prompt.cursor_position = len(prompt.value)
+            self.notify(slash.message, severity="error")
+            return
+        await self.run_slash(slash)
+
+    async def run_slash(self, slash: slash_commands.Slash) -> None:
+        """What each slash command does: most are the palette's actions under another name."""
+        name = slash.name
+        if name == "help":
+            self.chat.add_notice(slash_commands.help_text())
+        elif name == "clear":
+            await self.clear_conversation()
+        elif name == "model":
+            await self.show_or_switch_model(slash.argument)
+        elif name == "diff":
+            self.show_diff()
+        elif name == "undo":
+            self.action_undo()
+        elif name == "compact":
+            self.action_handoff()
+        elif name == "init":
+            self.post_message(TaskSubmitted(slash_commands.INIT_TASK))
+
+    async def clear_conversation(self) -> None:
+        """``/clear``: the chat is cleared and the next message starts a fresh Leaf conversation
+        in this session (checkpoints, undo, review and commit go on; the trace keeps its rows)."""
+        if not self._idle("/clear"):
+            return
+        await self.chat.clear()
+        self.fresh_conversation = self.core.started if self.run_state.wired else False
+        self.status.context_used = 0
+        self.chat.add_notice("Cleared: your next message starts a fresh conversation in this session "
+                             "(undo, review and commit still cover what was done before).")
+
+    async def show_or_switch_model(self, spec: str) -> None:
+        """``/model``: which model runs; ``/model SPEC``: a new session on that model."""
+        if not spec:
+            name = self.model.name if self.model is not None else "(not loaded yet)"
+            self.chat.add_notice(f"Model: {name} (spec {self.config.model_spec}). /model SPEC starts a new session on another.")
+            return
+        if not self._session_ready("/model") or not self._idle("/model"):
+            return
+        await self.switch_model(spec)
+
+    async def switch_model(self, spec: str) -> None:
+        """A new session on the model ``spec`` names: this session is left as it is (``--resume``
+        reopens it), its model released, the new one loaded as at start (a failure is said as
+        there, and ``/model`` with another spec tries again)."""
+        old, resume_id = self.core, self.session.id
+        self.config = replace(self.config, model_spec=spec)
+        self._core = None
+        self._core_args = (None, self._core_args[1])
+        self.model, self.approver = None, None
+        old.close()  # the old model's process ends
+        self.move(self.run_state.switching_model())
+        await self.chat.clear()
+        await self.trace.clear()
+        self.status.step, self.status.context_used, self.status.session_tokens, self.status.tok_s = 0, 0, 0, None
+        self.status.model_name = spec
+        self.chat.add_notice(f"New session on {spec}; the last one is kept (frogtui --resume {resume_id}).")
+        self.loading_notice = self.chat.add_notice(f"Loading model {spec} …", "loading")
+        self._prepare(True)
+
+    def show_diff(self) -> None:
+        """``/diff``: the session's changes so far, as a diff in the chat."""
+        if not self._session_ready("/diff"):
+            return
+        patch = self.core.patch() if self.core.has_git else ""
+        if not patch:
+            self.chat.add_notice("No changes in this session yet." if self.core.has_git else "/diff needs a git repository.")
+            return
+        self.chat.add_notice(f"This session's changes (ctrl+r reviews them hunk by hunk):\n{patch}")
 
     def action_interrupt(self) -> None:
         """Esc: stop generation or the running command; a waiting question is denied."""

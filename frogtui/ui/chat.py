@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.geometry import Offset
 from textual.screen import Screen
+from textual.suggester import Suggester
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -278,9 +279,9 @@ class PromptInput(Input):
         Binding("down", "history(1)", "Next message", show=False),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, suggester: Suggester | None = None) -> None:
         # no select-all on focus: a key typed elsewhere lands here and must not replace the draft
-        super().__init__(placeholder="Describe a task, or ask a follow-up (Enter sends)", id=id, select_on_focus=False)
+        super().__init__(placeholder="Describe a task, or ask a follow-up (Enter sends)", id=id, select_on_focus=False, suggester=suggester)
         self.history: list[str] = []
         self._position = 0
 

@@ -14,7 +14,7 @@ PALETTE: tuple[tuple[str, str, str], ...] = (
     ("Hand off", "Continue in a fresh conversation from a drafted hand-off you can edit (frees the context)", "handoff"),
     ("Initialise git repository", "Run git init here to turn on checkpoints, undo, review and commit", "git_init"),
     ("Toggle reasoning", "Show or hide the model's thinking", "toggle_reasoning"),
-    ("Approval mode", "Cycle policy → all → none", "cycle_approval_mode"),
+    ("Approval mode", "Cycle policy → edits → all → none", "cycle_approval_mode"),
     ("Open trajectory file", "Show this session's trajectory JSON", "open_trajectory"),
 )
 """(title, help, action) for each palette entry; ``git_init`` is listed only outside git."""
@@ -26,6 +26,9 @@ def mode_notice(mode: str) -> tuple[str, str, float]:
     if mode == "all":
         return ("Approval mode: all. Everything the floor and your deny rules allow now runs without asking; "
                 "FrogNano has no safety alignment.", "warning", 6)
+    if mode == "edits":
+        return ("Approval mode: edits. Write and Edit inside the repository run without asking; commands as the rules say.",
+                "information", 4)
     if mode == "none":
         return ("Approval mode: none. Every Write, Edit and Bash is denied; Read and Glob run when the rules allow them.", "information", 4)
     return (f"Approval mode: {mode}", "information", 2)

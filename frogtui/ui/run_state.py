@@ -213,6 +213,13 @@ class RunState:
             return self._stay(wired=False, pending=None, last_exit_reason=None)
         return self._to(Phase.LOADING, wired=False, pending=None, last_exit_reason=None)
 
+    def switching_model(self) -> Transition:
+        """``/model SPEC``: a new session on another model: nothing wired, no model, loading again
+        (from ready or a failure; not while a run goes)."""
+        if self.busy or self.closed:
+            return self._stay()
+        return self._to(Phase.LOADING, wired=False, model_ready=False, pending=None, last_exit_reason=None, failure=None, error="")
+
     def session_wired(self) -> Transition:
         return self._replace_ready(wired=True)
 

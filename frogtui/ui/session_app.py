@@ -57,6 +57,7 @@ from frogtui.ui.messages import (
     TaskSubmitted,
     UiSink,
 )
+from frogtui.ui.notify import Attention
 from frogtui.ui.pacing import HOT_S, FlatOut, FrameHold
 from frogtui.ui.process import ProcessSettings
 from frogtui.ui.queue import QueueInApp, QueuePanel
@@ -79,6 +80,7 @@ from frogtui.ui.run_state import (
     Transition,
     WarnQuit,
 )
+from frogtui.ui.slash import PromptSuggester, attachments_notice, repository_files
 from frogtui.ui.status import StatusBar
 from frogtui.ui.terminal_safety import ControlFilter
 from frogtui.ui.themes import DEFAULT_THEME, VARIABLE_DEFAULTS, ThemeCatalog, load_themes, remember_theme, start_theme
@@ -166,6 +168,11 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         """The gate (``approval.Approver``), built when the session is wired (the policy is loaded then)."""
         self._run_worker: Worker[Any] | None = None
         self.loading_notice: Notice | None = None
+        self._files: list[str] | None = None
+        self.attention = Attention(config.ui.notify, self._write_to_terminal)
+        """The bell and desktop notification when frogtui waits (``ui/notify.py``, ``[ui] notify``)."""
+        self.fresh_conversation = False
+        """``/clear``: the next message starts a fresh conversation in this session."""
 
     @property
     def core(self) -> SessionCore:
@@ -239,7 +246,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
             yield ChatPane(id="chat")
             yield TracePane(id="trace")
         yield QueuePanel(id="queue")
-        yield PromptInput(id="prompt")
+        yield PromptInput(id="prompt", suggester=PromptSuggester(self.repository_files))
         yield StatusBar(id="status")
         yield FittingFooter()
 
@@ -363,6 +370,23 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         self.loading_notice.set_classes("notice-error")
 
     # running the agent ---------------------------------------------------------------------
+    def _write_to_terminal(self, text: str) -> None:
+        """An escape for the terminal, in order with the frames (Textual's own ``bell`` and
+        ``copy_to_clipboard`` write through the driver the same way; there is no public call)."""
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(text)
+
+    def call_attention(self, title: str, text: str) -> None:
+        """Ring and notify if ``[ui] notify`` wants it now (the window's focus as the terminal reports it)."""
+        self.attention.ring(self.app_focus, title, text)
+
+    def repository_files(self) -> list[str]:
+        """The repository's files for ``@`` completion, walked once per session (``ui/slash.py``)."""
+        if self._files is None:
+            self._files = repository_files(self.config.repo)
+        return self._files
+
     async def on_task_submitted(self, message: TaskSubmitted) -> None:
         text = message.text
         attempts = parse(text) if text else None  # /attempts N TASK (ui/attempts_run.py)
@@ -389,6 +413,9 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
 
     def _start_run(self, text: str, *, handoff: bool = False) -> None:
         """Start the run the run state started (``Start``)."""
+        if self.fresh_conversation and self.core.started:  # /clear: a fresh Leaf conversation, same session
+            handoff = True
+        self.fresh_conversation = False
         drawn = None
         if not handoff:  # the loop starts once the screen shows the person's message (or after FIRST_FRAME_S)
             drawn = threading.Event()
@@ -406,6 +433,11 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         assert self.approver is not None, "a run starts once the session is wired"
         self.core.start(self.approver, UiSink(self.post_message, stepped=self.flat_out.note))  # the core logs the decisions
         self._sink = self.core.sink if isinstance(self.core.sink, UiSink) else None
+        if "@" in text:  # @path mentions: the files' text attached (session/mentions.py)
+            mentioned = self.core.attach(text)
+            if mentioned.attached or mentioned.refused:
+                self.call_from_thread(self.chat.add_notice, attachments_notice(mentioned), "warning" if mentioned.refused else "info")
+            text = mentioned.text
         if handoff:
             self.core.hand_off(text)
         else:
@@ -427,6 +459,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         if isinstance(action, ShowError):
             await self.chat.end_turn()  # what the model wrote stays above the notice, its reasoning folded
             self.chat.add_notice(f"The run stopped with an internal error: {event.worker.error!r}", "error")
+            self.call_attention("frogtui failed", f"{self.config.repo.name}: the run stopped with an internal error")
         elif isinstance(action, SendNext):
             self.call_later(self._send_queued, after_interrupt=action.after_interrupt)
         else:  # the message not sent given back; the hand-off drafted (the queue waits until the person has answered)
@@ -517,6 +550,9 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         from frogtui.ui.event_view import show_run_end
 
         self.move(self.run_state.run_ended(event.exit_reason))
+        done = event.exit_reason == "agent"
+        self.call_attention("frogtui finished" if done else "frogtui stopped",
+                            f"{self.config.repo.name}: " + ("the run ended" if done else f"the run ended: {event.exit_reason}"))
         self.frames.hold_for_the_worker()  # one frame shows the end and "ready" (on_worker_state_changed)
         show_run_end(self.chat, event)
         session_view.save_trace(self.session, self.trace)
@@ -532,6 +568,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         self.trace.update(message.request.call, status="asking")
         self.chat.refresh_call(self.trace.entries[message.request.call.id])
         self.move(self.run_state.asked(True))
+        self.call_attention("frogtui waits for you", f"May it run {message.request.call.name}? ({self.config.repo.name})")
         self.frames.release()  # the question shows at once
         from frogtui.ui.approval_screen import ApprovalScreen  # with its diff viewer, at the first question
 

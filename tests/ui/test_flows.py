@@ -273,7 +273,7 @@ async def test_approval_mode_none_denies_every_change_and_asks_nothing(py_repo: 
     )
     app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", rules_file=rules), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f2", "f2")
+        await pilot.press("f2", "f2", "f2")  # policy → edits → all → none
         assert app.status.approval_mode == "none"
         await submit(pilot, "fix add")
         await wait_for(pilot, lambda: run_over(app) or isinstance(app.screen, ApprovalScreen), what="the run")
