@@ -194,6 +194,7 @@ class SessionCore:
         settings = engine.rules.sandbox
         if self.hide:
             settings = dataclasses.replace(settings, hide=(*settings.hide, *self.hide))
+            engine.base_rules = dataclasses.replace(engine.base_rules, sandbox=settings)  # Read's view hides them too
         sandbox = make_sandbox(workspace, settings, project=self.trust_as)
         if sandbox.wrap is not None:
             engine.shown = sandbox.wrap.shown  # Read and Glob see what Bash sees: one mount list
