@@ -28,10 +28,10 @@ pytestmark = pytest.mark.skipif(BWRAP is None or probe_bwrap(BWRAP) is not None,
 
 PROBE = """
 import os, socket, sys, time
+deadline = time.monotonic() + 5
+while not os.path.exists(sys.argv[-1]) and time.monotonic() < deadline:  # the last is made outside after the command started
+    time.sleep(0.02)
 for path in sys.argv[1:]:
-    deadline = time.monotonic() + 5
-    while not os.path.exists(path) and time.monotonic() < deadline:  # one made outside after the command started
-        time.sleep(0.02)
     try:
         s = socket.socket(socket.AF_UNIX)
         s.connect(path)
