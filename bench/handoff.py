@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from frogtui.agent.handoff import draft_handoff  # noqa: E402
+from frogtui.agent.saved import Conversation  # noqa: E402
 
 
 def transcript(tokens: int) -> tuple[list[dict], str]:
@@ -47,7 +48,7 @@ def main() -> None:
     drafts, dumps = [], []
     for _ in range(args.runs):
         started = time.perf_counter()
-        text = draft_handoff(messages, patch=patch)
+        text = draft_handoff(Conversation.read({"messages": messages}), patch=patch)  # read as a saved one, then drafted
         drafts.append(time.perf_counter() - started)
         started = time.perf_counter()
         json.dumps(messages)

@@ -17,6 +17,8 @@ SUBCOMMAND_HELP = {
     "demo": "frogtui demo",
     # eval (docs/EVAL.md)
     "eval": "frogtui eval TASKS (a task set in SWE-bench's format) · frogtui eval mine [REPO]",
+    # saved sessions (docs/HEADLESS.md)
+    "sessions": "frogtui sessions [--repo DIR] [--json] (the saved sessions, newest first)",
 }
 """How ``frogtui --help`` names each subcommand (every one of ``cli.SUBCOMMANDS``)."""
 

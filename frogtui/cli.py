@@ -14,6 +14,8 @@ SUBCOMMANDS = {
     "acp": "frogtui.acp.cli:main",
     # eval (docs/EVAL.md)
     "eval": "frogtui.eval.cli:main",
+    # saved sessions (docs/HEADLESS.md)
+    "sessions": "frogtui.session.listing:main",
 }
 """Each subcommand's ``module:main`` (its parser, a ``frogtui.arguments.Parser``, lives there); how
 ``frogtui --help`` names them: ``arguments.SUBCOMMAND_HELP``."""

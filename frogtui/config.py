@@ -48,6 +48,11 @@ def cache_dir() -> Path:
     return platformdirs.user_cache_path(APP_NAME)
 
 
+def config_file() -> Path:
+    """The ``config.toml`` read at start: ``$FROGTUI_CONFIG``, else the one in ``config_dir()``."""
+    return Path(os.environ.get("FROGTUI_CONFIG", config_dir() / "config.toml"))
+
+
 def sessions_dir() -> Path:
     return state_dir() / "sessions"
 
@@ -223,7 +228,7 @@ def load_config(path: Path | None = None, **overrides: Any) -> Config:
     Raises:
         ConfigError: the file is not valid TOML or names an unknown key.
     """
-    path = path or Path(os.environ.get("FROGTUI_CONFIG", config_dir() / "config.toml"))
+    path = path or config_file()
     data: dict[str, Any] = {}
     if path.is_file():
         try:

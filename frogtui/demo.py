@@ -9,6 +9,7 @@ touched.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from frogtui.arguments import Parser
-from frogtui.programs import which
+from frogtui.programs import at_start, which
 from frogtui.tools.specs import BASH, EDIT, GLOB, READ
 
 FILES = {
@@ -94,9 +95,12 @@ def make_demo(folder: Path) -> Path:
     for name, text in FILES.items():
         (repo / name).write_text(text, encoding="utf-8")
     identity = ["-c", "user.name=frogtui demo", "-c", "user.email=demo@frogtui.invalid"]
-    executable = which("git", repo) or "git"
+    executable = which("git", repo)
+    if executable is None:
+        raise OSError("git was not found on PATH outside a repository")
+    env = {**os.environ, "PATH": at_start().path}
     for args in (["init", "-q"], ["add", "."], [*identity, "commit", "-q", "-m", "stats: mean and median"]):
-        subprocess.run([executable, *args], cwd=repo, check=True, capture_output=True)
+        subprocess.run([executable, *args], cwd=repo, check=True, capture_output=True, env=env)
     replay = folder / "demo-session.jsonl"
     replay.write_text("".join(json.dumps({"content": t}) + "\n" for t in TURNS), encoding="utf-8")
     return replay

@@ -126,6 +126,9 @@ def _rules_lines(repo: Path, rules_file: Path | None) -> tuple[list[tuple[str, s
         try:
             found = read_rule_file(path, required=required)
         except FrogtuiError as err:
+            if path.name == PROJECT_FILE:  # a run ignores it, saying so: a project file can only tighten
+                lines.append(("warn", f"{label}: {err}; ignored (a project file can only tighten your rules)"))
+                continue
             lines.append(("fail", f"{label}: {err}"))
             failed = True
             continue
@@ -137,7 +140,7 @@ def _rules_lines(repo: Path, rules_file: Path | None) -> tuple[list[tuple[str, s
     except FrogtuiError as err:  # each file reads, but not together (or the trusted projects' list)
         lines.append(("fail", f"rules: {err}"))
         return lines, None
-    lines.extend(("warn", f"rules: {note}") for note in rules.notes)
+    lines.extend(("warn", f"rules: {note}") for note in rules.notes if not note.startswith(f"ignored {PROJECT_FILE}: "))
     return lines, rules
 
 
@@ -164,6 +167,7 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
             sandbox = make_sandbox(Workspace(folder, tmp_dir=tmp), rules.sandbox)
         except FrogtuiError as err:
             return [f"bubblewrap: {found}", f"sandbox: unknown ({err})"]
+        proposals = _proposals_line(sandbox, rules, folder)
     lines = [f"bubblewrap: {found}", f"sandbox: {sandbox.describe()}{unread}", *_sandbox_home_lines(sandbox)]
     _, no_backstop = backstopped(rules, sandbox)
     if sandbox.warning:
@@ -173,7 +177,16 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
         lines.append(f"sandbox: WARNING {no_backstop}")
     elif rules.read_only:
         lines.append("read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network")
-    return lines
+    return [*lines, proposals]
+
+
+def _proposals_line(sandbox: Sandbox, rules: RuleSet, folder: Path) -> str:
+    """Whether a command the rules would ask about runs first as a proposal here, or why not."""
+    from frogtui.approval.sandbox import OFF_SETTING, make_view, proposals_line
+
+    if not rules.proposals:
+        return OFF_SETTING
+    return proposals_line(*make_view(sandbox.wrap, folder))
 
 
 def _server_line(spec: str, config: Config) -> tuple[str, bool]:
@@ -262,6 +275,10 @@ def report(repo: Path, out: TextIO, model_spec: str | None = None) -> int:
         return 1
     llama = _llama_line()
     line("warn" if "not installed" in llama else "ok", llama)
+    from frogtui.models.confinement import runner_argv
+
+    confined = runner_argv()  # the model's process parses a file nobody vetted: in a sandbox of its own
+    line("ok" if confined.sandboxed else "warn", confined.describe())
     line("ok", _threads_line(config.llama))
     model_line, model_ok = _model_line(config.model_spec, config)
     line("ok" if model_ok else "fail", model_line)

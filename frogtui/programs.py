@@ -1,4 +1,5 @@
-"""frogtui's own programs (git, bwrap): absolute paths from a ``PATH`` the repository has no part in.
+"""frogtui's own programs (git, bwrap, its own Python): absolute paths from a ``PATH`` the repository has
+no part in, and the one table of every process frogtui starts outside the sandbox (``STARTS``).
 
 What frogtui runs outside the sandbox must never be something a sandboxed command could have
 written. An activated in-repo virtualenv (``PATH=$repo/.venv/bin:...``), ``node_modules/.bin`` or a
@@ -17,12 +18,22 @@ write there: a ``.venv/bin/git`` would then run, unsandboxed, at the next checkp
 A program is the first executable file of that name on the clean ``PATH`` whose real path is also
 outside those folders; frogtui runs it by that absolute path, with the clean ``PATH`` in its
 environment (so what git itself runs, a filter or a credential helper, is found there too).
+
+frogtui's own Python (the model's process, the Landlock launcher) starts isolated (``python_argv``:
+``-I``, so neither the working folder nor ``PYTHON*`` variables nor the user's site reach its
+import path), in a working folder outside every repository (``PYTHON_CWD``), with a minimal
+environment (``python_environ``). The interpreter and the folders it imports from are frogtui's
+installation (``installation``): where one lies inside a folder the sandbox may write (frogtui
+installed in the project's own ``.venv``), the sandbox shows it read-only and the floor denies
+writing it (``approval.sandbox.trusted``, ``approval.facts``).
 """
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable
+import sys
+import sysconfig
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 
@@ -109,3 +120,139 @@ def at_start() -> Programs:
 def which(name: str, *trees: str | os.PathLike[str]) -> str | None:
     """``at_start().for_trees(*trees).which(name)``."""
     return at_start().for_trees(*trees).which(name)
+
+
+# frogtui's own Python ------------------------------------------------------------------------
+PYTHON_CWD = "/"
+"""The working folder of every Python frogtui starts: outside every repository (``-I`` keeps it
+off the import path anyway; this keeps relative paths from meaning the repository)."""
+PYTHON_ENV_NAMES = ("LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TERM", "SYSTEMROOT")
+"""Variables a Python frogtui starts keeps (with ``PATH``, the clean one); none holds a secret."""
+PYTHON_ENV_PREFIXES = ("GGML_", "LLAMA_", "CUDA_", "NVIDIA_", "HIP_", "ROCR_", "HSA_", "OMP_", "GOMP_", "KMP_", "MKL_",
+                       "OPENBLAS_", "VK_", "MTL_", "METAL_", "FROGTUI_RUNNER_")
+"""Prefixes of the variables the model's process keeps: llama.cpp's, its GPU runtimes' and thread
+pools' settings, and ``models/runner.py``'s fault switches for tests."""
+
+
+def python_argv(*args: str) -> list[str]:
+    """frogtui's own interpreter, isolated (``-I``: no working folder, ``PYTHONPATH``, or user site on
+    the import path, no ``PYTHON*`` variable read), then ``args``."""
+    return [sys.executable, "-I", *args]
+
+
+def python_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """The minimal environment of a Python frogtui starts: the clean ``PATH``, the locale, and the
+    model runtime's own settings (``PYTHON_ENV_PREFIXES``); no token, no credential, no ``HOME``
+    (``LD_LIBRARY_PATH`` keeps only entries outside every repository, as ``PATH`` does)."""
+    env = {name: environ[name] for name in PYTHON_ENV_NAMES if name in environ}
+    env.update({name: value for name, value in environ.items() if name.startswith(PYTHON_ENV_PREFIXES)})
+    env.update({name: value for name, value in environ.items() if name.startswith("LC_")})
+    env["PATH"] = at_start().path
+    libraries = clean_entries(environ.get("LD_LIBRARY_PATH", ""), at_start().trees)
+    if libraries:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(libraries)
+    return env
+
+
+def import_folders() -> tuple[str, ...]:
+    """The folders frogtui's own Python imports from, as real paths: the standard library,
+    site-packages, what ``.pth`` files add, and the folder holding the ``frogtui`` package (an
+    editable install's source). Not the working folder (``python -m`` puts it first: the
+    ``frogtui`` command does not) and not ``PYTHONPATH``, which no Python frogtui starts reads."""
+    return _import_folders(tuple(sys.path), os.getcwd(), os.environ.get("PYTHONPATH", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _import_folders(path: tuple[str, ...], cwd: str, pythonpath: str) -> tuple[str, ...]:
+    skipped = {os.path.realpath(p) for p in pythonpath.split(os.pathsep) if p}
+    skipped.add(os.path.realpath(cwd))
+    paths = [value for key in ("stdlib", "platstdlib", "purelib", "platlib") if (value := sysconfig.get_path(key))]
+    paths += [p for p in path if p and os.path.isabs(p)]
+    paths.append(os.path.dirname(os.path.abspath(__file__)))
+    found = (os.path.realpath(p) for p in paths if os.path.isdir(p))
+    return tuple(p for p in dict.fromkeys(found) if p not in skipped)
+
+
+def installation() -> tuple[str, ...]:
+    """frogtui's own installation, as real paths: the interpreter (as started and as it really
+    is), its prefixes (a virtualenv and the Python it was made from) and ``import_folders``."""
+    executable = os.path.abspath(sys.executable)
+    paths = [executable, os.path.realpath(executable), os.path.dirname(executable)]
+    paths += [sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix]
+    found = (os.path.realpath(p) for p in paths if p and os.path.isabs(p) and os.path.exists(p))
+    return tuple(dict.fromkeys([*found, *import_folders()]))
+
+
+def installation_inside(folders: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
+    """The parts of ``installation()`` inside ``folders`` (real paths): what the sandbox, which
+    may write ``folders``, must show read-only, and the floor must never let a tool write."""
+    real = [os.path.realpath(f) for f in folders]
+    return tuple(p for p in installation() if _inside(p, real))
+
+
+def import_folders_holding(folders: Iterable[str | os.PathLike[str]]) -> tuple[str, ...]:
+    """The folders frogtui's Python imports from that are one of ``folders`` or hold one: a folder
+    the sandbox may write would be on frogtui's own import path (a planted module there runs
+    outside the sandbox), and it cannot be read-only and writable at once."""
+    real = [os.path.realpath(f) for f in folders]
+    return tuple(p for p in import_folders() if any(_inside(f, [p]) for f in real))
+
+
+# the table ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProcessStart:
+    """One place frogtui starts a process outside the sandbox (``tests/test_process_table.py``
+    finds every such place in the code with ``ast`` and checks it is here, and the reverse).
+
+    Attributes:
+        site: ``module:function`` where the process starts.
+        program: what runs.
+        found: how its absolute path is found (never a name looked up on an unclean ``PATH``).
+        runs: where it runs and with what environment.
+    """
+
+    site: str
+    program: str
+    found: str
+    runs: str
+
+
+STARTS: tuple[ProcessStart, ...] = (
+    ProcessStart("frogtui.models.local:RunnerProcess.__init__", "the model's process (models/runner.py)",
+                 "python_argv: frogtui's interpreter, -I, the frogtui package loaded from its own folder alone",
+                 "under bwrap (models/confinement.py: no network, home and /tmp hidden, the model file and frogtui's "
+                 "installation read-only, the sessions folder writable for the saved state); without bwrap said at load "
+                 "and by doctor; working folder /, python_environ"),
+    ProcessStart("frogtui.models.confinement:_probe", "bwrap (can it sandbox the model's process here?)", "which('bwrap')",
+                 "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
+    ProcessStart("frogtui.tools.bash:run_bash", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
+                 "the sandbox's argv: which('bwrap'), and with the network on the Landlock launcher (python_argv, -I -S) "
+                 "before it; a proposal (approval/sandbox/overlay.py) puts which('unshare') and /bin/sh, which mounts the "
+                 "copy-on-write view, before bwrap; `bash` itself by which('bash') (tools/bash.py shell_argv)",
+                 "inside the sandbox; without one, on the host (the person was told at start, and asked under policy)"),
+    ProcessStart("frogtui.approval.sandbox.bwrap:_run_probe", "bwrap (and the Landlock launcher) probes", "which('bwrap'), python_argv",
+                 "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
+    ProcessStart("frogtui.approval.sandbox.overlay:probe", "unshare + mount (can a proposal's copy-on-write view be mounted here?)",
+                 "which('unshare'), which('mount'), /bin/sh", "in a throwaway user and mount namespace on a temp folder of its own; "
+                 "working folder /, the clean PATH only"),
+    ProcessStart("frogtui.approval.sandbox.gitconfig:global_entries", "git config --global --list (the copy the sandbox sees)",
+                 "which('git', repository)", "the person's environment with the clean PATH, in the repository (includeIf)"),
+    ProcessStart("frogtui.vcs.intree_config:InTreeConfig._targets", "git config --file .git/config (include paths)", "pinned_git",
+                 "the hardened environment of frogtui's git (vcs/gitguard.py)"),
+    ProcessStart("frogtui.vcs.intree_config:InTreeConfig._command_keys", "git config --file (an in-tree included file)",
+                 "pinned_git", "the hardened environment of frogtui's git (vcs/gitguard.py)"),
+    ProcessStart("frogtui.vcs.gitguard:GuardedGit.execute", "git, every command of GitPython's",
+                 "pinned_git per repository; GIT_PYTHON_GIT_EXECUTABLE pinned when git is imported (vcs/__init__.py)",
+                 "GIT_DIR and the work tree pinned, hooks, filters, fsmonitor and in-tree command keys off, the clean PATH"),
+    ProcessStart("frogtui.doctor:_git_identity", "git config --get user.name / user.email", "which('git')",
+                 "the person's environment with the clean PATH"),
+    ProcessStart("frogtui.demo:make_demo", "git init/add/commit in the demo's new folder", "which('git', the demo repository)",
+                 "the person's environment with the clean PATH"),
+    ProcessStart("frogtui.eval.examples:_run_git", "git init/add/commit/rev-parse/diff in the example task set's new folders",
+                 "which('git', the example repository)", "the person's environment with the clean PATH"),
+    ProcessStart("frogtui.ui.links:open_link", "xdg-open (open on macOS) for an http(s) link the person clicked",
+                 "which('xdg-open')", "the person's environment with the clean PATH, a session of its own"),
+)
+"""Every process frogtui starts outside the sandbox: each program by an absolute path outside the
+folders the sandbox writes, its own Python isolated (``python_argv``). docs/APPROVALS.md, "The trust
+boundary"."""

@@ -145,6 +145,10 @@ class ApprovalRequest:
     """Set when the call repeats (``agent.repeats``): why, in words for the person and the model
     (``this exact call ran twice already in a row, with the same result``). A repeat is asked about
     even when a rule allows the call (``approval.modes.apply_mode``)."""
+    proposable: bool = False
+    """The command can run as a proposal (``tools.proposals``): on a copy-on-write view, its
+    effects judged before any lands. The gate then answers what it would ask about with
+    ``Approval.proposal`` instead of asking about the command's text."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,13 @@ class Approval:
     read_only: bool = False
     """The policy proved this Bash command can only read files and print (``Decision.read_only``,
     copied by ``approval.apply_mode``): no checkpoint is taken before it (never for edited arguments)."""
+    proposal: bool = False
+    """Run the command as a proposal: what it does is judged before it lands (``Approver.judge_proposal``)."""
+    accepted: tuple[str, ...] | None = None
+    """For a proposal's effects: the paths of those to land (a partial acceptance); None: all."""
+    run_for_real: bool = False
+    """For a proposal: the person chose to run the command for real instead (directly, checkpointed,
+    with the network as configured); none of the proposal's effects lands."""
 
     @property
     def allowed(self) -> bool:

@@ -128,12 +128,55 @@ def test_identical_patches_are_grouped_and_pick_best_needs_a_pass(py_repo: Path,
     assert git(py_repo, "status", "--porcelain") == ""
 
 
-def test_a_check_is_proposed_from_the_repository(py_repo: Path, tmp_path: Path) -> None:
+@needs_bwrap
+def test_a_check_is_proposed_from_the_repository_and_a_rule_of_the_persons_runs_it(py_repo: Path, tmp_path: Path) -> None:
+    rules = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "rules.toml"
+    rules.parent.mkdir(parents=True, exist_ok=True)
+    rules.write_text('[[rules]]\ntool = "Bash"\nmatch = "python -m pytest *"\ndecision = "allow"\n')
     replay = write_replay(tmp_path / "r.jsonl", fix_turns("a + b", "a + b"))
     proc = frogtui("run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", "all", "--attempts", "1")
     assert proc.returncode == 0, proc.stderr
     assert "no --check given; proposed from the repository: python -m pytest -q" in proc.stderr
     assert "[attempt 1] check passed" in proc.stderr
+
+
+CONFTEST = "import pathlib\npathlib.Path({marker!r}).write_text('conftest.py ran')\n"
+
+
+@pytest.mark.parametrize(("sandbox", "mode"), [("none", "policy"), ("bwrap", "all")])
+def test_a_proposed_check_nobody_approved_never_runs_headless(py_repo: Path, tmp_path: Path, sandbox: str, mode: str) -> None:
+    """Without bwrap the repository's conftest.py ran on the host under --approve policy, where the
+    same command from the model is denied: a proposed check is a question, and headless nobody answers."""
+    marker = tmp_path / "conftest-ran"
+    (py_repo / "conftest.py").write_text(CONFTEST.format(marker=str(marker)))
+    git(py_repo, "add", "conftest.py")
+    git(py_repo, "commit", "-q", "-m", "conftest")
+    rules = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "rules.toml"
+    rules.parent.mkdir(parents=True, exist_ok=True)
+    rules.write_text(f'[sandbox]\nbash = "{sandbox}"\n')
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", answer="done")])
+    proc = frogtui("run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}", "--approve", mode, "--attempts", "1")
+    assert "proposed from the repository: python -m pytest -q" in proc.stderr
+    assert "the proposed check is not run: no rule of yours allows it" in proc.stderr, proc.stderr
+    assert 'give it with --check "python -m pytest -q" to run it' in proc.stderr
+    assert "check passed" not in proc.stderr and "check failed" not in proc.stderr
+    assert not marker.exists()
+    _, record = parent_record()
+    assert record["check"] == "" and record["check_refused"] == "python -m pytest -q"
+
+
+def test_a_rule_allows_a_proposed_check_only_inside_the_sandbox(py_repo: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "conftest-ran"
+    (py_repo / "conftest.py").write_text(CONFTEST.format(marker=str(marker)))
+    git(py_repo, "add", "conftest.py")
+    git(py_repo, "commit", "-q", "-m", "conftest")
+    rules = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "rules.toml"
+    rules.parent.mkdir(parents=True, exist_ok=True)
+    rules.write_text('[sandbox]\nbash = "none"\n[[rules]]\ntool = "Bash"\nmatch = "python -m pytest *"\ndecision = "allow"\n')
+    replay = write_replay(tmp_path / "r.jsonl", [turn("", answer="done")])
+    proc = frogtui("run", "fix add", "--repo", str(py_repo), "--model", f"replay:{replay}", "--attempts", "1")
+    assert "the proposed check is not run: Bash runs without a sandbox here" in proc.stderr, proc.stderr
+    assert not marker.exists()
 
 
 @pytest.mark.parametrize(("flags", "message"), [

@@ -29,7 +29,9 @@ def test_doctor_lists_what_the_sandbox_confines(py_repo: Path) -> None:
                   "allowlisted environment", "network off", "home folder hidden"):
         assert piece in lines[1], piece
     assert lines[2].startswith("sandbox home: hidden: ~"), lines
-    assert lines[3:] == ["read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network"]
+    assert lines[3] == "read-only default: on; the commands it allows run with everything read-only, an empty temp folder, no network"
+    assert lines[4].startswith("proposals: "), lines  # on, or off and why (tests/approval/test_proposals.py)
+    assert lines[5:] == []
 
 
 def test_doctor_warns_when_the_sandbox_is_off(py_repo: Path) -> None:
@@ -55,6 +57,24 @@ def test_doctor_marks_the_failing_line_and_takes_model(py_repo: Path, tmp_path: 
     assert f"✓ model: replay:{replay} (found)" in out and "✗" not in out and out.splitlines()[-1] == "ready: frogtui can run here"
 
 
+@pytest.mark.parametrize("text,says", [('[sandbox]\nnetwrok = true\n', "netwrok"), ("not = [valid toml", "TOML")])
+def test_a_project_rules_file_that_is_not_valid_is_ignored_by_a_run_and_doctor_warns(
+    py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, says: str
+) -> None:
+    """Anything in the repository may have written ``.frogtui.toml`` (the model did): one that is
+    not valid never stops a run; doctor marks it ! and says it is ignored."""
+    (py_repo / ".frogtui.toml").write_text(text)
+    replay = write_replay(tmp_path / "ok.jsonl", [turn("", answer="hi")])
+    from frogtui.headless import main as run_main
+
+    assert run_main(["t", "--repo", str(py_repo), "--model", f"replay:{replay}"]) == 0
+    capsys.readouterr()
+    code, lines = _doctor(["--repo", str(py_repo), "--model", f"replay:{replay}"], capsys)
+    assert not [line for line in lines if line.startswith("✗ ")], lines
+    (warned,) = [line for line in lines if line.startswith("! repository rules: ")]
+    assert says in warned and "ignored" in warned, lines
+
+
 def _doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
     code = doctor.main(argv)
     return code, capsys.readouterr().out.splitlines()
@@ -63,8 +83,6 @@ def _doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, l
 @pytest.mark.parametrize("where,text,says", [
     ("user", '[[rules]]\ntool = "Bash"\nmatch = "ls *"\ndecision = "maybe"\n', "maybe"),
     ("user", '[sandbox]\nbash = "bwrap"\nnetwrok = true\n', "netwrok"),
-    ("repository", '[sandbox]\nnetwrok = true\n', "netwrok"),
-    ("repository", "not = [valid toml", "TOML"),
 ])
 def test_doctor_marks_a_rules_file_that_stops_a_run(
     py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, text: str, says: str
@@ -175,3 +193,17 @@ def test_a_servers_error_text_reaches_the_terminal_without_control_characters(
     assert code == 1
     assert any(line.startswith("✗ model: ") and "answered HTTP 500: no ]52;c;cHduZWQ= models 2J here" in line for line in lines), lines
     assert not any(ch in "\n".join(lines) for ch in "\x1b\x07\x9b"), lines
+
+
+def test_doctor_says_how_the_models_process_is_confined(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from frogtui.models.confinement import Confinement, runner_argv
+
+    replay = write_replay(tmp_path / "ok.jsonl", [turn("", answer="hi")])
+    _, lines = _doctor(["--repo", str(py_repo), "--model", f"replay:{replay}"], capsys)
+    (said,) = [line for line in lines if "model process:" in line]
+    if runner_argv().sandboxed:
+        assert said == "✓ model process: under bubblewrap (no network, home folder hidden, the model file read-only)"
+    else:
+        assert said.startswith("! model process: not sandboxed")
+    unconfined = Confinement(["python"], False, "not sandboxed: bubblewrap (bwrap) is not installed (on PATH outside a repository)")
+    assert unconfined.describe() == "model process: not sandboxed: bubblewrap (bwrap) is not installed (on PATH outside a repository)"

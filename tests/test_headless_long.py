@@ -59,10 +59,10 @@ def test_handoff_continues_in_a_fresh_conversation_to_a_final_answer(
     assert "+    return a + b" in trajectory["output_patch"] and "+add() adds" in trajectory["output_patch"]
     session = Session.latest(py_repo)
     chain = session.load_chain()
-    assert [c["run"] for c in chain] == [1, 2]
-    assert chain[0]["next_trajectory"] == "trajectory-2.json" and chain[1]["previous_trajectory"] == "trajectory.json"
-    assert chain[0]["exit_reason"] == "max_context_len" and "hand-off margin" in chain[0]["error"]
-    assert chain[1]["session_tokens"] > chain[1]["context_tokens"]
+    assert [c.run for c in chain] == [1, 2]
+    assert chain[0].next == "trajectory-2.json" and chain[1].previous == "trajectory.json"
+    assert chain[0].exit_reason == "max_context_len" and "hand-off margin" in (chain[0].error or "")
+    assert chain[1].session_tokens > chain[1].context_tokens
     # the session's replay holds every turn of both conversations, in order
     replayed = [json.loads(line)["content"] for line in session.replay_path.read_text().splitlines()]
     assert replayed == LONG_TURNS

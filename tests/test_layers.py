@@ -9,7 +9,7 @@ needs nothing imported. The layers, bottom to top (docs/ARCHITECTURE.md):
     tools, models, vcs
     agent, approval
     session (the composition root)
-    headless, attempts, acp, ui, doctor, demo, run_progress, run_trace, eval (the front ends)
+    headless, attempts, acp, ui, doctor, demo, run_progress, run_trace, run_output, eval (the front ends)
     cli, __main__
 
 An import may point down, or sideways within a layer; ``agent`` and ``approval`` have a narrower
@@ -30,7 +30,7 @@ LAYERS: list[set[str]] = [
     {"tools", "models", "vcs"},
     {"agent", "approval"},
     {"session"},
-    {"headless", "attempts", "acp", "ui", "doctor", "demo", "run_progress", "run_trace", "eval"},
+    {"headless", "attempts", "acp", "ui", "doctor", "demo", "run_progress", "run_trace", "run_output", "eval"},
     {"cli", "__main__"},
 ]
 

@@ -10,11 +10,11 @@ import threading
 from acp import schema
 
 from frogtui.acp.sink import AcpSink
-from frogtui.acp.updates import diff_content
+from frogtui.acp.updates import diff_content, proposal_content
 from frogtui.approval import PersonAnswer, Question
 from frogtui.protocol import ApprovalRequest
 
-ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
+ALLOW_ONCE, ALLOW_ALWAYS, REJECT, RUN_FOR_REAL = "allow_once", "allow_always", "reject_once", "run_for_real"
 OPTION_NAME_MAX = 120
 """The longest "Always allow" option name (editors draw it as a button); longer rules are listed
 in the request's text instead."""
@@ -48,10 +48,14 @@ class PermissionAsk:
         listed = len(always) > OPTION_NAME_MAX  # an editor's button: the rules go into the request instead
         if listed:
             always = f"Always allow for this session: the {len(rules)} rules listed in the request"
-        options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
+        landing = question.proposal is not None
+        options = [schema.PermissionOption(option_id=ALLOW_ONCE, name="Apply its changes" if landing else "Allow once", kind="allow_once")]
         if rule:
             options.append(schema.PermissionOption(option_id=ALLOW_ALWAYS, name=always, kind="allow_always"))
-        options.append(schema.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
+        options.append(schema.PermissionOption(option_id=REJECT, name="Reject its changes" if landing else "Reject", kind="reject_once"))
+        if landing:
+            options.append(schema.PermissionOption(option_id=RUN_FOR_REAL, name="Run it for real instead (network as configured)",
+                                                   kind="allow_once"))
         why = f"frogtui asks because of `{question.decision.rule}`: {question.decision.reason}"
         if request.repeat:
             why = f"frogtui asks because {request.repeat}"
@@ -60,6 +64,9 @@ class PermissionAsk:
         if rule and listed:
             why += "\n\nAlways allow for this session stores:\n" + "\n".join(f"- `{text}`" for text in rules)
         view = self.sink.view(request.call)
+        if question.proposal is not None:  # what the command did, as diffs: the question is whether it lands
+            view.diff, view.diff_complete = proposal_content(question.proposal, question.judged)
+            why = f"frogtui asks whether the command's effects land: {question.decision.rule}"
         problem = view.unshowable(why)
         if problem:  # the person would allow what they cannot see: never asked
             return PersonAnswer("deny", problem, by="display")
@@ -74,4 +81,6 @@ class PermissionAsk:
             return PersonAnswer("always")
         if outcome.option_id == REJECT:
             return PersonAnswer("deny")
+        if outcome.option_id == RUN_FOR_REAL and landing:
+            return PersonAnswer("run")
         return PersonAnswer("deny", f"the editor answered with an unknown option {outcome.option_id[:80]!r}")

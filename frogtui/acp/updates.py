@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from acp import schema
 from acp.helpers import text_block, tool_content, tool_diff_content
 
 from frogtui.acp.limits import DIFF_SIDE_BYTES, MAX_MESSAGE_BYTES, SHOWN_COMMAND_BYTES, TEXT_BYTES, cap_diff, cap_input, cap_text, json_size
+from frogtui.approval.answer import Judged
+from frogtui.approval.proposals import for_a_person
 from frogtui.protocol import Approval, Preview, ToolCall
 from frogtui.terminal_text import marked
-from frogtui.tools.specs import tool_spec
+from frogtui.tools.proposals import Proposal, effect_texts
+from frogtui.tools.specs import runs_commands, tool_spec
 
 STOP_REASONS: dict[str, schema.StopReason] = {
     "agent": "end_turn",
@@ -51,7 +55,7 @@ def tool_title(call: ToolCall) -> str:
     spec = tool_spec(call.name)
     if spec is None:
         return one_line(call.name or "tool call")
-    if spec.kind == "execute":
+    if runs_commands(spec):
         return one_line(marked(spec.subject(call.arguments) or spec.name))
     return one_line(spec.summary(call.arguments))
 
@@ -87,6 +91,30 @@ def diff_content(preview: Preview) -> tuple[list[Content], bool]:
     if capped.note:
         items.append(text_content(capped.note))
     return items, capped.complete
+
+
+def proposal_content(proposal: Proposal, judged: Sequence[Judged]) -> tuple[list[Content], bool]:
+    """A proposal's effects as ACP content: a diff per text file the command added, changed or
+    deleted (a deletion: the old text against nothing), one line for each other effect (a
+    folder with its files, a link, a mode, a binary), each with what the rules say of it; and
+    whether every changed line is in it."""
+    items: list[Content] = [text_content("The command ran as a proposal; nothing it did is in your files yet. Its effects:")]
+    complete = True
+    shown, groups, _unlisted = for_a_person(judged)
+    for one in shown:
+        effect = one.effect
+        items.append(text_content(f"- {marked(one.line())}"))  # a file name's invisible characters drawn as marks
+        sides = effect_texts(proposal, effect.path, effect.source) if effect.after is None or effect.after.kind == "file" else None
+        if sides is None or sides == (None, None) or effect.kind == "mode" or (effect.before is not None and effect.before.kind != "file"):
+            continue
+        before, after = sides
+        capped = cap_diff(before, after or "")
+        items.append(tool_diff_content(os.path.join(str(proposal.root), effect.path), capped.new_text, capped.old_text))
+        if capped.note:
+            items.append(text_content(capped.note))
+        complete = complete and capped.complete
+    items.extend(text_content(f"- {marked(line)}") for line in groups)
+    return items, complete
 
 
 def decision_note(approval: Approval) -> str:
@@ -128,7 +156,7 @@ class ToolCallView:
     def command(self) -> str | None:
         """The command of a call that runs one (None for other calls)."""
         spec = tool_spec(self.call.name)
-        return spec.subject(self.call.arguments) if spec is not None and spec.kind == "execute" else None
+        return spec.subject(self.call.arguments) if runs_commands(spec) else None
 
     def content(self) -> list[Content]:
         """What the editor shows of the call: for Bash the command itself whenever the title does

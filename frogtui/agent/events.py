@@ -149,6 +149,8 @@ class RunEnded:
     error: str | None = None
     n_steps: int = 0
     trajectory: dict[str, Any] = field(default_factory=dict, repr=False)
+    patch: str = field(default="", repr=False)
+    """The session's changes when the run ended (its git diff; '' outside git)."""
 
 
 @dataclass(frozen=True)

@@ -33,16 +33,13 @@ Drafting reads only data already in memory: no model, no git (the caller passes 
 """
 from __future__ import annotations
 
-import dataclasses
-import json
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from frogtui.agent.project_instructions import without_instructions
-from frogtui.tools.observations import Reading, classify, recorded_readings
-from frogtui.tools.specs import first_line, runs_commands, tool_spec
+from frogtui.agent.saved import Conversation
+from frogtui.tools.observations import Reading
+from frogtui.tools.specs import first_line, tool_spec
 
 MAX_CALLS = 40
 """Calls listed in the hand-off (the most recent ones)."""
@@ -83,44 +80,15 @@ def call_summary(tool: str, arguments: dict[str, Any]) -> str:
     return spec.summary(arguments)
 
 
-def observation_outcome(tool: str, observation: str) -> str:
-    """How a call ended, read from its observation (a transcript holds only the text):
-    ``ok``, ``exit N``, ``timeout``, ``interrupted``, ``denied``, ``error``, ``not run``."""
-    return said(classify(observation, command=runs_commands(tool)))
-
-
 def said(reading: Reading) -> str:
     """How a call ended, in the hand-off's words: ``ok``, ``exit 1``, ``not run``…"""
     return f"exit {reading.exit_code}" if reading.kind == "exit" else reading.kind.replace("_", " ")
 
 
-def calls_from_messages(messages: list[dict[str, Any]], observations: Sequence[Mapping[str, Any]] | None = None) -> list[CallOutcome]:
-    """Every tool call of a Leaf transcript with its outcome, in order: as ``observations`` (the
-    trajectory's records of the same calls, in order) say it ended, when they line up with the
-    transcript's calls one for one, tool by tool and each with its outcome; else read from the
-    observation's text (a session saved before outcomes were recorded)."""
-    texts = {m.get("tool_call_id"): str(m.get("content") or "") for m in messages if m.get("role") == "tool"}
-    outcomes: list[CallOutcome] = []
-    step = 0
-    for message in messages:
-        if message.get("role") != "assistant":
-            continue
-        step += 1
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            tool = str(function.get("name") or "?")
-            try:
-                arguments = json.loads(function.get("arguments") or "{}")
-            except (TypeError, ValueError):
-                arguments = {}
-            if not isinstance(arguments, dict):
-                arguments = {}
-            observation = texts.get(call.get("id"), "")
-            outcomes.append(CallOutcome(step, tool, call_summary(tool, arguments), observation_outcome(tool, observation)))
-    readings = recorded_readings(observations or (), [c.tool for c in outcomes])
-    if readings is not None:
-        outcomes = [dataclasses.replace(c, outcome=said(r)) for c, r in zip(outcomes, readings, strict=True)]
-    return outcomes
+def call_outcomes(conversation: Conversation) -> list[CallOutcome]:
+    """Every tool call of a conversation with how it ended (``agent.saved`` decides: as recorded,
+    else read from its text), in order."""
+    return [CallOutcome(c.turn, c.tool, call_summary(c.tool, c.arguments), said(c.ended)) for c in conversation.calls]
 
 
 def changed_files(patch: str) -> list[tuple[str, int, int]]:
@@ -142,19 +110,6 @@ def changed_files(patch: str) -> list[tuple[str, int, int]]:
     return files
 
 
-def _user_messages(messages: list[dict[str, Any]]) -> list[str]:
-    """What the person wrote (the project instructions given with the first message left out:
-    the next conversation gets them again)."""
-    return [without_instructions(str(m.get("content") or "")) for m in messages if m.get("role") == "user"]
-
-
-def _last_answer(messages: list[dict[str, Any]]) -> str:
-    for message in reversed(messages):
-        if message.get("role") == "assistant" and str(message.get("content") or "").strip():
-            return str(message["content"]).strip()
-    return ""
-
-
 ENDINGS = {
     "max_context_len": "its context filled up",
     "max_turns": "it reached the step limit",
@@ -166,24 +121,23 @@ ENDINGS = {
 
 
 def draft_handoff(
-    messages: list[dict[str, Any]],
+    conversation: Conversation,
     *,
     patch: str = "",
     ended: str = "max_context_len",
     task: str | None = None,
-    observations: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
-    """The hand-off for a Leaf transcript (``messages``: system, user, assistant, tool…).
+    """The hand-off for a conversation (``agent.saved.Conversation``: the one the loop holds,
+    ``Conversation.of``, or a saved one).
 
     Args:
-        messages: the earlier conversation, as the loop holds it.
-        observations: the trajectory's records of its calls, in order (how each ended, as data);
-            without them, or when they do not line up, each call's outcome is read from its text.
+        conversation: the earlier conversation; each call's outcome is as recorded (or, for a
+            session saved before outcomes were, read from its text).
         patch: the session's diff so far (``git diff`` of its changes), for the files changed.
         ended: why the earlier conversation ended (an exit reason, or ``requested``).
         task: the original task, when the transcript's first user message is itself a hand-off.
     """
-    users = _user_messages(messages)
+    users = conversation.user_messages()
     original = task if task is not None else (users[0] if users else "")
     parts = ["# Hand-off", f"This continues an earlier conversation on the same task, which ended: {ENDINGS.get(ended, ended)}.",
              "", "## Task", original.strip() or "(no task recorded)"]
@@ -193,12 +147,12 @@ def draft_handoff(
     files = changed_files(patch)
     parts += ["", "## Files changed so far"]
     parts += [f"- {path} (+{added} -{removed})" for path, added, removed in files] or ["- none"]
-    calls = calls_from_messages(messages, observations)
+    calls = call_outcomes(conversation)
     shown = calls[-MAX_CALLS:]
     heading = f"## Calls made (last {len(shown)} of {len(calls)})" if len(shown) < len(calls) else f"## Calls made ({len(calls)})"
     parts += ["", heading]
     parts += [f"- step {c.step}: {c.summary} -> {c.outcome}" for c in shown] or ["- none"]
-    last = _last_answer(messages)
+    last = conversation.last_answer()
     if last:
         cut = last if len(last) <= MAX_SUMMARY else last[:MAX_SUMMARY] + " …"
         parts += ["", "## Last message from the assistant", cut]

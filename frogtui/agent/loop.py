@@ -17,12 +17,14 @@ from frogtui.agent import events as ev
 from frogtui.agent.events import EventSink, ExitReason
 from frogtui.agent.outcomes import RunResult, Stop, denial_observation
 from frogtui.agent.repeats import RepeatTracker
+from frogtui.agent.saved import Conversation
 from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
-from frogtui.agent.trajectory import StepRecord, Trajectory, run_file
+from frogtui.agent.trajectory import Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
-from frogtui.protocol import ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
-from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, observations, tool_spec
+from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, landing, observations, tool_spec
+from frogtui.tools.specs import runs_commands
 
 MAX_STALE_RETRIES = 3
 
@@ -142,30 +144,21 @@ class Agent:
         """Stop generation or the running command as soon as possible (thread-safe)."""
         self.cancel.set()
 
-    def restore(self, saved: dict[str, Any]) -> None:
-        """Continue a saved conversation (``frogtui --resume``): take the transcript, steps and
-        counters of a trajectory written by ``Trajectory.as_dict``. Call before ``send``.
-
-        Raises:
-            ValueError: ``saved`` has no list of message objects.
-        """
-        messages = saved.get("messages")
-        if not isinstance(messages, list) or not all(isinstance(m, dict) and "role" in m for m in messages):
-            raise ValueError("the saved trajectory has no list of messages")
+    def restore(self, saved: Conversation) -> None:
+        """Continue a saved conversation (``frogtui --resume``; read by ``agent.saved``): take its
+        transcript, steps and counters. Call before ``send``."""
+        messages = list(saved.transcript)
         if not messages or messages[0].get("role") != "system":
             messages = [self.messages[0], *messages]
         self.messages[:] = messages
-        known = {f.name for f in dataclasses.fields(StepRecord)}
-        steps = [s for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
-        self.trajectory.steps = [StepRecord(**{k: v for k, v in s.items() if k in known}) for s in steps]
-        self.trajectory.trajectory_id = str(saved.get("trajectory_id") or self.trajectory.trajectory_id)
-        run, previous = saved.get("run"), saved.get("previous_trajectory")
-        self.trajectory.run = run if isinstance(run, int) and run > 0 else 1
-        self.trajectory.previous_trajectory = previous if isinstance(previous, str) else None
-        self.step = max((s.step for s in self.trajectory.steps), default=0)
-        self.context_tokens = int(saved.get("context_tokens") or 0)
-        self._earlier_tokens = max(0, int(saved.get("session_tokens") or 0) - self.context_tokens)
-        self._elapsed = float(saved.get("elapsed_sec") or 0.0)
+        self.trajectory.steps = list(saved.steps)
+        self.trajectory.trajectory_id = saved.trajectory_id or self.trajectory.trajectory_id
+        self.trajectory.run = saved.run
+        self.trajectory.previous_trajectory = saved.previous
+        self.step = saved.last_step
+        self.context_tokens = saved.context_tokens
+        self._earlier_tokens = max(0, saved.session_tokens - self.context_tokens)
+        self._elapsed = saved.elapsed_sec
 
     # the loop -------------------------------------------------------------------------
     def _run_user_message(self, text: str) -> RunResult:
@@ -317,7 +310,13 @@ class Agent:
             if failure is not None:
                 return self._not_run(step, call, failure)
             root = str(self.runner.workspace.root)
-            approval = self.approver.approve(ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat))
+            proposable = self._proposable(spec)
+            request = ApprovalRequest(call=call, step=step, root=root, preview=preview, repeat=repeat, proposable=proposable)
+            approval = self.approver.approve(request)
+            if approval.proposal and request.proposable:
+                outcome, approval = self._propose(step, request)
+                if outcome is not None:
+                    return outcome
             self.trajectory.record_approval(step, call, approval, repeat=repeat)
             self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=repeat))
             if not approval.allowed:
@@ -328,12 +327,12 @@ class Agent:
                     return self._not_run(step, call, error)
                 call = dataclasses.replace(call, arguments=arguments)
                 edited_note = observations.edited_note(arguments)
-                if spec.kind != "execute":
+                if not runs_commands(spec):
                     continue  # a new change needs a new preview and approval; an edited command runs as the person wrote it
             if self.cancel.is_set():
                 return self._not_run(step, call, observations.INTERRUPTED_BEFORE_RUN, cancelled=True)
             # proven read-only: no checkpoint, and the read-only sandbox is the backstop if the proof is wrong
-            runs_command = spec.kind == "execute"
+            runs_command = runs_commands(spec)
             proven_read_only = approval.read_only and approval.arguments is None and runs_command and self.runner.confines_read_only
             checkpointed = spec.mutates and self.before_action is not None and not proven_read_only
             if checkpointed:
@@ -361,6 +360,61 @@ class Agent:
             return outcome
         path = call.arguments.get(spec.path_argument or "", "")
         return self._not_run(step, call, observations.kept_changing(path))
+
+    def _proposable(self, spec: object) -> bool:
+        """Whether a call of this tool can run as a proposal: a command, a view to run it on, and a
+        gate that judges what it did."""
+        return runs_commands(spec) and self.runner.can_propose and callable(getattr(self.approver, "judge_proposal", None))
+
+    def _propose(self, step: int, request: ApprovalRequest) -> tuple[ToolOutcome | None, Approval]:
+        """Run a command as a proposal (``tools.proposals``), then land what the gate accepts of
+        its effects as one checkpointed step; the model sees its output only after the decision.
+        Returns the outcome, or None and the person's approval when they chose to run the command
+        for real instead (the caller runs it as any allowed command)."""
+        call = request.call
+        self.sink.emit(ev.ToolStarted(step=step, call=call))
+        started = self.clock()
+        try:
+            proposal = self.runner.propose(call, cancel=self.cancel, on_output=self._output_to_sink(step, call))
+        except OSError as err:
+            return self._not_run(step, call, observations.error_observation(err)), Approval("deny", str(err))
+        try:
+            decided = not (proposal.failed or proposal.result.cancelled or proposal.result.timed_out)
+            approval = self.approver.judge_proposal(request, proposal) if decided else None  # type: ignore[attr-defined]
+            if approval is not None and approval.run_for_real:
+                return None, approval
+            if approval is not None:
+                self.trajectory.record_approval(step, call, approval, repeat=request.repeat)
+                self.sink.emit(ev.ApprovalAnswered(step=step, call=call, approval=approval, repeat=request.repeat))
+            landed = None
+            accepted = approval.accepted if approval is not None and approval.allowed else ()
+            if accepted is None or accepted:
+                landed = self._land(step, call, proposal, accepted)
+            allowed = approval is not None and approval.allowed
+            reason, by = (approval.reason, approval.by) if approval is not None else ("", "rule")
+            outcome = landing.outcome(proposal, allowed, reason, landed, by=by)
+        finally:
+            proposal.discard()
+        self.sink.emit(ev.ToolFinished(step, call, outcome, self.clock() - started))
+        return outcome, approval or Approval("deny")
+
+    def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None) -> Any:
+        """Land a proposal's accepted effects between the checkpoints before and after (one step)."""
+        if self.before_action is not None:
+            try:
+                self.before_action(step, call)
+            except (FrogtuiError, OSError) as err:
+                observation = observations.checkpoint_failed(err)
+                self.sink.emit(ev.ToolFinished(step, call, ToolOutcome.not_run(observation), 0.0))
+                raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
+        try:
+            return self.runner.land(proposal, accepted)
+        finally:
+            if self.after_action is not None:
+                try:
+                    self.after_action(step, call)
+                except (FrogtuiError, OSError):
+                    pass
 
     def _output_to_sink(self, step: int, call: ToolCall) -> Callable[[str], None]:
         """Passes a running command's output on as ``ToolOutput`` events (on the loop's thread)."""
@@ -395,7 +449,8 @@ class Agent:
             t.output_patch = self.patch()
         t.partial = False
         data = t.as_dict()
-        self.sink.emit(ev.RunEnded(exit_reason=exit_reason, final_message=final, error=error, n_steps=len(t.steps), trajectory=data))
+        self.sink.emit(ev.RunEnded(exit_reason=exit_reason, final_message=final, error=error, n_steps=len(t.steps), trajectory=data,
+                                 patch=t.output_patch))
         if self.on_step_end is not None:
             self.on_step_end(t)
         return RunResult(exit_reason, final, error, data)

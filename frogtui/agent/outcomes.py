@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frogtui.agent.events import ExitReason
+from frogtui.agent.saved import Conversation
 from frogtui.protocol import Approval
 from frogtui.tools import observations
 
@@ -16,6 +17,12 @@ class RunResult:
     final_message: str
     error: str | None
     trajectory: dict[str, Any]
+    """The conversation's trajectory as it is saved (``Trajectory.as_dict``)."""
+
+    @property
+    def conversation(self) -> Conversation:
+        """The trajectory read back (``agent.saved``)."""
+        return Conversation.read(self.trajectory)
 
 
 class Stop(Exception):

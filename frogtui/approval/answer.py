@@ -8,6 +8,33 @@ from typing import Any, Literal
 
 from frogtui.approval.decision import Decision
 from frogtui.protocol import ApprovalRequest
+from frogtui.tools.effects import Effect
+from frogtui.tools.proposals import Proposal
+
+Verdict = Literal["allow", "ask", "deny", "skip"]
+"""What the rules say of one effect of a proposal: it lands, a person decides, it stops the whole
+proposal, or it is left out (a FIFO, Python bytecode: never carried over, never in the way)."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One effect of a proposal with what the rules (and the approval mode) say of it."""
+
+    effect: Effect
+    verdict: Verdict
+    rule: str
+    """The rule that decided (``Write: src/**``, ``floor: protected folder``, ``control file``…)."""
+    reason: str
+    ignored: bool = False
+    """git ignores its path (a cache, ``.venv``, ``node_modules``): shown grouped with counts,
+    unless it runs later."""
+    by: str = "rule"
+    """Who decided: ``rule``, ``floor`` or ``mode`` (as ``Approval.by``)."""
+
+    def line(self) -> str:
+        """The effect and the verdict on one line (the model's and the trace's)."""
+        word = {"allow": "allowed", "ask": "needs a person", "deny": "denied", "skip": "left out"}[self.verdict]
+        return f"{self.effect.describe(full=False)}: {word} ({self.rule})"
 
 
 @dataclass(frozen=True)
@@ -22,6 +49,11 @@ class Question:
     session_rules: tuple[str, ...] = ()
     """The narrow rules "always allow" would store, as people read them (``Bash: pytest *``);
     empty when none is safe (then "always allow" allows this once)."""
+    proposal: Proposal | None = None
+    """A command that ran as a proposal: the question is whether its effects land (``judged``:
+    each effect with what the rules say of it); None otherwise."""
+    judged: tuple[Judged, ...] = ()
+    """The proposal's effects, judged."""
 
     @property
     def session_rule(self) -> str:
@@ -33,11 +65,15 @@ class Question:
 class PersonAnswer:
     """What the person answered."""
 
-    choice: Literal["once", "always", "deny", "edit"]
+    choice: Literal["once", "always", "deny", "edit", "run"]
+    """``run``: a proposal's command is run for real instead (directly, with the network as
+    configured), its effects not judged first."""
     reason: str = ""
     """Deny: the reason sent to the model (may be empty)."""
     arguments: dict[str, Any] | None = None
     """Edit: the call's new arguments (the policy decides on them again)."""
+    accepted: tuple[str, ...] | None = None
+    """A proposal: the paths of the effects to land when only some are accepted; None: all of them."""
     by: str = "person"
     """Who answered: the person, or ``display`` for a denial without asking, when the front end
     could not show the call whole (the person would allow what they cannot see)."""

@@ -26,7 +26,7 @@ from frogtui.arguments import Parser
 from frogtui.config import repo_folder
 from frogtui.errors import ConfigError
 from frogtui.protocol import ToolCall
-from frogtui.tools.specs import TOOL_SPECS
+from frogtui.tools.specs import TOOL_SPECS, runs_commands
 from frogtui.tools.workspace import Workspace
 
 
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     what = check.add_mutually_exclusive_group(required=True)
     for spec in TOOL_SPECS:  # --read PATH, --write PATH, --edit PATH, --glob PATTERN, then the command
         article = "an" if spec.name[0] in "AEIOU" else "a"
-        if spec.kind == "execute":
+        if runs_commands(spec):
             what.add_argument(spec.subject_argument, nargs="?", help=f"{article} {spec.name} {spec.subject_argument}")
         else:
             metavar = "PATH" if spec.path_argument else spec.subject_argument.upper()
@@ -55,7 +55,7 @@ def call_for(args: argparse.Namespace) -> ToolCall | None:
     """The call the options name: the tool's argument that says what a call does set to the value
     given, its other required arguments empty (None when they name none)."""
     for spec in TOOL_SPECS:
-        value = getattr(args, spec.subject_argument if spec.kind == "execute" else spec.name.lower(), None)
+        value = getattr(args, spec.subject_argument if runs_commands(spec) else spec.name.lower(), None)
         if value is not None:
             arguments = {key: "" for key in spec.required}
             arguments[spec.subject_argument] = value

@@ -1,13 +1,15 @@
 """The effect model as a Markdown table, rendered from the data (``PROGRAMS``, the special
-analysers' rows, ``SCHEDULERS``): docs/APPROVALS.md holds its output, and a test keeps them equal.
+analysers' rows, ``SCHEDULERS``), and the table of commands that rebind what a name runs
+(``REBINDS``): docs/APPROVALS.md holds their output, and tests keep them equal.
 
-    python -m frogtui.approval.effect_table      # prints the table
+    python -m frogtui.approval.effect_table      # prints the tables
 """
 
 from __future__ import annotations
 
 from frogtui.approval.policy import RISKY_VARIABLES
 from frogtui.approval.shell.programs import ALWAYS, PROGRAMS, SCHEDULERS, Program
+from frogtui.approval.shell.rebinds import REBINDING_VARIABLES, REBINDS
 from frogtui.approval.shell.special import SPECIAL, Special
 
 HEADER = (
@@ -68,5 +70,18 @@ def effect_table() -> str:
     return HEADER + "\n" + "\n".join(rows) + "\n"
 
 
+def rebinds_table() -> str:
+    """The commands that rebind what a name runs, in Markdown: one row per group sharing a row."""
+    groups: dict[str, list[str]] = {}
+    for name, entry in REBINDS.items():
+        groups.setdefault(entry.doc, []).append(name)
+    rows = [f"| {', '.join(f'`{n}`' for n in names)} | {doc} |" for doc, names in groups.items()]
+    variables = ", ".join(f"`{v}`" for v in REBINDING_VARIABLES)
+    rows.append(f"| any word or assignment | names {variables} (`BASH_CMDS[ls]=/usr/bin/rm`, `${{BASH_CMDS[ls]:=…}}`) |")
+    return "| program | rebinds when |\n|---|---|\n" + "\n".join(rows) + "\n"
+
+
 if __name__ == "__main__":
     print(effect_table(), end="")
+    print()
+    print(rebinds_table(), end="")

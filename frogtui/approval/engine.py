@@ -18,6 +18,8 @@ from frogtui.approval.policy import decide, decide_commands
 from frogtui.approval.rules import Rule, RuleSet
 from frogtui.approval.sandbox import BwrapWrapper, sanitized_copy
 from frogtui.approval.session_rules import narrow_rules
+from frogtui.approval.trusted import protected_inside, refusal
+from frogtui.errors import ConfigError
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.tools.project_env import project_environ
 from frogtui.tools.specs import tool_spec
@@ -36,10 +38,11 @@ class PolicyEngine:
     """
 
     def __init__(self, workspace: Workspace, rules: RuleSet | None = None, *, home: str | None = None,
-                 project: Path | None = None) -> None:
+                 rules_file: Path | None = None, project: Path | None = None) -> None:
         self.workspace = workspace
         self.base_rules = rules or RuleSet()
-        self.places = Places.of(workspace.root, workspace.tmp_dir, home)
+        trusted = protected_inside(workspace.root, workspace.tmp_dir, rules_file)  # below the floor for writes
+        self.places = Places.of(workspace.root, workspace.tmp_dir, home, trusted)
         self.session_rules: list[Rule] = []
         self.project = project
         self.shown: Callable[[], Callable[[str], str | None]] | None = None
@@ -49,9 +52,17 @@ class PolicyEngine:
 
     @classmethod
     def load(cls, workspace: Workspace, user_file: Path | None = None, *, trust_as: Path | None = None) -> PolicyEngine:
-        """An engine with the rules of ``workspace.root`` (raises ``ConfigError`` on bad rules);
-        ``trust_as`` as for ``load_rules``, and the repository whose parent is hidden."""
-        return cls(workspace, load_rules(workspace.root, user_file, trust_as=trust_as), project=trust_as)
+        """An engine with the rules of ``workspace.root``; ``trust_as`` as for ``load_rules``, and the
+        repository whose parent is hidden (an attempt's).
+
+        Raises:
+            ConfigError: the user's rules file is not valid, or a session in ``workspace.root``
+                cannot keep frogtui's own files out of the sandbox's reach (``trusted.refusal``).
+        """
+        refused = refusal(workspace.root, workspace.tmp_dir, user_file)
+        if refused:
+            raise ConfigError(refused)
+        return cls(workspace, load_rules(workspace.root, user_file, trust_as=trust_as), rules_file=user_file, project=trust_as)
 
     @property
     def rules(self) -> RuleSet:

@@ -69,6 +69,10 @@ def path_key(word: Word, cwd: Word | None) -> PathKey:
     return (None if cwd is None else cwd.text, word.text, word.dynamic)
 
 
+OWN_FILES = "frogtui's own files (its configuration, state or installation)"
+"""What a write to a trusted place inside the repository would change (``PathFact.protected``)."""
+
+
 @dataclass(frozen=True)
 class Places:
     """The folders the facts are relative to."""
@@ -76,11 +80,14 @@ class Places:
     root: Path
     tmp_dir: Path
     home: Path
+    trusted: tuple[str, ...] = ()
+    """frogtui's own files inside the repository (``approval.trusted.protected_inside``): no
+    write may change them."""
 
     @classmethod
-    def of(cls, root: Path, tmp_dir: Path, home: str | None = None) -> Places:
+    def of(cls, root: Path, tmp_dir: Path, home: str | None = None, trusted: tuple[str, ...] = ()) -> Places:
         home_dir = Path(os.path.realpath(home or os.path.expanduser("~")))
-        return cls(Path(os.path.realpath(root)), Path(os.path.realpath(tmp_dir)), home_dir)
+        return cls(Path(os.path.realpath(root)), Path(os.path.realpath(tmp_dir)), home_dir, trusted)
 
 
 def gather(call: ToolCall, places: Places) -> Action:
@@ -263,6 +270,8 @@ def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel:
         protected = ".git internals"  # also .GIT: the same folder on case-insensitive file systems
     elif is_a_home(real, places) or is_a_home(lexical, places):
         protected = "the home folder" if str(places.home) in (real, lexical) else "a user's home folder"
+    elif in_root and not _within(real, tmp) and any(_within(real, place) for place in places.trusted):
+        protected = OWN_FILES
     special = any(lexical == p or (p.endswith("/") and lexical.startswith(p)) for p in SPECIAL_WRITE_TARGETS)
     holds = None if in_root else _holds_secret(real, places) or _holds_secret(lexical, places)
     rel_posix = None if rel is None else Path(rel).as_posix()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from frogtui.approval.rules import RuleFile, RuleSet, combine, parse_rules
@@ -51,12 +52,18 @@ def load_rules(repo: Path, user_file: Path | None = None, *, trust_as: Path | No
     the project's ``.frogtui.toml``. ``trust_as``: the repository whose trust counts for that file
     (an attempt's worktree holds the person's repository's file: trusted with that content there).
 
+    A project file that is not valid is ignored, with a note saying why (``RuleSet.notes``).
+
     Raises:
-        ConfigError: a rules file is not valid (one line naming the file).
+        ConfigError: the user's rules file is not valid (one line naming the file).
     """
     user = read_rule_file(user_rules_path(user_file), required=user_file is not None)
     project_path = Path(repo) / PROJECT_FILE
-    project = read_rule_file(project_path)
+    try:
+        project = read_rule_file(project_path)
+    except ConfigError as err:  # anything in the repository may have written it: it can only tighten, so it never locks you out
+        rules = combine(user, None)
+        return replace(rules, notes=(f"ignored {PROJECT_FILE}: {err} (a project file can only tighten your rules)", *rules.notes))
     trusted = project is not None and is_trusted(Path(trust_as or repo), file_digest(project_path))
     return combine(user, project, project_trusted=trusted)
 
@@ -65,17 +72,18 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(_read(path)).hexdigest()
 
 
-def _trust_store() -> Path:
+def trust_store() -> Path:
+    """The list of projects whose ``.frogtui.toml`` the person trusts (by path and file hash)."""
     return state_dir() / "trusted-projects.json"
 
 
 def _read_store() -> dict[str, str]:
     try:
-        data = json.loads(_trust_store().read_text(encoding="utf-8"))
+        data = json.loads(trust_store().read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as err:
-        raise ConfigError(f"{_trust_store()}: cannot read the trusted projects: {err}") from None
+        raise ConfigError(f"{trust_store()}: cannot read the trusted projects: {err}") from None
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
@@ -97,7 +105,7 @@ def trust_project(repo: Path) -> str:
     digest = file_digest(path)
     store = _read_store()
     store[os.path.realpath(repo)] = digest
-    target = _trust_store()
+    target = trust_store()
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".tmp")
     tmp.write_text(json.dumps(store, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -110,5 +118,5 @@ def untrust_project(repo: Path) -> bool:
     store = _read_store()
     if store.pop(os.path.realpath(repo), None) is None:
         return False
-    _trust_store().write_text(json.dumps(store, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    trust_store().write_text(json.dumps(store, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return True

@@ -170,6 +170,11 @@ def _hidden_floor(action: Action, rules: RuleSet) -> Decision | None:
     catch_all = [r for r in rules.rules if r.tool == BASH.name and r.decision == "deny" and r.match.strip() == "*"]
     if denied is None and catch_all:
         return _from_rules(catch_all, "a command that cannot be parsed")
+    denies = [r for r in rules.rules if r.tool == BASH.name and r.decision == "deny"]
+    if denied is None and action.shell.rebinds and denies:
+        named = ", ".join(repr(r.text) for r in denies[:MAX_RULES_NAMED])
+        return Decision("deny", denies[0].text, f"the command cannot be parsed and {action.shell.rebinds}: which program a name runs "
+                        f"is only known when it runs, and it may be one a deny rule denies ({named}); deny is deny")
     return denied
 
 
@@ -234,7 +239,8 @@ def _decide_program(action: Action, command: SimpleCommand, rules: RuleSet) -> D
     denies = [r for r in rules.rules if r.tool == BASH.name and r.decision == "deny"]
     if command.unknown_program and denies and not matched:
         named = ", ".join(repr(r.text) for r in denies[:MAX_RULES_NAMED])
-        return Decision("deny", denies[0].text, f"{display(' '.join(words))}: which program runs is only known when it runs, "
+        why = f" ({command.effects.opaque})" if command.effects.opaque else ""
+        return Decision("deny", denies[0].text, f"{display(' '.join(words))}: which program runs is only known when it runs{why}, "
                         f"and it may be one a deny rule denies ({named}); deny is deny")
     if not command.effects.opaque:
         matched += [r for r in rules.rules if r.tool == BASH.name and r.decision == "allow" and command_matches(r.match, words, dynamic)]

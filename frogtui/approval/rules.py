@@ -25,6 +25,8 @@ The format::
 
     [bash]
     read_only = true     # run commands that only read and print without asking (the default)
+    proposals = true     # run a command the rules would ask about on a copy-on-write view first,
+                         # and judge what it did (the default, where the kernel allows it)
 
 Nothing here touches the disk: ``parse_rules`` takes text, ``combine`` merges parsed files.
 """
@@ -45,7 +47,7 @@ from frogtui.tools.specs import TOOL_SPECS, runs_commands
 
 TOOLS = tuple(spec.name for spec in TOOL_SPECS)
 """The tool names a rules file may use: the tools' own (``tools.specs``)."""
-PATH_TOOLS = frozenset(spec.name for spec in TOOL_SPECS if spec.kind != "execute")
+PATH_TOOLS = frozenset(spec.name for spec in TOOL_SPECS if not runs_commands(spec))
 """The tools whose rules are path globs (every tool but the one that runs commands)."""
 DEFAULT_TOOL_DECISIONS: Mapping[str, Kind] = {spec.name: "ask" if spec.mutates else "allow" for spec in TOOL_SPECS}
 """Decisions inside the repository when no rule matches: a tool that changes nothing is allowed,
@@ -111,6 +113,7 @@ class RuleFile:
     rules: tuple[Rule, ...] = ()
     sandbox: Mapping[str, Any] = field(default_factory=dict)
     read_only: bool | None = None
+    proposals: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,9 @@ class RuleSet:
         read_only: The read-only default: a Bash command whose every effect is reading files
             (inside the repository, or system files that hold no secret) and printing runs
             without asking when no rule decides it (``[bash] read_only``).
+        proposals: A command the rules would ask about runs first as a proposal on a
+            copy-on-write view, and what it did is judged (``[bash] proposals``; where the kernel
+            allows it, ``tools.proposals``).
     """
 
     tools: Mapping[str, Kind] = field(default_factory=lambda: dict(DEFAULT_TOOL_DECISIONS))
@@ -132,6 +138,7 @@ class RuleSet:
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     notes: tuple[str, ...] = ()
     read_only: bool = True
+    proposals: bool = True
 
     def with_rule(self, rule: Rule) -> RuleSet:
         """A copy with ``rule`` added (session rules)."""
@@ -153,10 +160,11 @@ def parse_rules(text: str, source: str) -> RuleFile:
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) {', '.join(sorted(unknown))} (expected [tools], [[rules]], [sandbox], [bash])")
     bash = _table(data.get("bash", {}), source, "[bash]")
-    if set(bash) - {"read_only"}:
-        raise ConfigError(f"{source}: unknown key(s) in [bash]: {', '.join(sorted(set(bash) - {'read_only'}))}")
-    if "read_only" in bash and not isinstance(bash["read_only"], bool):
-        raise ConfigError(f"{source}: [bash] read_only must be true or false")
+    if set(bash) - {"read_only", "proposals"}:
+        raise ConfigError(f"{source}: unknown key(s) in [bash]: {', '.join(sorted(set(bash) - {'read_only', 'proposals'}))}")
+    for key in ("read_only", "proposals"):
+        if key in bash and not isinstance(bash[key], bool):
+            raise ConfigError(f"{source}: [bash] {key} must be true or false")
     tools_table = _table(data.get("tools", {}), source, "[tools]")
     tools = {_tool_name(name, source): _kind(value, source, f"[tools] {name}") for name, value in tools_table.items()}
     entries = data.get("rules", [])
@@ -176,7 +184,8 @@ def parse_rules(text: str, source: str) -> RuleFile:
             if not isinstance(sandbox[key], list) or not all(isinstance(v, str) and v for v in sandbox[key]):
                 raise ConfigError(f"{source}: [sandbox] {key} must be a list of non-empty strings")
             sandbox[key] = tuple(sandbox[key])
-    return RuleFile(source=source, tools=tools, rules=rules, sandbox=dict(sandbox), read_only=bash.get("read_only"))
+    return RuleFile(source=source, tools=tools, rules=rules, sandbox=dict(sandbox), read_only=bash.get("read_only"),
+                    proposals=bash.get("proposals"))
 
 
 def _table(value: Any, source: str, name: str) -> dict[str, Any]:
@@ -244,9 +253,14 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
     sandbox = SandboxSettings()
     notes: list[str] = []
     read_only = True
+    proposals = True
     for rule_file, loosen in ((user, True), (project, project_trusted)):
         if rule_file is None:
             continue
+        if rule_file.proposals is False or (loosen and rule_file.proposals is not None):
+            proposals = bool(rule_file.proposals)  # an untrusted project may only turn them off: then a person is asked first
+        elif rule_file.proposals and not proposals:
+            notes.append(f"ignored [bash] proposals = true in {rule_file.source}: the project is not trusted")
         if rule_file.read_only is False or (loosen and rule_file.read_only is not None):
             read_only = bool(rule_file.read_only)
         elif rule_file.read_only:
@@ -279,7 +293,7 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
             sandbox = replace(sandbox, network=False)
         elif rule_file.sandbox.get("network") is True:
             notes.append(f"ignored [sandbox] network = true in {rule_file.source}: the project is not trusted")
-    return RuleSet(tools=tools, rules=tuple(rules), sandbox=sandbox, notes=tuple(notes), read_only=read_only)
+    return RuleSet(tools=tools, rules=tuple(rules), sandbox=sandbox, notes=tuple(notes), read_only=read_only, proposals=proposals)
 
 
 # matching ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from frogtui.attempts.results import AttemptResult
 from frogtui.protocol import ToolCall
 from frogtui.vcs.checkpoints import Checkpoints
 from frogtui.vcs.repository import RepoState
-from frogtui.vcs.worktrees import apply_diff
+from frogtui.vcs.worktrees import apply_change
 
 PICK_STEP = 1
 """The parent session's step that applies the pick (the attempts themselves ran in their own sessions)."""
@@ -25,4 +25,4 @@ def apply_pick(state: RepoState | Checkpoints, chosen: AttemptResult, step: int 
     call = ToolCall(id=f"attempt-{chosen.number}", name="Attempt", arguments={"attempt": chosen.number})
     checkpoints.before_action(step, call)
     checkpoints.flush()
-    apply_diff(state.repo, chosen.diff)
+    apply_change(state.repo, chosen.commit, chosen.diff_file)

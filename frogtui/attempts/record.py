@@ -16,7 +16,7 @@ from frogtui.attempts.pick import PICK_STEP, apply_pick
 from frogtui.attempts.results import AttemptResult
 from frogtui.session import Session
 from frogtui.vcs.checkpoints import Checkpoints
-from frogtui.vcs.worktrees import WorktreeFailed, branch_exists, saved_diff
+from frogtui.vcs.worktrees import WorktreeFailed, branch_exists, saved_change
 
 RECORD = "attempts.json"
 """The parent session's record of its attempts (their sessions, results, the pick)."""
@@ -88,7 +88,7 @@ def last_attempts(session: Session) -> Path | None:
 
 
 def _result(data: dict[str, Any]) -> AttemptResult:
-    names = {f.name for f in fields(AttemptResult)} - {"check", "diff"}
+    names = {f.name for f in fields(AttemptResult)} - {"check"}
     result = AttemptResult(**{k: v for k, v in data.items() if k in names})
     check = data.get("check")
     if isinstance(check, dict):
@@ -111,12 +111,12 @@ def load(folder: Path, repo: Path) -> SavedAttempts | None:
         if result.exit_reason in ("running", "stopped") and not result.commit:
             continue  # it never ended: nothing of it was kept
         if result.commit:
-            diff = saved_diff(repo, base, result.commit)
-            if diff is None:
+            if not saved_change(repo, base, result.commit):
                 gone[result.number] = ("gone: its branch was deleted and its commit is no longer in the repository" if result.branch
                                        else "gone: its commit is no longer in the repository")
                 continue
-            result.diff = diff
+            if result.diff_file and not Path(result.diff_file).is_file():
+                result.diff_file = ""  # removed since: a pick streams it from the commit
         if result.branch and not branch_exists(repo, result.branch):
             notes[result.number] = f"branch {result.branch} deleted"
     picked = data.get("picked")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from frogtui.agent.trajectory import write_json_atomic
-from frogtui.attempts.check import propose_check, run_check
+from frogtui.attempts.check import gate_proposal, propose_check, run_check
 from frogtui.attempts.pick import PICK_STEP, apply_pick
 from frogtui.attempts.record import RECORD
 from frogtui.attempts.results import AttemptResult, best, group_same, table
@@ -36,6 +36,9 @@ Wire = Callable[[SessionCore, TextIO, int], Any]
 """Builds attempt K's agent: ``wire(core, stream, K)`` prepares the core and starts it with an
 approver and a sink (``stream`` takes the attempt's lines)."""
 MAX_ATTEMPTS = 8
+DIFFS = "diffs"
+"""In the parent session folder: each attempt's diff from the base (``attempt-K.diff``, up to
+``worktrees.DIFF_CAP`` bytes), streamed there as git writes it."""
 
 
 class PrefixedLines:
@@ -67,15 +70,6 @@ def concurrent(model: Model) -> bool:
     return isinstance(model, OpenAICompatModel)
 
 
-def tokens_of(trajectory: dict[str, Any]) -> int:
-    """Tokens evaluated and generated over a conversation's steps."""
-    total = 0
-    for step in trajectory.get("steps") or []:
-        usage = step.get("usage") or {}
-        total += int(usage.get("evaluated_tokens") or 0) + int(usage.get("generated_tokens") or 0)
-    return total
-
-
 class AttemptsRun:
     """One ``--attempts N`` run (see the module's docstring)."""
 
@@ -91,6 +85,8 @@ class AttemptsRun:
         self.parent = Session.create(config.repo, config.model_spec)
         self.proposed = check is None
         self.check = check if check is not None else (propose_check(config.repo) or "")
+        self.refused_check = ""
+        """A proposed check the gate did not let run (``gate_proposal``)."""
         seed = config.sampling.seed
         self.base_seed = seed if seed is not None else secrets.randbelow(2**31 - MAX_ATTEMPTS)
         self.base = ""
@@ -114,6 +110,7 @@ class AttemptsRun:
     def record(self) -> None:
         write_json_atomic(self.parent.folder / RECORD, {
             "task": self.task, "attempts": self.n, "check": self.check, "check_proposed": self.proposed,
+            "check_refused": self.refused_check,
             "base_commit": self.base, "base_seed": self.base_seed, "concurrent": self.concurrent,
             "picked": self.picked, "results": [r.as_dict() for r in self.results],
         })
@@ -129,6 +126,7 @@ class AttemptsRun:
             self.say(f"no --check given; proposed from the repository: {self.check}" if self.check
                      else "no --check given and none found in the repository (pytest, npm test, cargo test, go test): "
                      "attempts are compared without one")
+            self.gate_proposal()
         mode = "at once (the server batches them)" if self.concurrent else "one after another"
         self.say(f"{self.n} attempts {mode}, session {self.parent.id}, base {self.base[:10]}")
         try:
@@ -167,6 +165,18 @@ class AttemptsRun:
                 remove_worktree(repo, Path(result.worktree))
             self.record()
 
+    def gate_proposal(self) -> None:
+        """A proposed check runs only where the gate allows it with nobody to ask (``check.gate_proposal``);
+        otherwise the attempts are compared without one, saying so."""
+        if not self.check:
+            return
+        answer = gate_proposal(self.check, self.config, self.parent.tmp_dir)
+        self.parent.log(f"proposed check: {answer.audit}")
+        if answer.refused:
+            self.say(f"the proposed check is not run: {answer.refused}; give it with --check \"{self.check}\" to run it "
+                     "(attempts are compared without one)")
+            self.refused_check, self.check = self.check, ""
+
     def attempt(self, result: AttemptResult) -> None:
         """Run attempt ``result.number`` to its end, record its change, then run the check."""
         k = result.number
@@ -183,11 +193,13 @@ class AttemptsRun:
                 start_traced(core, out)
             run = core.send(self.task)
             result.exit_reason = run.exit_reason
-            result.steps = int(run.trajectory.get("n_steps") or 0)
-            result.tokens = tokens_of(run.trajectory)
+            conversation = run.conversation
+            result.steps, result.tokens = len(conversation.steps), sum(conversation.tokens())
             result.final_message = run.final_message
-            change = final_change(Path(result.worktree), self.base, f"frogtui: attempt {k} of session {self.parent.id}")
-            result.commit, result.diff = change.commit, change.diff
+            diff_to = self.parent.folder / DIFFS / f"attempt-{k}.diff"
+            change = final_change(Path(result.worktree), self.base, f"frogtui: attempt {k} of session {self.parent.id}", diff_to)
+            result.commit, result.tree, result.diff_bytes = change.commit, change.tree, change.diff_bytes
+            result.diff_file = str(change.diff_file) if change.diff_file is not None else ""
             result.files, result.added, result.removed = change.files, change.added, change.removed
             if self.check:
                 result.check = run_check(core.checker(), self.check)

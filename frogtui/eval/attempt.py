@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from frogtui.agent.saved import Conversation
 from frogtui.agent.trajectory import write_json_atomic
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
@@ -60,32 +61,21 @@ class Settings:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def gate_counts(trajectory: dict[str, Any]) -> dict[str, dict[str, int]]:
-    """The gate's answers over a trajectory: allowed and denied by tool kind (read, search, edit,
-    execute), and who denied."""
+def gate_counts(conversation: Conversation | None) -> dict[str, dict[str, int]]:
+    """The gate's answers over a conversation (read by ``agent.saved``): allowed and denied by tool
+    kind (read, search, edit, execute), and who denied."""
     allowed: Counter[str] = Counter()
     denied: Counter[str] = Counter()
     denied_by: Counter[str] = Counter()
-    for step in trajectory.get("steps") or []:
-        for record in step.get("approvals") or []:
-            spec = tool_spec(str(record.get("tool")))
-            kind = spec.kind if spec is not None else "other"
-            if record.get("decision") == "allow":
-                allowed[kind] += 1
-            else:
-                denied[kind] += 1
-                denied_by[str(record.get("by"))] += 1
+    for answer in conversation.approvals() if conversation is not None else []:
+        spec = tool_spec(answer.tool)
+        kind = spec.kind if spec is not None else "other"
+        if answer.decision == "allow":
+            allowed[kind] += 1
+        else:
+            denied[kind] += 1
+            denied_by[answer.by] += 1
     return {"allowed": dict(allowed), "denied": dict(denied), "denied_by": dict(denied_by)}
-
-
-def usage_of(trajectory: dict[str, Any]) -> tuple[int, int]:
-    """(tokens evaluated, tokens generated) over a trajectory's steps."""
-    evaluated = generated = 0
-    for step in trajectory.get("steps") or []:
-        usage = step.get("usage") or {}
-        evaluated += int(usage.get("evaluated_tokens") or 0)
-        generated += int(usage.get("generated_tokens") or 0)
-    return evaluated, generated
 
 
 def failure_class(*, exit_reason: str, timed_out: bool, patch: str, denied: int, check: CheckOutcome | None) -> str | None:
@@ -178,15 +168,16 @@ class Attempt:
                 return self._error(started, f"the check could not run: {err}")
             if self.s.stop.is_set() and not check.resolved:
                 return None  # the check was cut short by the stop: its verdict means nothing
-        gate = gate_counts(trajectory)
-        evaluated, generated = usage_of(trajectory)
+        conversation = Conversation.read(trajectory) if trajectory else None
+        gate = gate_counts(conversation)
+        evaluated, generated = conversation.tokens() if conversation is not None else (0, 0)
         failure = failure_class(exit_reason=exit_reason, timed_out=self.timed_out, patch=patch,
                                 denied=sum(gate["denied"].values()), check=check)
         checkable = self.task.checkable(self.s.test_cmd)
         result = self.result(
             resolved=(check is not None and check.resolved) if checkable else None, checked=check is not None, failure=failure,
             why=(check.why if check is not None and failure == check.failure else _why(failure, error)) if failure else "",
-            exit_reason=exit_reason, steps=int(trajectory.get("n_steps") or 0), tokens_evaluated=evaluated,
+            exit_reason=exit_reason, steps=len(conversation.steps) if conversation is not None else 0, tokens_evaluated=evaluated,
             tokens_generated=generated, seconds=round(time.monotonic() - started, 3), gate=gate,
             patch_files=patch.count("\ndiff --git ") + patch.startswith("diff --git "), excluded=sorted(set(excluded)),
             fail_to_pass_failed=check.fail_to_pass_failed if check else [], pass_to_pass_failed=check.pass_to_pass_failed if check else [],

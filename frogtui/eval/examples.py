@@ -11,12 +11,13 @@ repository's fix again.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from frogtui.arguments import Parser
-from frogtui.programs import which
+from frogtui.programs import at_start, which
 from frogtui.tools.specs import EDIT
 
 PYTEST = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -q -p no:cacheprovider {tests}"
@@ -91,19 +92,26 @@ REPLAY = [
 """The recorded model: a right fix, a wrong fix (runs of spaces inside stay), no change."""
 
 
+def _run_git(repo: Path, *args: str) -> str:
+    """frogtui's own git (``frogtui.programs``: never a bare ``git`` looked up on an unclean ``PATH``)."""
+    git = which("git", repo)
+    if git is None:
+        raise OSError("git was not found on PATH outside a repository")
+    return subprocess.run([git, *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env={**os.environ, "PATH": at_start().path}).stdout
+
+
 def _git(repo: Path, *args: str) -> None:
     identity = ["-c", "user.name=frogtui example", "-c", "user.email=example@frogtui.invalid", "-c", "commit.gpgsign=false"]
-    subprocess.run([which("git", repo) or "git", *identity, *args], cwd=repo, check=True, capture_output=True)
+    _run_git(repo, *identity, *args)
 
 
 def _rev(repo: Path, rev: str) -> str:
-    return subprocess.run([which("git", repo) or "git", "rev-parse", rev], cwd=repo, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return _run_git(repo, "rev-parse", rev).strip()
 
 
 def _diff(repo: Path, base: str, head: str, path: str) -> str:
-    return subprocess.run([which("git", repo) or "git", "diff", "--no-color", "--no-ext-diff", base, head, "--", path], cwd=repo,
-                          check=True, capture_output=True, text=True).stdout
+    return _run_git(repo, "diff", "--no-color", "--no-ext-diff", base, head, "--", path)
 
 
 def make_examples(folder: Path) -> Path:

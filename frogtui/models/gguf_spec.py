@@ -14,6 +14,7 @@ import io
 import os
 import re
 import struct
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,6 +230,12 @@ def _first_line(err: BaseException) -> str:
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _ARRAY_DEPTH_MAX = 8
 """Arrays of arrays nested deeper than this are taken as corruption (real models use one level)."""
+HEADER_TIME_BUDGET = 10.0
+"""Seconds the header may take to read: a real model's takes a fraction of one (its largest array,
+the vocabulary, holds some 10^5 strings); a crafted header of 10^9 empty strings is refused, not
+walked for half an hour."""
+_CHECK_EVERY = 4096
+"""Elements read between two looks at the clock."""
 
 
 class _CorruptHeader(Exception):
@@ -237,11 +244,15 @@ class _CorruptHeader(Exception):
 
 class _HeaderReader:
     """Reads GGUF header values from an open file, checking every length against the bytes left:
-    a corrupt length is an error, never a huge allocation or a long loop."""
+    a corrupt length is an error, never a huge allocation or a long loop. An array of fixed-size
+    values is skipped with one seek; one of strings or arrays is walked under a time budget."""
 
-    def __init__(self, handle: io.BufferedReader, size: int) -> None:
+    def __init__(self, handle: io.BufferedReader, size: int, *, budget: float = HEADER_TIME_BUDGET) -> None:
         self.handle = handle
         self.size = size
+        self.budget = budget
+        self.deadline = time.monotonic() + budget
+        self.elements = 0
 
     def left(self) -> int:
         return self.size - self.handle.tell()
@@ -263,6 +274,18 @@ class _HeaderReader:
     def string(self) -> str:
         return self.handle.read(self.count()).decode("utf-8", errors="replace")
 
+    def skip(self, length: int) -> None:
+        """Move past ``length`` bytes that must be in the file."""
+        if length > self.left():
+            raise _CorruptHeader(f"an array of {length} bytes runs past the end of the file")
+        self.handle.seek(length, os.SEEK_CUR)
+
+    def tick(self) -> None:
+        """One more element walked: past the budget, the header is refused."""
+        self.elements += 1
+        if self.elements % _CHECK_EVERY == 0 and time.monotonic() > self.deadline:
+            raise _TooSlow(f"its header holds more than can be read in {self.budget:g} s ({self.elements} values read so far)")
+
     def value(self, kind: int, depth: int = 0) -> object:
         """A value of GGUF type ``kind``; arrays are skipped (None)."""
         if kind == 8:
@@ -271,20 +294,35 @@ class _HeaderReader:
             if depth >= _ARRAY_DEPTH_MAX:
                 raise _CorruptHeader("arrays nested too deep")
             item_kind = int(self.read("<I"))  # type: ignore[arg-type]
-            for _ in range(self.count()):
-                self.value(item_kind, depth + 1)
+            count = self.count()
+            if item_kind in _SCALARS:  # fixed size: one seek, whatever the count
+                self.skip(count * struct.calcsize(_SCALARS[item_kind]))
+                return None
+            if item_kind not in (8, 9):
+                raise _CorruptHeader(f"unknown metadata type {item_kind}")
+            for _ in range(count):
+                self.tick()
+                if item_kind == 8:
+                    self.skip(self.count())  # a string of the array: its length, then past it
+                else:
+                    self.value(item_kind, depth + 1)
             return None
         if kind not in _SCALARS:
             raise _CorruptHeader(f"unknown metadata type {kind}")
         return self.read(_SCALARS[kind])
 
 
-def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, object]:
+class _TooSlow(Exception):
+    """The header's arrays hold more values than ``HEADER_TIME_BUDGET`` lets be walked."""
+
+
+def read_gguf_header(path: Path, wanted: set[str] | None = None, *, budget: float = HEADER_TIME_BUDGET) -> dict[str, object]:
     """Read scalar and string metadata from a GGUF header (arrays are skipped), without loading it.
 
     Stops early once every key in ``wanted`` (``{arch}`` in a key stands for the architecture) has
     been read. Used to pick ``n_ctx`` and refuse projectors before llama.cpp allocates anything.
-    Any bytes give a result or a ``ModelLoadError`` (the suite fuzzes it).
+    Any bytes give a result or a ``ModelLoadError`` (the suite fuzzes it), within ``budget``
+    seconds (a header that takes longer is refused).
 
     Raises:
         ModelLoadError: the header is truncated or malformed.
@@ -292,13 +330,14 @@ def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, ob
     found: dict[str, object] = {}
     try:
         with path.open("rb") as handle:
-            reader = _HeaderReader(handle, os.fstat(handle.fileno()).st_size)
+            reader = _HeaderReader(handle, os.fstat(handle.fileno()).st_size, budget=budget)
             if handle.read(4) != GGUF_MAGIC:
                 raise ModelLoadError(f"{path} is not a GGUF file")
             reader.read("<I")
             reader.read("<Q")
             n_kv = reader.count()
             for _ in range(n_kv):
+                reader.tick()
                 key = reader.string()
                 found[key] = reader.value(int(reader.read("<I")))  # type: ignore[arg-type]
                 arch = str(found.get("general.architecture", ""))
@@ -306,6 +345,8 @@ def read_gguf_header(path: Path, wanted: set[str] | None = None) -> dict[str, ob
                     break
     except _CorruptHeader as err:
         raise ModelLoadError(f"{path} is truncated or corrupt (its GGUF header cannot be read: {err})") from None
+    except _TooSlow as err:
+        raise ModelLoadError(f"{path} is not a model frogtui loads: {err}") from None
     except OSError as err:
         raise ModelLoadError(f"cannot read model file {path}: {err.strerror or err}") from None
     return found

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import os
 import select
 import signal
@@ -22,13 +23,14 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from frogtui.config import Config
+from frogtui import programs
+from frogtui.config import Config, sessions_dir
 from frogtui.errors import ModelError, ModelLoadError
-from frogtui.models import buffers, wire
+from frogtui.models import buffers, confinement, wire
 from frogtui.models.gguf_spec import read_gguf_header, resolve_spec
 from frogtui.protocol import ModelItem, TurnEnd, Usage
 
@@ -64,15 +66,31 @@ def describe_exit(returncode: int | None) -> str:
 
 
 class RunnerProcess:
-    """One model process: start, send requests, read answers, notice its death."""
+    """One model process: start, send requests, read answers, notice its death.
 
-    def __init__(self) -> None:
+    It is frogtui's own Python, isolated, in a sandbox of its own where bwrap works
+    (``models/confinement.py``): ``pid`` is then the interpreter's, inside it, and a signal that
+    ended it is read back from bwrap's exit status."""
+
+    def __init__(self, model: Path | None = None, writable: Sequence[Path] = ()) -> None:
         self._log = tempfile.TemporaryFile(prefix="frogtui-llama-")  # unlinked: nothing left behind
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "frogtui.models.runner"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-            start_new_session=True,  # the terminal's Ctrl+C and hang-up are frogtui's to handle
-        )
+        self.confinement = confinement.runner_argv(model, writable=writable)
+        info_read, info_write = os.pipe() if self.confinement.sandboxed else (-1, -1)
+        argv = self.confinement.argv
+        if self.confinement.sandboxed:
+            argv = [argv[0], "--info-fd", str(info_write), *argv[1:]]
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, cwd=programs.PYTHON_CWD,
+                env=programs.python_environ(os.environ), pass_fds=(info_write,) if info_write >= 0 else (),
+                start_new_session=True,  # the terminal's Ctrl+C and hang-up are frogtui's to handle
+            )
+        finally:
+            if info_write >= 0:
+                os.close(info_write)
+        self._child: int | None = None
+        if info_read >= 0:
+            self._child = _child_pid(info_read)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
@@ -81,7 +99,14 @@ class RunnerProcess:
 
     @property
     def pid(self) -> int:
-        return self.proc.pid
+        """The process that runs llama.cpp (inside the sandbox: bwrap's child)."""
+        return self._child or self.proc.pid
+
+    def returncode(self, code: int | None) -> int | None:
+        """Popen's status of the model's process (bwrap reports a child a signal ended as 128 + N)."""
+        if self.confinement.sandboxed and code is not None and 128 < code < 128 + 65:
+            return -(code - 128)
+        return code
 
     def send(self, message: dict[str, Any]) -> None:
         data = wire.encode(message)
@@ -122,6 +147,7 @@ class RunnerProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             returncode = self.proc.wait()
+        returncode = self.returncode(returncode)
         said = self.last_words()
         line = f"the model's process (llama.cpp) {describe_exit(returncode)} while {self.doing}"
         if said:
@@ -156,6 +182,21 @@ class RunnerProcess:
                 stream.close()  # type: ignore[union-attr]
             except OSError:
                 pass
+
+
+def _child_pid(info: int) -> int | None:
+    """The pid of bwrap's child, from what bwrap writes on ``--info-fd`` (None when it wrote
+    nothing: it failed, and the process's death says why)."""
+    data = b""
+    try:
+        while chunk := os.read(info, 4096):
+            data += chunk
+    finally:
+        os.close(info)
+    try:
+        return int(json.loads(data)["child-pid"]) if data else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,6 +276,8 @@ class LocalModel:
             model._load_first(buffers.machine_key(header.get("general.file_type")))
         except ProcessDied as err:
             raise ModelLoadError(str(err)) from None
+        if model._process is not None and not model._process.confinement.sandboxed:
+            say(f"the model's process is {model._process.confinement.warning}")
         return model
 
     def _load_first(self, key: str) -> None:
@@ -268,7 +311,8 @@ class LocalModel:
     def _start(self, *, extra_buffers: bool, probe: bool) -> None:
         """Start a process and load the model in it; the old one, if any, is closed first."""
         self._stop()
-        process = RunnerProcess()
+        writable = [sessions_dir(), *([self._state_folder] if self._state_folder is not None else [])]
+        process = RunnerProcess(self.path, writable)
         process.doing = "loading the model" + (" and trying a few tokens" if probe else "")
         llama = dataclasses.asdict(self.config.llama)
         request = {"op": "load", "path": str(self.path), "extra_buffers": extra_buffers, "probe": probe,
@@ -298,7 +342,9 @@ class LocalModel:
         newest one there that this conversation continues (``models/saved_state.py``); kept
         across a restart of the model's process. None stops it."""
         self._state_folder = folder
-        if self._process is not None:
+        if self._process is not None and folder is not None and not self._process.confinement.writes(folder):
+            self._start(extra_buffers=self._extra_buffers, probe=False)  # its sandbox binds the folder (sent keep_state)
+        elif self._process is not None:
             self._call({"op": "keep_state", "folder": str(folder) if folder else None})
 
     def _stop(self) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -33,12 +33,13 @@ from typing import Any, Literal, TextIO
 from frogtui.agent.events import EventSink
 from frogtui.agent.handoff import draft_handoff
 from frogtui.agent.loop import Agent, RunResult
-from frogtui.agent.project_instructions import ProjectInstructions, read_instructions, without_instructions
+from frogtui.agent.project_instructions import ProjectInstructions, read_instructions
+from frogtui.agent.saved import Conversation
 from frogtui.agent.trajectory import Trajectory, replay_lines
-from frogtui.approval import ApprovalMode, Ask, PolicyEngine, make_sandbox
+from frogtui.approval import ApprovalMode, Ask, PolicyEngine, Rule, make_sandbox
 from frogtui.approval import Approver as Gate
 from frogtui.approval.backstop import backstopped
-from frogtui.approval.sandbox import Sandbox
+from frogtui.approval.sandbox import OFF_SETTING, Sandbox, make_view, proposals_line
 from frogtui.config import Config
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
@@ -46,9 +47,12 @@ from frogtui.protocol import ApprovalRequest, Approver, KeepsState, Model
 from frogtui.session.folder import Session
 from frogtui.session.log import Logged, SessionLog
 from frogtui.session.mentions import Mentioned, attach_mentions
+from frogtui.session.tally import RunTally
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
+from frogtui.tools.proposals import ProposalRunner
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
+from frogtui.vcs.ignored import ignored_among
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import (
     GitState,
@@ -87,15 +91,6 @@ class Note:
     text: str
     topic: Literal["warning", "python", "instructions"]
     warning: bool
-
-
-def first_user_message(trajectory: dict[str, Any]) -> str:
-    """The first user message of a saved conversation as the person wrote it, without the project
-    instructions given with it ('' when it has none)."""
-    for message in trajectory.get("messages") or []:
-        if isinstance(message, dict) and message.get("role") == "user":
-            return without_instructions(str(message.get("content") or ""))
-    return ""
 
 
 class SessionCore:
@@ -139,10 +134,10 @@ class SessionCore:
         self.session = resume or Session.create(config.repo, config.model_spec)
         self.log = SessionLog(self.session, ignored=self.ignored_changed)
         """The session log (``log.SessionLog``): every event of the loop goes through it."""
-        self.chain: list[dict[str, Any]] = self.session.load_chain() if resume is not None else []
+        self.chain: list[Conversation] = self.session.load_chain() if resume is not None else []
         """The resumed session's conversations, oldest first (more than one after hand-offs)."""
-        self.saved: dict[str, Any] | None = self.chain[-1] if self.chain else None
-        """The resumed conversation (``Trajectory.as_dict``, the chain's last), None for a new session."""
+        self.saved: Conversation | None = self.chain[-1] if self.chain else None
+        """The resumed conversation (the chain's last), None for a new session."""
         self._clear()
 
     def _clear(self) -> None:
@@ -150,6 +145,11 @@ class SessionCore:
         self.engine: PolicyEngine | None = None
         """The approval policy; set by ``prepare``."""
         self.sandbox: Sandbox | None = None
+        self.proposals: ProposalRunner | None = None
+        """Runs a command the rules would ask about as a proposal (``tools.proposals``); None
+        where there is no copy-on-write view, or ``[bash] proposals = false``; set by ``prepare``."""
+        self.proposals_line = ""
+        """Whether commands run as proposals here, and why not (the session log has it)."""
         self.instructions: ProjectInstructions | None = None
         """The repository's ``AGENTS.md`` given with the first message of each conversation; set by
         ``prepare`` (None: no such file, or ``project_instructions = false``). A front end shows
@@ -176,8 +176,8 @@ class SessionCore:
         self._task = ""
         """The session's original task (the first conversation's first message)."""
         if self.chain:
-            self._task = first_user_message(self.chain[0])
-            self._replay_before[len(self.chain)] = "".join(replay_lines(data) for data in self.chain[:-1])
+            self._task = self.chain[0].task
+            self._replay_before[len(self.chain)] = "".join(conversation.replay() for conversation in self.chain[:-1])
 
     # setting up --------------------------------------------------------------------------
     def prepare(self) -> list[str]:
@@ -200,6 +200,8 @@ class SessionCore:
             engine.shown = sandbox.wrap.shown  # Read and Glob see what Bash sees: one mount list
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
+        self.proposals, self.proposals_line = self._proposal_runner(workspace, engine, sandbox)
+        self.session.log(self.proposals_line)
         self.python_line = describe_python(os.environ, workspace.root)
         self.session.log(self.python_line)
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
@@ -218,6 +220,27 @@ class SessionCore:
         if self.instructions is not None:
             self.notes.append(Note(self.instructions.line, "instructions", self.instructions.skipped))
         return warnings
+
+    def _proposal_runner(self, workspace: Workspace, engine: PolicyEngine, sandbox: Sandbox) -> tuple[ProposalRunner | None, str]:
+        """The proposals' runner (a copy-on-write view of the repository where the kernel allows
+        one) and the line saying so."""
+        if not engine.rules.proposals:
+            return None, OFF_SETTING
+        view, why = make_view(sandbox.wrap, workspace.root)
+        if view is None:
+            return None, proposals_line(view, why)
+        runner = ProposalRunner(view, workspace.root, self.session.folder / "proposals", ignored=self._ignored_among)
+        return runner, proposals_line(view, why)
+
+    def _ignored_among(self, paths: Sequence[str]) -> set[str]:
+        """The paths git ignores, among a proposal's effects (none outside git, or when git cannot say)."""
+        if self.repo_state is None:
+            return set()
+        try:
+            return ignored_among(self.repo_state.repo, list(paths))
+        except FrogtuiError as err:
+            self.log.line(f"ignored paths not told apart: {err}")
+            return set()
 
     @property
     def sandboxed(self) -> bool:
@@ -267,6 +290,11 @@ class SessionCore:
         The decisions reach the session log through the loop's events."""
         return Gate(self.policy, ask=ask, show=show, mode=mode or self.config.approve)
 
+    def share_session_rules(self, rules: list[Rule]) -> None:
+        """Keep this session's "always allow" rules in ``rules``, a list other sessions share (the
+        app's attempts: one answer holds for every attempt). Call after ``prepare``."""
+        self.policy.session_rules = rules
+
     def record(self, line: str) -> None:
         """A line in the session log for what the front end did (the editor cancelled)."""
         self.log.line(line)
@@ -299,7 +327,7 @@ class SessionCore:
         checkpoints = self.checkpoints
         agent = Agent(
             self.model,
-            ToolRunner(self.workspace, wrap=self.sandbox.wrap if self.sandbox is not None else None),
+            ToolRunner(self.workspace, wrap=self.sandbox.wrap if self.sandbox is not None else None, proposals=self.proposals),
             approver,
             Logged(self.log, sink),
             limits=self.config.limits,
@@ -337,6 +365,12 @@ class SessionCore:
         if self.instructions is not None:
             say(self.instructions.line)
         return self.start(self.gate(), sink, warn=lambda line: say(f"warning: {line}"))
+
+    @property
+    def tally(self) -> RunTally:
+        """What the session's runs did so far, counted from their events (steps, calls and their
+        decisions, files changed, tokens)."""
+        return self.log.tally
 
     @property
     def run_summary(self) -> str:
@@ -382,8 +416,8 @@ class SessionCore:
         if self.agent is None:
             raise RuntimeError("start() comes before draft_handoff()")
         why = ended or (self.last_result.exit_reason if self.last_result is not None else "requested")
-        recorded = [o for step in self.agent.trajectory.steps for o in step.observations]  # each call's outcome, as data
-        return draft_handoff(self.agent.messages, patch=self.patch(), ended=why, task=self._task or None, observations=recorded)
+        conversation = Conversation.of(self.agent.trajectory)  # each call's outcome, as recorded
+        return draft_handoff(conversation, patch=self.patch(), ended=why, task=self._task or None)
 
     def hand_off(self, text: str) -> RunResult:
         """Start a fresh conversation whose first user message is ``text`` (blocking): a new run
@@ -462,7 +496,7 @@ class SessionCore:
         self.repo_state = state
         self.checkpoints = Checkpoints(state, self._nested, watched=self.sandboxed) if state is not None else None  # vcs.watch
         if self.checkpoints is not None and self.chain:  # resumed: undo goes back through them too
-            self.checkpoints.restore(changing_calls(self.chain))
+            self.checkpoints.restore({step: tools for c in self.chain for step, tools in c.changing_tools(MUTATING_TOOLS).items()})
 
     def enable_git(self) -> RepoState:
         """Run ``git init`` in the repository folder and turn on checkpoints, review, undo and the
@@ -571,14 +605,3 @@ class SessionCore:
         self.undone.add((checkpoint.step, checkpoint.action))
         self.rewind_note = (self.rewind_note + "\n" + result.message).strip()
         return result
-
-
-def changing_calls(chain: list[dict[str, Any]]) -> dict[int, list[str]]:
-    """Each step's Write, Edit and Bash calls' tools, in order, from a session's saved conversations."""
-    tools: dict[int, list[str]] = {}
-    for conversation in chain:
-        for step in conversation.get("steps") or []:
-            calls = (step.get("assistant") or {}).get("tool_calls") or []
-            names = [(call.get("function") or {}).get("name", "") for call in calls if isinstance(call, dict)]
-            tools[int(step.get("step", 0))] = [name for name in names if name in MUTATING_TOOLS]
-    return tools

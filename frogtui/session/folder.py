@@ -6,22 +6,19 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from frogtui.agent.journal import TrajectoryJournal, rebuild
+from frogtui.agent.saved import Conversation
 from frogtui.agent.trajectory import Trajectory, replay_lines, run_file, write_json_atomic, write_text_atomic
 from frogtui.config import sessions_dir
+from frogtui.errors import FrogtuiError
 
 MAX_RUNS = 1000
 """Conversations followed along a session's hand-off chain at most."""
-
-
-def path_name(data: dict[str, Any]) -> str:
-    """The file name of a loaded conversation (from its ``run``)."""
-    run = data.get("run")
-    return run_file(run if isinstance(run, int) else 1)
 
 
 @dataclass(frozen=True)
@@ -72,14 +69,41 @@ class Session:
     @classmethod
     def latest(cls, repo: Path | None = None) -> Session | None:
         """The newest session (for ``repo`` when given), or None."""
+        return next(cls.newest_first(repo), None)
+
+    @classmethod
+    def newest_first(cls, repo: Path | None = None) -> Iterator[Session]:
+        """The sessions (of ``repo`` when given), newest first (by their creation time, then id:
+        ids start with their second)."""
         root = sessions_dir()
         if not root.is_dir():
-            return None
-        for folder in sorted(root.iterdir(), reverse=True):
-            session = cls._read(folder)
-            if session is not None and (repo is None or os.path.realpath(session.repo) == os.path.realpath(repo)):
-                return session
-        return None
+            return
+        found = [session for session in map(cls._read, root.iterdir()) if session is not None
+                 and (repo is None or os.path.realpath(session.repo) == os.path.realpath(repo))]
+        yield from sorted(found, key=lambda session: (session.created, session.id), reverse=True)
+
+    @classmethod
+    def find(cls, session_id: str, repo: Path, *, flag: str = "--resume", conversation: bool = False) -> Session:
+        """The session ``flag ID`` names, or with no id the latest of ``repo`` (``frogtui
+        --resume``; with ``conversation``, the latest that holds one: ``frogtui run --continue``).
+
+        Raises:
+            FrogtuiError: there is no such session.
+        """
+        if session_id:
+            session = cls.by_id(session_id)
+            if session is None:
+                raise FrogtuiError(f"no saved session {session_id!r} (frogtui sessions lists them)")
+            return session
+        session = next((s for s in cls.newest_first(repo) if s.has_conversation or not conversation), None)
+        if session is None:
+            raise FrogtuiError(f"no saved session for {repo}; start one without {flag}")
+        return session
+
+    @property
+    def has_conversation(self) -> bool:
+        """Whether a conversation was saved (a message was sent)."""
+        return self.trajectory_path.is_file() or self.journal_path.is_file()
 
     @classmethod
     def by_id(cls, session_id: str) -> Session | None:
@@ -96,14 +120,24 @@ class Session:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def _meta(self) -> dict[str, Any]:
+        try:
+            meta = json.loads((self.folder / "meta.json").read_text())
+        except (OSError, ValueError):
+            return {}
+        return meta if isinstance(meta, dict) else {}
+
     @property
     def model_spec(self) -> str:
         """The model spec the session was started with ('' when not recorded)."""
-        try:
-            spec = json.loads((self.folder / "meta.json").read_text()).get("model", "")
-        except (OSError, ValueError, AttributeError):
-            return ""
+        spec = self._meta().get("model", "")
         return spec if isinstance(spec, str) else ""
+
+    @property
+    def created(self) -> float:
+        """When the session was created (seconds since the epoch; 0 when not recorded)."""
+        created = self._meta().get("created")
+        return float(created) if isinstance(created, (int, float)) and not isinstance(created, bool) else 0.0
 
     @property
     def replay_path(self) -> Path:
@@ -133,8 +167,7 @@ class Session:
             if not trajectory.partial:
                 write_json_atomic(self.run_path(run), trajectory.as_dict())
             return
-        run = trajectory.get("run")
-        run = run if isinstance(run, int) else 1
+        run = Conversation.read(trajectory).run
         write_json_atomic(self.run_path(run), trajectory)
         write_text_atomic(self.replay_path, replay_before + replay_lines(trajectory))
         self.run_journal_path(run).unlink(missing_ok=True)
@@ -152,25 +185,26 @@ class Session:
             return data
         return json.loads(path.read_text(encoding="utf-8"))
 
-    def load_chain(self) -> list[dict[str, Any]]:
-        """The session's conversations in order: ``trajectory.json``, then each
-        ``next_trajectory`` link (a hand-off), while the linked file exists and links back."""
-        chain: list[dict[str, Any]] = []
+    def load_chain(self) -> list[Conversation]:
+        """The session's conversations in order (``agent.saved``): ``trajectory.json``, then each
+        ``next_trajectory`` link (a hand-off), while the linked file exists, reads as a
+        conversation and links back."""
+        chain: list[Conversation] = []
         path: Path | None = self.trajectory_path
         while path is not None and len(chain) < MAX_RUNS:
             try:
-                data = self._read_run(path)
+                conversation = Conversation.read(self._read_run(path))
             except (OSError, ValueError):
                 break
-            if not isinstance(data, dict) or (chain and data.get("previous_trajectory") != path_name(chain[-1])):
+            if chain and conversation.previous != run_file(chain[-1].run):
                 break
-            chain.append(data)
-            link = data.get("next_trajectory")
+            chain.append(conversation)
+            link = conversation.next
             # only a name of this session's own files: a link is never a path elsewhere
-            path = self.folder / link if isinstance(link, str) and link == run_file(len(chain) + 1) else None
+            path = self.folder / link if link is not None and link == run_file(len(chain) + 1) else None
         return chain
 
-    def load_trajectory(self) -> dict[str, Any] | None:
+    def load_trajectory(self) -> Conversation | None:
         """The session's latest conversation (the end of the hand-off chain), or None."""
         chain = self.load_chain()
         return chain[-1] if chain else None

@@ -65,6 +65,7 @@ class SessionLog:
         """The last run's summary (``RunTally.line``), '' before a run ended."""
         self._handle: dict[type, Callable[[Any], None]] = {
             ev.ToolCallProposed: self.tally.add,
+            ev.StepUsage: self.tally.add,
             ev.ApprovalAnswered: self._answered,
             ev.ToolFinished: self._finished,
             ev.HandedOff: lambda event: self.line(handoff_line(event)),

@@ -32,6 +32,10 @@ class RunTally:
         """Paths a Write or Edit changed (the file count outside a git repository)."""
         self.exit_reason = ""
         self.patch = ""
+        self.evaluated = 0
+        """Prompt tokens the model evaluated (the rest came from its cache)."""
+        self.generated = 0
+        """Tokens the model generated."""
         self._answered: set[str] = set()
 
     def add(self, event: Any) -> None:
@@ -49,11 +53,13 @@ class RunTally:
                 self.invalid += 1
             elif event.ran and event.ok and (spec := tool_spec(event.call.name)) is not None and spec.kind == "edit":
                 self.written.add(str(event.call.arguments.get(spec.path_argument or "", "")))
+        elif isinstance(event, ev.StepUsage):
+            self.evaluated += event.usage.evaluated_tokens
+            self.generated += event.usage.generated_tokens
         elif isinstance(event, ev.RunEnded):
             self.steps = event.n_steps
             self.exit_reason = event.exit_reason
-            patch = event.trajectory.get("output_patch", "")
-            self.patch = patch if isinstance(patch, str) else ""
+            self.patch = event.patch
 
     @property
     def files_changed(self) -> int:
@@ -62,8 +68,9 @@ class RunTally:
         return len(_DIFF_FILE.findall(self.patch)) if self.patch else len(self.written)
 
     def line(self, ignored: list[str] | None = None) -> str:
-        """E.g. ``agent · 4 steps · 5 calls: 1 allowed, 4 denied (3 by rule, 1 by floor) · 0 files changed``;
-        with ``ignored`` (the ignored paths the run changed), ``· 1 ignored path changed (.venv/bin/git)`` after it."""
+        """E.g. ``agent · 4 steps · 5 calls: 1 allowed, 4 denied (3 by rule, 1 by floor) · 0 files changed ·
+        tokens 1,234 evaluated, 56 generated``; with ``ignored`` (the ignored paths the run changed),
+        ``· 1 ignored path changed (.venv/bin/git)`` before the tokens."""
         denied = sum(self.denied.values())
         who = ", ".join(f"{self.denied[by]} by {by}" for by in (*DENIERS, *sorted(set(self.denied) - set(DENIERS))) if self.denied[by])
         calls = f"{_count(self.calls, 'call')}: {self.allowed} allowed, {denied} denied{f' ({who})' if who else ''}"
@@ -72,7 +79,7 @@ class RunTally:
         line = f"{self.exit_reason or 'ended'} · {_count(self.steps, 'step')} · {calls} · {_count(self.files_changed, 'file')} changed"
         if ignored:
             line += f" · {_count(len(ignored), 'ignored path')} changed, in no patch or review, not restored by undo ({describe(ignored)})"
-        return line
+        return line + f" · tokens {self.evaluated:,} evaluated, {self.generated:,} generated"
 
 
 def _count(n: int, noun: str) -> str:

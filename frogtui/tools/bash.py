@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from frogtui.programs import which
 from frogtui.tools import observations as obs
 
 BASH_LIMIT = 30_000
@@ -70,8 +71,9 @@ class BashResult:
 
 
 def shell_argv(command: str) -> list[str]:
-    """The argv that runs ``command`` (before any sandbox wraps it)."""
-    return ["bash", "-c", command]
+    """The argv that runs ``command`` (before any sandbox wraps it): frogtui's own bash by its
+    absolute path (``frogtui.programs``), never a ``bash`` the project's ``PATH`` puts first."""
+    return [which("bash") or "/bin/bash", "-c", command]
 
 
 def effective_timeout(timeout: float | None) -> float:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 OutcomeKind = Literal["ok", "exit", "timeout", "interrupted", "denied", "error", "not_run"]
 """How a call ended: it worked (``ok``), a command exited non-zero (``exit``), it timed out, the
@@ -171,22 +170,6 @@ class Reading:
 
     kind: OutcomeKind
     exit_code: int | None = None
-
-
-def recorded_readings(records: Sequence[Mapping[str, Any]], tools: Sequence[str]) -> list[Reading] | None:
-    """How each call ended as the trajectory recorded it (its observations' ``outcome`` and
-    ``exit_code``: ``Trajectory.record_observation``), for the calls of ``tools`` in order; None
-    unless the records line up with them one for one, tool by tool, each with a known outcome (a
-    session saved before outcomes were recorded: its text is read instead, ``classify``)."""
-    if len(records) != len(tools):
-        return None
-    readings = []
-    for record, tool in zip(records, tools, strict=True):
-        kind, code = record.get("outcome"), record.get("exit_code")
-        if record.get("tool") != tool or kind not in get_args(OutcomeKind):
-            return None
-        readings.append(Reading(kind, code if isinstance(code, int) else None))
-    return readings
 
 
 def output_lines(observation: str) -> list[str]:

@@ -9,8 +9,10 @@ from frogtui.protocol import Preview, ToolCall
 from frogtui.tools.bash import CommandWrapper, OutputCallback
 from frogtui.tools.environment import CREDENTIAL_NAME
 from frogtui.tools.files import StaleFileError
+from frogtui.tools.landing import Landed, land
 from frogtui.tools.observations import ToolOutcome, unknown_tool
 from frogtui.tools.project_env import project_environ
+from frogtui.tools.proposals import Proposal, ProposalRunner
 from frogtui.tools.specs import RunRequest, tool_spec
 from frogtui.tools.workspace import Workspace
 
@@ -21,11 +23,34 @@ class ToolRunner:
     Args:
         workspace: root and private temp folder; every path goes through it.
         wrap: optional argv wrapper for Bash (the sandbox).
+        proposals: runs a command as a proposal on a copy-on-write view (``tools.proposals``);
+            None where there is none.
     """
 
-    def __init__(self, workspace: Workspace, wrap: CommandWrapper | None = None) -> None:
+    def __init__(self, workspace: Workspace, wrap: CommandWrapper | None = None, proposals: ProposalRunner | None = None) -> None:
         self.workspace = workspace
         self.wrap = wrap
+        self.proposals = proposals
+
+    @property
+    def can_propose(self) -> bool:
+        """Whether a command can run as a proposal here (``propose``)."""
+        return self.proposals is not None
+
+    def propose(self, call: ToolCall, *, cancel: threading.Event | None = None, on_output: OutputCallback | None = None) -> Proposal:
+        """Run a Bash ``call`` as a proposal: on a copy-on-write view, its effects read, nothing
+        of it in the working tree (``land`` applies what is accepted).
+
+        Raises:
+            OSError: the proposal's layer folder cannot be made.
+        """
+        assert self.proposals is not None
+        return self.proposals.propose(str(call.arguments["command"]), env=self.bash_env(), timeout=call.arguments.get("timeout"),
+                                      cancel=cancel, on_output=on_output)
+
+    def land(self, proposal: Proposal, accepted: tuple[str, ...] | None) -> Landed:
+        """Apply ``proposal``'s accepted effects to the working tree (``landing.land``)."""
+        return land(proposal, accepted)
 
     @property
     def confines_read_only(self) -> bool:

@@ -273,9 +273,10 @@ def tool_spec(name: str) -> ToolSpec | None:
 
 
 def runs_commands(tool: object) -> bool:
-    """Whether the tool called ``tool`` runs commands (its spec's kind is ``execute``): its rules
-    match a command's words, its observation starts with an exit code, the modal edits its command."""
-    spec = tool_spec(tool) if isinstance(tool, str) else None
+    """Whether ``tool`` (a spec, or a tool's name) runs commands (its spec's kind is ``execute``):
+    its rules match a command's words, its observation starts with an exit code, the modal edits
+    its command."""
+    spec = tool if isinstance(tool, ToolSpec) else tool_spec(tool) if isinstance(tool, str) else None
     return spec is not None and spec.kind == "execute"
 
 

@@ -17,12 +17,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Input, Static
+from textual.widgets import Checkbox, Input, Static
 
 from frogtui.approval.answer import PersonAnswer
 from frogtui.terminal_text import marked
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested
+
+PROPOSAL_OUTPUT_LINES = 20
+"""A proposal's output lines shown in the modal (the rest is counted)."""
 
 
 def display_path(path: str | os.PathLike[str]) -> str:
@@ -103,6 +106,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         Binding("n", "answer('deny')", "Deny"),
         Binding("r", "reason", "Deny with reason"),
         Binding("e", "edit", "Edit command"),
+        Binding("x", "run_for_real", "Run for real", show=False),
         Binding("escape", "escape", "Interrupt"),
     ]
 
@@ -125,7 +129,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
     def compose(self) -> ComposeResult:
         request = self.asked.request
         with Vertical(id="approval-dialog") as dialog:
-            title = f"step {request.step} · approve {self.call.name}?"
+            asked = f"apply what {self.call.name} did" if self.asked.effects else f"approve {self.call.name}"
+            title = f"step {request.step} · {asked}?"
             dialog.border_title = f"{self.heading} · {title}" if self.heading else title[0].upper() + title[1:]
             with VerticalScroll(id="approval-body"):  # scrolls; the inputs and the keys below it stay on screen
                 yield from self._body()
@@ -147,8 +152,10 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             if timeout:
                 facts += f"\ntimeout {timeout}s"
             yield Static(Text(facts), id="approval-facts")
+            if self.asked.effects or self.asked.output:
+                yield from self._proposal()
         elif self.asked.diff is not None:
-            yield DiffView(self.asked.diff, id="approval-diff")
+            yield DiffView(self.asked.diff, wrap=True, id="approval-diff")  # every line drawn whole: long ones wrapped, never cut
         else:
             yield Static(Text(repr(self.call.arguments)), id="approval-command")
         rules = self.asked.session_rule.split("; ") if self.asked.session_rule else []
@@ -163,6 +170,23 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         if decision.justification:
             why += f"\nwhy: {decision.justification}"  # the rule's justification, in its writer's words
         yield Static(Text(why), id="approval-rule")
+
+    def _proposal(self) -> ComposeResult:
+        """A command that ran as a proposal: its output, then each effect (with what the rules say
+        of it, ticked: untick one to leave it out) and a text file's diff, deletions included: y
+        applies the ticked ones, n none."""
+        lines = self.asked.output.splitlines()
+        shown = "\n".join(marked(line) for line in lines[:PROPOSAL_OUTPUT_LINES])
+        more = f"\n… {len(lines) - PROPOSAL_OUTPUT_LINES} more line(s)" if len(lines) > PROPOSAL_OUTPUT_LINES else ""
+        yield Static(Text("it ran as a proposal, on a copy of the repository: nothing of it is in your files yet\n" + shown + more),
+                     id="approval-output", classes="proposal")
+        for n, (path, line, diff) in enumerate(self.asked.effects):
+            if not path:  # a group line (ignored paths by folder, or the rest past the limit): lands with the ticked
+                yield Static(Text(marked(line)), classes="proposal-group")
+                continue
+            yield Checkbox(Text(marked(line)), value=True, id=f"proposal-pick-{n}", classes="proposal-effect")
+            if diff is not None:
+                yield DiffView(diff, id=f"proposal-diff-{n}", classes="proposal-diff")
 
     def on_resize(self) -> None:
         self._fit_body()
@@ -199,9 +223,13 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         short = None
         if rules:
             short = "always allow: the rule listed above" if len(rules) == 1 else f"always allow: the {len(rules)} rules listed above"
-        keys: list[tuple[str, str, str | None]] = [("y", "allow once", None), ("a", always, short), ("n", "deny", None)]
-        keys.append(("r", "deny with reason", None))
-        if self.is_bash:
+        if self.asked.effects:  # a proposal: the question is whether what it did lands
+            keys: list[tuple[str, str, str | None]] = [("y", "apply the ticked", None), ("a", f"apply, {always}", short),
+                                                       ("n", "reject", None), ("r", "reject with reason", None),
+                                                       ("x", "run it for real (network as configured)", "run for real")]
+        else:
+            keys = [("y", "allow once", None), ("a", always, short), ("n", "deny", None), ("r", "deny with reason", None)]
+        if self.is_bash and not self.asked.effects:
             keys.append(("e", "edit command", None))
         keys.append(("Esc", "interrupt", None))
         return keys
@@ -214,13 +242,24 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     def action_answer(self, choice: str) -> None:
         if self._input_open() is None:
-            self.dismiss(PersonAnswer(choice))  # type: ignore[arg-type]
+            self.dismiss(PersonAnswer(choice, accepted=self._picked() if choice != "deny" else None))  # type: ignore[arg-type]
+
+    def action_run_for_real(self) -> None:
+        """A proposal: run the command for real instead (directly, the network as configured)."""
+        if self.asked.effects or self.asked.output:
+            self.action_answer("run")
+
+    def _picked(self) -> tuple[str, ...] | None:
+        """A proposal: the paths of the effects left ticked (None: all of them, or no proposal)."""
+        listed = [(n, path) for n, (path, _line, _diff) in enumerate(self.asked.effects) if path]
+        picked = tuple(path for n, path in listed if self.query_one(f"#proposal-pick-{n}", Checkbox).value)
+        return None if len(picked) == len(listed) else (*picked, *self.asked.unlisted)
 
     def action_reason(self) -> None:
         self._open_input("#approval-reason")
 
     def action_edit(self) -> None:
-        if self.is_bash:
+        if self.is_bash and not self.asked.effects:  # a proposal already ran: no command to edit
             self._open_input("#approval-edit")
 
     def _open_input(self, widget_id: str) -> None:

@@ -50,11 +50,13 @@ class ModalAsk:
         """Post the question and wait for the modal's answer (or ``cancel_pending``)."""
         request = question.request
         diff = self._shown[1] if self._shown is not None and request.preview is self._shown[0] else None
+        effects, output, unlisted = proposal_view(question)
         future: Future[PersonAnswer] = Future()
         with self._lock:
             self._pending.add(future)
         try:
-            self.post(ApprovalRequested(request, question.decision, question.session_rule, self.sandboxed, future, diff))
+            self.post(ApprovalRequested(request, question.decision, question.session_rule, self.sandboxed, future, diff, effects, output,
+                                        unlisted))
             return future.result()
         finally:
             with self._lock:
@@ -71,3 +73,33 @@ class ModalAsk:
                 if not future.done():
                     future.set_result(PersonAnswer("deny", reason=reason))
         return len(pending)
+
+
+MODAL_EFFECTS = 200
+"""Effects the modal shows one by one (with their diffs) at most; the rest are counted."""
+
+
+def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | None], ...], str, tuple[str, ...]]:
+    """A proposal's effects for the modal (each line, and a text file's diff: built here, on the
+    agent's thread; ignored paths that run nothing later grouped by folder with counts; past
+    ``MODAL_EFFECTS``, counted), the command's output, and the paths shown only in a group line;
+    nothing for another question."""
+    proposal = question.proposal
+    if proposal is None:
+        return (), "", ()
+    from frogtui.approval.proposals import for_a_person
+    from frogtui.tools.proposals import effect_texts
+    from frogtui.ui.diffmodel import FileDiff
+
+    effects: list[tuple[str, str, FileDiff | None]] = []
+    shown, groups, unlisted = for_a_person(question.judged, MODAL_EFFECTS)
+    for judged in shown:
+        effect = judged.effect
+        texts = effect_texts(proposal, effect.path, effect.source) if effect.kind not in ("mode", "special") and not effect.is_dir else None
+        diff = None
+        if texts is not None and texts != (None, None) and (effect.after is None or effect.after.kind == "file"):
+            before, after = texts
+            diff = FileDiff(effect.path, before, after or "")
+        effects.append((effect.path, judged.line(), diff))
+    effects.extend(("", line, None) for line in groups)
+    return tuple(effects), proposal.result.observation, tuple(unlisted)

@@ -114,7 +114,7 @@ def run_attempts(app: AttemptsInApp, n: int, task: str, check: str) -> AttemptsF
 
     def wire(core: SessionCore, out: Any, number: int) -> Any:
         notes = core.prepare()
-        core.policy.session_rules = shared
+        core.share_session_rules(shared)
 
         def post(message: Any) -> None:  # only the questions reach the app; the trace is the attempt's own lines
             if isinstance(message, ApprovalRequested):

@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
+from frogtui.vcs.worktrees import DIFF_CAP
 
 if TYPE_CHECKING:
     from frogtui.attempts.results import AttemptResult
@@ -78,7 +79,9 @@ class AttemptsScreen(ModalScreen["int | None"]):
     def compose(self) -> ComposeResult:
         passed = sum(1 for r in self.results if r.passed)
         heading = f" · {self.heading}" if self.heading else ""
-        yield Static(f"{len(self.results)} attempts · check: {self.check or 'none'} · {passed} passed{heading}", id="attempts-title",
+        capped = sum(1 for r in self.results if r.diff_over_cap)
+        cap = f" · diffs kept up to {DIFF_CAP // 2**20} MiB" + (f" ({capped} over: not kept, applied from their commits)" if capped else "")
+        yield Static(f"{len(self.results)} attempts · check: {self.check or 'none'} · {passed} passed{cap}{heading}", id="attempts-title",
                      markup=False)
         with Container(id="attempts-body"):
             with Vertical(id="attempts-left"):
@@ -94,6 +97,7 @@ class AttemptsScreen(ModalScreen["int | None"]):
         table.add_columns("#", "check", "files", "+", "-", "steps", "tokens", "time", "end")
         for r in self.results:
             same = f" =#{r.same_as}" if r.same_as is not None else ""
+            same += " diff>cap" if r.diff_over_cap else ""
             same += " gone" if r.number in self.gone else ""
             table.add_row(str(r.number), verdict(r), str(r.files), f"+{r.added}", f"-{r.removed}", str(r.steps), str(r.tokens),
                           f"{r.seconds:.0f}s", f"{r.exit_reason}{same}", key=str(r.number))
@@ -139,7 +143,7 @@ class AttemptsScreen(ModalScreen["int | None"]):
             return
         diff = files[file_index % len(files)]
         label.update(f"attempt {number} · file {file_index % len(files) + 1} of {len(files)}: {diff.header}")
-        await right.mount(DiffView(diff, id="attempts-diff"))
+        await right.mount(DiffView(diff, wrap=True, id="attempts-diff"))  # a pick applies it: drawn whole, long lines wrapped
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value is None:

@@ -77,7 +77,9 @@ class HighlightedLines:
         start = chunk * CHUNK_LINES
         block = self.lines[start : start + CHUNK_LINES]
         out: list[TokenLine] = [[]]
-        for token_type, value in self.lexer.get_tokens("\n".join(block) + "\n"):
+        # pygments reads a carriage return as a line end: lexed as a space, so that the lines after
+        # it keep their tokens (the viewer draws a line whose tokens differ from it uncoloured)
+        for token_type, value in self.lexer.get_tokens("\n".join(block).replace("\r", " ") + "\n"):
             parts = value.split("\n")
             for number, part in enumerate(parts):
                 if number:
@@ -85,6 +87,14 @@ class HighlightedLines:
                 if part:
                     out[-1].append((token_type, part))
         return (out + [[] for _ in block])[: len(block)]
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` as a file has them: cut at ``\\n`` only. ``str.splitlines`` also cuts at
+    ``\\r``, form feeds, ``\\x1c``-``\\x1e``, ``\\x85`` and U+2028/2029, which bash and most
+    languages read inside a line: the viewer draws those as marks in the line instead."""
+    lines = text.split("\n")
+    return lines[:-1] if lines and lines[-1] == "" else lines
 
 
 class FileDiff:
@@ -99,8 +109,8 @@ class FileDiff:
     def __init__(self, path: str, before: str | None, after: str) -> None:
         self.path = path
         self.is_new = before is None
-        self.old_lines = (before or "").splitlines()
-        self.new_lines = after.splitlines()
+        self.old_lines = lines_of(before or "")
+        self.new_lines = lines_of(after)
         lexer = lexer_for(path)
         self.old = HighlightedLines(self.old_lines, lexer)
         self.new = HighlightedLines(self.new_lines, lexer)

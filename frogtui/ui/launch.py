@@ -34,21 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def find_resumed(resume: str, repo: str | None) -> Session:
-    """The session ``--resume [ID]`` names.
+    """The session ``--resume [ID]`` names (``Session.find``).
 
     Raises:
         FrogtuiError: there is no such session.
     """
-    if resume:
-        session = Session.by_id(resume)
-        if session is None:
-            raise FrogtuiError(f"no saved session {resume!r} (the id is printed when frogtui quits)")
-        return session
-    folder = repo_folder(repo or ".")
-    session = Session.latest(folder)
-    if session is None:
-        raise FrogtuiError(f"no saved session for {folder}; start one without --resume")
-    return session
+    return Session.find(resume, repo_folder(repo or "."))
 
 
 def quit_lines(session: Session) -> list[str]:

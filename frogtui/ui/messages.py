@@ -47,6 +47,14 @@ class ApprovalRequested(Message):
     future: Future[PersonAnswer]
     diff: FileDiff | None = None
     """The Write/Edit change, computed on the worker thread (a big diff costs no UI time)."""
+    effects: tuple[tuple[str, str, FileDiff | None], ...] = ()
+    """A command that ran as a proposal: each effect's path, its line (with what the rules say of
+    it) and, for a text file, its diff (a deletion: the old text against nothing); empty otherwise."""
+    output: str = ""
+    """A proposal: the command's output as the model will see it (held back until the answer)."""
+    unlisted: tuple[str, ...] = ()
+    """A proposal: the paths of effects shown only within a group line (ignored paths by folder,
+    with counts; past the modal's limit): they land with the ticked ones."""
 
 
 @dataclass

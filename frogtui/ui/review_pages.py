@@ -9,26 +9,31 @@ tell when every row of a change group has been on screen: only then is the group
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rich.cells import cell_len
 
 from frogtui.terminal_text import HIDDEN, visible
-from frogtui.vcs.hunks import FileChange, ReviewHunk
+from frogtui.vcs.hunks import FileChange, ReviewHunk, diff_lines
 
 PAGE_ROWS = 500
 """Rows drawn at once (the pane scrolls inside a page; ``]`` and ``[`` move between pages)."""
 MIN_WIDTH = 8
 """Rows are never narrower (a pane narrower than this cannot show a row whole: nothing counts as seen)."""
 TAB_SIZE = 8
+NOT_UTF8 = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as ``surrogateescape`` reads it (``vcs.hunks.decode``)."""
 
 
 def display_text(value: str) -> str:
-    """A diff line as drawn: without its line end, tabs expanded, hidden characters marked."""
+    """A diff line as drawn: without its line end, tabs expanded, hidden characters marked (a NUL
+    as ``␀``), and each byte that is not UTF-8 (read with ``surrogateescape``) as ``⟨xFF⟩``."""
     text = value[:-1] if value.endswith("\n") else value
     crlf = text.endswith("\r")
     text = text[:-1] if crlf else text
     text = HIDDEN.sub(lambda m: visible(m.group()), text.expandtabs(TAB_SIZE))
+    text = NOT_UTF8.sub(lambda m: f"⟨x{ord(m.group()) - 0xDC00:02X}⟩", text)
     return text + "␍" if crlf else text
 
 
@@ -114,7 +119,7 @@ def _whole_body(change: FileChange) -> list[str]:
     binary one or a mode change."""
     if change.status == "binary" or not change.whole:
         return []
-    lines = change.raw.splitlines(keepends=True)
+    lines = diff_lines(change.raw)
     at = next((i for i, line in enumerate(lines) if line.startswith("@@ ")), len(lines))
     return [line for line in lines[at + 1 :] if line[:1] in "+- \\"]
 

@@ -6,9 +6,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from frogtui.agent.project_instructions import without_instructions
-
 if TYPE_CHECKING:  # the session's modules are imported with it, after the first paint
+    from frogtui.agent.saved import Conversation
     from frogtui.session import Session
     from frogtui.ui.chat import ChatPane
     from frogtui.ui.status import StatusBar
@@ -69,12 +68,6 @@ def load_trace(session: Session) -> list[dict[str, Any]]:
     return [r for r in rows or [] if isinstance(r, dict) and isinstance(r.get("id"), str)]
 
 
-def saved_call_ids(message: dict[str, Any]) -> list[str]:
-    """The ids of the tool calls of a saved assistant message (``tool_calls[].id``)."""
-    calls = message.get("tool_calls")
-    return [c["id"] for c in calls if isinstance(c, dict) and isinstance(c.get("id"), str)] if isinstance(calls, list) else []
-
-
 def split_rewind_notes(text: str) -> tuple[int, str]:
     """A user message the session core prefixed with what undo rewound: (how many rewinds it
     tells, what the person typed). (0, text) for a message without such a prefix."""
@@ -86,9 +79,9 @@ def split_rewind_notes(text: str) -> tuple[int, str]:
     return notes.count(REWIND_MESSAGE_START), typed
 
 
-def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dict[str, Any], rows: list[dict[str, Any]],
-                 notices: list[str] | None = None, earlier: Sequence[dict[str, Any]] = ()) -> int:
-    """Show a saved conversation (``saved``, a trajectory) and its trace ``rows``
+def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: Conversation, rows: list[dict[str, Any]],
+                 notices: list[str] | None = None, earlier: Sequence[Conversation] = ()) -> int:
+    """Show a saved conversation (``saved``, read by ``agent.saved``) and its trace ``rows``
     (``load_trace``): the person's messages, the answers (reasoning folded) each followed by the
     lines of its tool calls, and the trace. The ``earlier`` conversations of the session (before
     hand-offs, oldest first) come first. What undo told the model at the start of a message is
@@ -106,27 +99,25 @@ def restore_view(chat: ChatPane, trace: TracePane, status: StatusBar, saved: dic
         if number:
             chat.add_notice(f"Hand-off: conversation {number + 1} started with the message below.")
         step = _show_messages(chat, trace, conversation, step, kept)
-    steps = [s.get("step") for s in saved.get("steps") or [] if isinstance(s, dict) and isinstance(s.get("step"), int)]
-    status.step = max(steps, default=0)
-    status.context_used = int(saved.get("context_tokens") or 0)
-    status.session_tokens = int(saved.get("session_tokens") or 0)
-    return len(steps)
+    status.step = saved.last_step
+    status.context_used = saved.context_tokens
+    status.session_tokens = saved.session_tokens
+    return len(saved.steps)
 
 
-def _show_messages(chat: ChatPane, trace: TracePane, saved: dict[str, Any], step: int, kept: list[str]) -> int:
+def _show_messages(chat: ChatPane, trace: TracePane, saved: Conversation, step: int, kept: list[str]) -> int:
     """Show one conversation's messages; ``step`` counts the assistant turns shown before; the
     undo notices still to show are taken from ``kept``."""
-    for message in saved.get("messages") or []:
-        role = message.get("role") if isinstance(message, dict) else None
-        if role == "user":
-            rewinds, typed = split_rewind_notes(without_instructions(str(message.get("content") or "")))
+    for message in saved.messages:
+        if message.role == "user":
+            rewinds, typed = split_rewind_notes(message.typed)
             for _ in range(rewinds):
                 chat.add_notice(kept.pop(0) if kept else "Files were rewound to a checkpoint (undo) before this message.")
             chat.add_user(typed)
-        elif role == "assistant":
+        elif message.role == "assistant":
             step += 1
-            chat.add_assistant_text(step, str(message.get("content") or ""), str(message.get("reasoning_content") or ""))
-            for call_id in saved_call_ids(message):
-                if call_id in trace.entries:
-                    chat.add_call_line(trace.entries[call_id])
+            chat.add_assistant_text(step, message.text, message.reasoning)
+            for call in message.calls:
+                if call.id in trace.entries:
+                    chat.add_call_line(trace.entries[call.id])
     return step

@@ -271,17 +271,6 @@ class Checkpoints:
         out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", "--name-only", before, after)
         return {decode(p) for p in out.split(b"\0") if p}
 
-    def rewind_last(self) -> RewindResult:
-        """Undo the last mutating action: rewind to the checkpoint taken just before it.
-
-        Raises:
-            NoCheckpoint: no action changed files in this session yet.
-        """
-        if not self.taken:
-            raise NoCheckpoint("nothing to undo: no file-changing action ran in this session")
-        last = self.taken[-1]
-        return self.rewind(last.step, last.action)
-
     def _remove(self, name: str) -> bool:
         """Delete a file created since the checkpoint; False (and nothing deleted) when it is a
         folder (a nested repository, recorded as a gitlink): its own history may be in there."""

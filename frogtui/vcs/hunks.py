@@ -154,6 +154,9 @@ class FileChange(GroupSelection):
     mode_group: int | None = None
     whole: bool = False
     review_hunks: list[ReviewHunk] = field(default_factory=list)
+    held: str = ""
+    """Why the change is never accepted by default ('' when nothing holds it): a binary change whose
+    new content would run (``review.runs_as_code``)."""
     _spans: dict[int, tuple[int, int]] | None = field(default=None, repr=False, compare=False)
 
     def group_spans(self) -> dict[int, tuple[int, int]]:
@@ -176,11 +179,6 @@ class FileChange(GroupSelection):
         at = self.review_hunks.index(hunk)
         self.review_hunks[at : at + 1] = pieces
         return pieces
-
-    def patch_text(self, selected: Callable[[ChangeGroup], bool]) -> str:
-        """This file's part of a patch: the changes of ``selected`` groups only, on a base where
-        the other groups are not applied. '' when no group is selected."""
-        return self._patch_text(selected, others_applied=False)
 
     def _patch_text(self, selected: Callable[[ChangeGroup], bool], others_applied: bool) -> str:
         if not any(selected(g) for g in self.groups):
@@ -308,10 +306,19 @@ def parse_diff(diff: bytes) -> HunkSelection:
     return HunkSelection([parse_section(section) for section in split_sections(decode(diff))])
 
 
+def diff_lines(text: str) -> list[str]:
+    """The lines of a diff, each with its ``\\n``: cut at ``\\n`` only. ``str.splitlines`` also cuts
+    at a form feed, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028/2029 and a lone ``\\r`` inside a file's line:
+    what follows one would read as a line of its own (dropped from view, or a forged ``diff --git``)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    return lines + [parts[-1]] if parts[-1] else lines
+
+
 def split_sections(text: str) -> list[str]:
     """Cut a diff into its ``diff --git`` sections (no hunk line can start with ``diff``)."""
     sections: list[list[str]] = []
-    for line in text.splitlines(keepends=True):
+    for line in diff_lines(text):
         if line.startswith("diff --git ") or not sections:
             sections.append([line])
         else:
@@ -351,7 +358,7 @@ def c_unquote(text: str) -> str:
 
 def parse_section(section: str) -> FileChange:
     """One file section: header, unidiff hunks and change groups."""
-    lines = section.splitlines(keepends=True)
+    lines = diff_lines(section)
     path = section_path(lines[0])
     body_at = next((i for i, line in enumerate(lines) if line.startswith(("@@ ", "GIT binary patch", "Binary files "))), len(lines))
     header = lines[:body_at]
@@ -395,7 +402,7 @@ def _unidiff_hunks(section: str, body: list[str]) -> list[unidiff.Hunk] | None:
     """The hunks of a text section, or None when unidiff's reading does not give back the exact
     text (then the file is taken whole)."""
     try:
-        patch = unidiff.PatchSet(section.splitlines(keepends=True))
+        patch = unidiff.PatchSet(diff_lines(section))
     except unidiff.UnidiffParseError:
         return None
     if len(patch) != 1:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import git
 
 from frogtui.vcs.hunks import decode
-from frogtui.vcs.repository import run_git
+from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, run_git
 
 MAX_FILES = 200_000
 """Ignored files and folders looked at, at most (a large ``node_modules`` has about 100,000)."""
@@ -130,3 +130,23 @@ def report(before: IgnoredFiles, after: IgnoredFiles) -> list[str]:
 def describe(paths: list[str]) -> str:
     """``paths`` in one short line: the first ``SHOWN``, then how many more."""
     return ", ".join(paths[:SHOWN]) + (f" and {len(paths) - SHOWN} more" if len(paths) > SHOWN else "")
+
+
+def ignored_among(repo: git.Repo, paths: list[str] | tuple[str, ...]) -> set[str]:
+    """The paths among ``paths`` (relative to the working tree; they need not exist) that git
+    ignores, by the ignore files of the tree as it is (a tracked file is never ignored).
+    A proposal's effects are grouped and judged by it (``approval.proposals``).
+
+    Raises:
+        GitFailed: git could not say.
+    """
+    if not paths:
+        return set()
+    stdin = b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+    try:
+        out = run_git(repo, "check-ignore", "-z", "--stdin", env=LITERAL_PATHS, stdin=stdin)
+    except GitFailed as err:
+        if err.status == 1:  # none of them is ignored
+            return set()
+        raise
+    return {decode(raw) for raw in out.split(b"\0") if raw}

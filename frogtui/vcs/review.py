@@ -5,6 +5,14 @@ Changes the session made are accepted by default; the person's own earlier chang
 at the session's start) are listed but rejected by default, and a hunk mixing both is rejected by
 default too, so frogtui never commits the person's earlier work unless they select it. What the
 person chose instead is remembered (``choices.py``) until they change it.
+
+The review decides what is binary itself, never git (one NUL byte in the first 8,000, or a
+``binary``/``-diff`` line in a ``.gitattributes`` the model wrote, makes git print "Binary files
+differ"): a file git calls binary whose content reads as text (``looks_text``: a NUL or a few odd
+bytes in it) is diffed again as text and shown line by line, each odd byte drawn as a mark. A
+change that stays binary shows its sizes, and when its new content is an executable or a script
+(the executable bit, ``#!``, an executable format, a script's name) it is never accepted by
+default: nobody can read what would run.
 """
 from __future__ import annotations
 
@@ -38,6 +46,23 @@ from frogtui.vcs.snapshot import snapshot, snapshot_tree
 DEFAULT_TRAILER = "Assisted-by: frogtui"
 """When no trailer is given (``Config.commit_trailer`` names the model: ``message.trailer_for``)."""
 _DIFF = ("diff-tree", "-r", "-p", "--binary", "--no-renames", "--no-textconv", "--no-ext-diff")
+TEXT_LIMIT = 4 * 2**20
+"""A file git calls binary is looked at as text up to this size (a larger one stays binary)."""
+HEAD_BYTES = 4096
+"""Of a larger one, how much is read to tell what it is."""
+ODD_SHARE = 0.05
+"""Text may hold this share of odd characters (control characters, bytes that are not
+UTF-8) and still be text; binary formats hold far more. NULs are not counted."""
+ODD_FEW = 8
+"""However short the text, this many odd characters leave it text."""
+SCRIPT_SUFFIXES = frozenset(
+    ".sh .bash .zsh .ksh .fish .csh .py .pyw .pl .pm .rb .js .mjs .cjs .ts .php .lua .tcl .r .ps1 .psm1 .bat .cmd .command "
+    ".vbs .awk .sed .mk .make .envrc .bashrc .zshrc .profile".split()
+)
+"""Names of files a program reads as code (a binary change to one is never accepted by default)."""
+SCRIPT_NAMES = frozenset("makefile gnumakefile dockerfile justfile rakefile gemfile podfile vagrantfile".split())
+EXECUTABLE_MAGIC = (b"\x7fELF", b"MZ", b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xca\xfe\xba\xbe", b"#!", b"\xef\xbb\xbf#!")
+"""How an executable starts: ELF, PE, Mach-O (both byte orders, fat), a script's ``#!``."""
 
 
 class ConfirmationNeeded(FrogtuiError):
@@ -109,6 +134,22 @@ class ReviewSession:
         except GitFailed:
             return None
 
+    def _blob_start(self, tree: str, path: str) -> tuple[int, bytes] | None:
+        """The size of ``path`` in ``tree`` and its bytes, only the first ``HEAD_BYTES`` of a blob
+        larger than ``TEXT_LIMIT`` (never a whole large file in memory); None when it has none."""
+        try:
+            size = int(run_git(self.repo, "cat-file", "-s", f"{tree}:{path}"))
+        except (GitFailed, ValueError):
+            return None
+        if size <= TEXT_LIMIT:
+            return size, self._blob(tree, path) or b""
+        process = self.repo.git.execute(["git", "cat-file", "blob", f"{tree}:{path}"], as_process=True)
+        try:
+            return size, process.proc.stdout.read(HEAD_BYTES)
+        finally:
+            process.proc.kill()
+            process.proc.wait()
+
     def _hook_texts(self, hooks_dir: Path) -> dict[str, str]:
         """The text of every configured hook: the hooks folder's hooks, the hook tools'
         configuration at the top of the working tree, ``package.json``'s hook keys."""
@@ -156,6 +197,7 @@ class ReviewSession:
         taken = snapshot(self.repo)
         now, self.nested = taken.tree, taken.nested
         selection = parse_diff(run_git(self.repo, *_DIFF, base, now))
+        selection.files = [self._decide_binary(change, base, now) for change in selection.files]
         earlier = self._changed(base, self.state.start_tree)
         since_start = changed_blobs(self.state, self.state.start_tree, now) if self.state.start_tree != now else {}
         session = set(since_start)
@@ -165,8 +207,31 @@ class ReviewSession:
             _classify(change, change.path in earlier, change.path in session, blocks.get(change.path, []))
             if writes is not None and change.path in since_start:
                 _mark_authors(change, writes.author(change.path, *since_start[change.path]))
+            if change.held:
+                change.set_accepted(False)
             self.choices.apply(change)
         return selection
+
+    def _decide_binary(self, change: FileChange, base: str, now: str) -> FileChange:
+        """``change`` as the review shows it: a file git calls binary whose two sides read as text
+        is diffed again as text; one that stays binary is labelled with its sizes, and held (not
+        accepted by default) when its new content would run."""
+        if change.status != "binary":
+            return change
+        old = self._blob_start(base, change.path)
+        new = self._blob_start(now, change.path)
+        if all(side is None or (side[0] <= TEXT_LIMIT and looks_text(side[1])) for side in (old, new)):
+            diff = run_git(self.repo, *_DIFF, "--text", base, now, "--", change.path, env=LITERAL_PATHS)
+            found = parse_diff(diff).files
+            if len(found) == 1 and found[0].status != "binary":
+                return found[0]
+        sizes = f"{_size(old)} → {_size(new)}"
+        change.held = runs_as_code(change.path, new[1], change.header) if new is not None else ""
+        held = f"; {change.held}: not accepted by default (nobody can read what would run)" if change.held else ""
+        for hunk in change.review_hunks:
+            if hunk.hunk_index < 0 and change.whole:
+                hunk.label = f"binary file changed ({sizes}){held}"
+        return change
 
     def _changed(self, before: str, after: str) -> set[str]:
         out = run_git(self.repo, "diff-tree", "-r", "-z", "--no-renames", "--name-only", before, after)
@@ -219,6 +284,36 @@ class ReviewSession:
     def undo_last_commit(self) -> UndoResult:
         """See ``commit.undo_last_commit``."""
         return undo_last_commit(self.repo)
+
+
+def looks_text(data: bytes) -> bool:
+    """Whether ``data`` reads as text: UTF-8 with at most ``ODD_SHARE`` (or ``ODD_FEW``) of odd
+    characters (control characters other than NUL, tab, newline, carriage return and form feed;
+    bytes that are not UTF-8). NULs do not count: git calls a file with one NUL binary; here it is
+    text with each NUL drawn as a mark (UTF-16 text too, a mark between its letters)."""
+    if not data:
+        return True
+    text = data.decode("utf-8", "surrogateescape")
+    odd = sum(1 for char in text if (char < " " and char not in "\x00\t\n\r\f") or "\udc80" <= char <= "\udcff" or char == "\x7f")
+    return odd <= max(ODD_SHARE * len(text), ODD_FEW)
+
+
+def runs_as_code(path: str, data: bytes, header: list[str]) -> str:
+    """Why a binary file's new content ``data`` would run as code ('' when nothing says so): its
+    executable bit, the start of an executable or a script (``#!``), or a script's name."""
+    if any(line.rstrip("\n").endswith(" 100755") for line in header):
+        return "an executable (mode 100755)"
+    if data.startswith(EXECUTABLE_MAGIC):
+        return "a script (#!)" if data.lstrip(b"\xef\xbb\xbf").startswith(b"#!") else "an executable program"
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    if name in SCRIPT_NAMES or suffix in SCRIPT_SUFFIXES or name in SCRIPT_SUFFIXES:
+        return f"a script ({name})"
+    return ""
+
+
+def _size(side: tuple[int, bytes] | None) -> str:
+    return "none" if side is None else f"{side[0]:,} bytes"
 
 
 HOOK_READ_LIMIT = 256 * 1024
@@ -286,7 +381,8 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
 
     Raises:
         CommitFailed: see ``commit.commit_patch``; also when the session changed a file that decides
-            what runs at a commit (a hook in the hooks path, ``.husky/``, ``.gitattributes``…).
+            what runs at a commit (a hook in the hooks path, ``.husky/``, ``.gitattributes``…), or
+            made a binary change that would run (``FileChange.held``).
     """
     from frogtui.vcs.message import draft_commit_message, trailer_for
 
@@ -296,6 +392,10 @@ def commit_session_changes(state: RepoState, model: object | None, *, trailer: s
     if nested:  # its config (core.fsmonitor, hooks) runs at the person's git commands there
         raise CommitFailed(f"the run created the nested git repository {folders(nested)}, whose own config (core.fsmonitor, hooks) "
                            "runs at your git commands there; not committing automatically: check it, remove it, then commit yourself")
+    held = sorted(f"{f.path} ({f.held})" for f in selection.files if f.held and f.origin != "earlier")
+    if held:  # binary, and it would run: nobody can read it, so it is never taken by default
+        raise CommitFailed(f"the run changed {', '.join(held)}: binary, and it would run; not committing automatically: "
+                           "review it (frogtui --resume, ctrl+r) or commit yourself")
     if not selection.accepted_count:
         return None
     control = review.control_changes(selection.paths(lambda g: g.origin == "session"), since=state.start_tree)

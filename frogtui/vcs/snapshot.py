@@ -10,6 +10,7 @@ tree is the snapshot, without running git."""
 from __future__ import annotations
 
 import atexit
+import io
 import os
 import shutil
 import tempfile
@@ -320,10 +321,66 @@ def snapshot_failure(err: git.exc.GitCommandError) -> str:
     return f"cannot record the working tree, so checkpoints and review cannot work: {text}.{hint}"
 
 
-def diff_trees(repo: git.Repo, before: str, after: str) -> str:
-    """The binary-safe unified diff from tree ``before`` to tree ``after``."""
+PATCH_CAP = 32 * 2**20
+"""The most bytes of a session's diff held as its trajectory's ``output_patch``: a larger one is
+recorded as its files' ``diff --git`` lines and a note saying how to see it (a 150 MB file written
+by the model cost frogtui 600 MB when its diff was held whole, several times over)."""
+DIFF_ARGS = ("diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv")
+"""The binary-safe diff, whatever the person's git config says (``gitguard`` pins the rest)."""
+
+
+class OverCap(Exception):
+    """A streamed git output grew past its cap: git is stopped (its output pipe closed)."""
+
+
+class Capped:
+    """A binary stream that takes at most ``cap`` bytes (None: any) into ``handle``, counting them;
+    one more raises ``OverCap``."""
+
+    def __init__(self, handle: IO[bytes], cap: int | None) -> None:
+        self.handle, self.cap, self.total = handle, cap, 0
+
+    def write(self, data: bytes) -> int:
+        self.total += len(data)
+        if self.cap is not None and self.total > self.cap:
+            raise OverCap
+        return self.handle.write(data)
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+
+def stream_git(repo: git.Repo, args: tuple[str, ...], out: Capped) -> tuple[int, str]:
+    """Run ``git ARGS`` hardened (``gitguard``), its output written to ``out`` a chunk at a time as
+    git writes it: (its exit status, its error text); over ``out``'s cap git is stopped (status 0)."""
+    try:
+        status, _, err = repo.git.execute(
+            ["git", *args], output_stream=out, with_extended_output=True, with_exceptions=False,
+            stdout_as_string=False,
+        )
+    except OverCap:
+        return 0, ""
+    return status, str(err)
+
+
+def diff_trees(repo: git.Repo, before: str, after: str, cap: int | None = PATCH_CAP) -> str:
+    """The binary-safe unified diff from tree ``before`` to tree ``after``; larger than ``cap``
+    bytes, its files' ``diff --git`` lines and a note instead (never held whole).
+
+    Raises:
+        FrogtuiError: git failed.
+    """
     if before == after:
         return ""
-    return repo.git.diff(
-        "--binary", "--no-color", "--no-ext-diff", "--no-textconv", before, after, stdout_as_string=True, strip_newline_in_stdout=False
-    )
+    buffer = io.BytesIO()
+    out = Capped(buffer, cap)
+    status, err = stream_git(repo, (*DIFF_ARGS, before, after), out)
+    if cap is not None and out.total > cap:
+        del buffer
+        names = repo.git.diff("--name-only", "-z", "--no-renames", before, after, stdout_as_string=False).split(b"\0")
+        heads = "".join(f"diff --git a/{n} b/{n}\n" for n in (name.decode("utf-8", "surrogateescape") for name in names) if n)
+        size = f"{cap // 2**20} MiB" if cap >= 2**20 else f"{cap:,} bytes"
+        return heads + f"# frogtui: this diff is larger than {size}; its text is left out (git diff {before} {after})\n"
+    if status != 0:
+        raise FrogtuiError(f"git diff failed: {err.strip()}")
+    return buffer.getvalue().decode("utf-8", "surrogateescape")

@@ -251,6 +251,7 @@ async def test_many_always_allow_rules_are_listed_in_the_request_not_in_the_butt
     """A command of 15 parts has 15 narrow rules: the option's name (an editor's button) stays
     short and the request lists every rule it would store."""
     command = " && ".join(f"touch build/report-{n}-with-a-rather-long-file-name-for-the-nightly-job.txt" for n in range(15))
+    user_rules("[bash]\nproposals = false\n")  # asked about by its text, before it runs (a proposal would ask about what it did)
     replay = write_replay(tmp_path / "replay.jsonl", [turn("Touch.", xml_call("Bash", command=command)), turn("Done.", answer="Done.")])
     client = ScriptedClient(["reject_once"])
     async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:

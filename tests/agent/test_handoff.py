@@ -4,9 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from frogtui.agent.handoff import call_summary, calls_from_messages, changed_files, draft_handoff, observation_outcome, one_line
+from frogtui.agent.handoff import call_outcomes, call_summary, changed_files, draft_handoff, one_line, said
+from frogtui.agent.saved import Conversation
+from frogtui.tools.observations import classify
+from frogtui.tools.specs import runs_commands
 from tests.agent.test_loop import make_agent
 from tests.support import git, turn, xml_call
+
+
+def of(messages: list[dict]) -> Conversation:
+    """A transcript as a conversation saved before outcomes were recorded (no step records)."""
+    return Conversation.read({"messages": messages})
+
+
+def observation_outcome(tool: str, observation: str) -> str:
+    """How the hand-off says a call ended that only its text tells (``classify``)."""
+    return said(classify(observation, command=runs_commands(tool)))
+
 
 TURNS = [
     turn("Run the tests.", xml_call("Bash", command="python -m pytest -q")),
@@ -21,7 +35,7 @@ def test_a_real_run_becomes_a_handoff_with_files_calls_and_the_last_message(py_r
     agent, _ = make_agent(py_repo, tmp_path, TURNS)
     result = agent.run("Fix the failing test in calc.py.")
     assert result.exit_reason == "agent"
-    text = draft_handoff(agent.messages, patch=git(py_repo, "diff"), ended="max_context_len")
+    text = draft_handoff(Conversation.of(agent.trajectory), patch=git(py_repo, "diff"), ended="max_context_len")
     assert text.startswith("# Hand-off\nThis continues an earlier conversation on the same task, which ended: its context filled up.\n")
     assert "## Task\nFix the failing test in calc.py.\n" in text
     assert "## Files changed so far\n- calc.py (+1 -1)\n" in text
@@ -45,7 +59,7 @@ def test_follow_ups_denials_and_a_handoff_of_a_handoff_keep_the_original_task(py
     )
     agent.run("first hand-off text")
     messages = [*agent.messages, {"role": "user", "content": "also update the docs\nplease"}]
-    text = draft_handoff(messages, ended="requested", task="The real task")
+    text = draft_handoff(of(messages), ended="requested", task="The real task")
     assert "## Task\nThe real task\n" in text
     assert "## Follow-up messages\n- also update the docs …\n" in text
     assert "- step 1: Bash `rm -r build` -> denied\n" in text
@@ -83,9 +97,9 @@ def test_malformed_transcript_entries_are_skipped_not_fatal() -> None:
         {"role": "assistant", "content": "", "tool_calls": [{"id": "a", "function": {"name": "Bash", "arguments": "{not json"}}]},
         {"role": "assistant", "content": None, "tool_calls": [{"id": "b", "function": {"name": "Read", "arguments": "[1]"}}]},
     ]
-    calls = calls_from_messages(messages)
+    calls = call_outcomes(of(messages))
     assert [(c.step, c.summary, c.outcome) for c in calls] == [(1, "Bash ``", "ok"), (2, "Read", "ok")]
-    assert "## Task\ntask\n" in draft_handoff(messages)
+    assert "## Task\ntask\n" in draft_handoff(of(messages))
 
 
 def test_only_the_last_calls_are_listed_in_a_long_conversation() -> None:
@@ -99,7 +113,7 @@ def test_only_the_last_calls_are_listed_in_a_long_conversation() -> None:
             }
         )
         messages.append({"role": "tool", "tool_call_id": f"c{i}", "content": f"f{i}.py\n1. x"})
-    text = draft_handoff(messages)
+    text = draft_handoff(of(messages))
     assert "## Calls made (last 40 of 100)\n- step 61: Read f60.py -> ok\n" in text
     assert "f59.py" not in text
 
@@ -112,9 +126,9 @@ def test_each_call_ends_as_its_recorded_outcome_says_not_as_its_text_reads(py_re
     agent, _ = make_agent(py_repo, tmp_path, turns)
     agent.run("find the handler")
     assert observation_outcome("Glob", "PermissionError: notes.java") == "denied", "what the text alone says"
-    observations = [o for step in agent.trajectory.steps for o in step.observations]
-    text = draft_handoff(agent.messages, observations=observations)
+    text = draft_handoff(Conversation.of(agent.trajectory))
     assert "- step 1: Glob *.java -> ok\n" in text
     # a transcript saved before outcomes were recorded (or one that does not line up) is read from its text
-    assert "- step 1: Glob *.java -> denied\n" in draft_handoff(agent.messages)
-    assert "- step 1: Glob *.java -> denied\n" in draft_handoff(agent.messages, observations=[{"tool": "Read", "outcome": "ok"}])
+    assert "- step 1: Glob *.java -> denied\n" in draft_handoff(of(agent.messages))
+    misfit = {"step": 1, "observations": [{"tool": "Read", "outcome": "ok"}]}
+    assert "- step 1: Glob *.java -> denied\n" in draft_handoff(Conversation.read({"messages": agent.messages, "steps": [misfit]}))

@@ -61,17 +61,17 @@ def test_mid_run_the_journal_holds_every_step_saved_and_resume_continues_from_it
     with session.journal_path.open("a") as handle:
         handle.write('{"message":{"role":"assist')
     saved = Session(id=session.id, folder=session.folder, repo=py_repo).load_trajectory()
-    assert saved == first.trajectory
+    assert saved is not None and saved.data == first.trajectory
     resumed_session = Session(id=session.id, folder=session.folder, repo=py_repo)
     resumed = agent_for(tmp_path, py_repo, [turn("Done.", answer="It adds.")], resumed_session.save_trajectory, name="follow.jsonl")
     resumed.restore(saved)
     second = resumed.send("and?")
     assert second.exit_reason == "agent"
     again = resumed_session.load_trajectory()
-    assert again == second.trajectory == json.loads(session.trajectory_path.read_text())
-    assert [m["content"] for m in again["messages"] if m["role"] == "user"] == ["look", "and?"]
-    assert again["n_steps"] == 4 and again["trajectory_format"] == "leaf-function-calling"
-    assert session.replay_path.read_text() == replay_lines(again)
+    assert again is not None and again.data == second.trajectory == json.loads(session.trajectory_path.read_text())
+    assert again.user_messages() == ["look", "and?"]
+    assert len(again.steps) == 4 and again.data["trajectory_format"] == "leaf-function-calling"
+    assert session.replay_path.read_text() == replay_lines(again.data)
     assert len(session.replay_path.read_text().splitlines()) == 4
 
 
@@ -86,7 +86,7 @@ def test_a_step_record_that_changes_after_it_was_saved_is_saved_again(tmp_path: 
     trajectory.partial = False
     session.save_trajectory(trajectory)
     assert rebuild(session.journal_path) == trajectory.as_dict()
-    assert session.load_trajectory() == trajectory.as_dict()
+    assert session.load_trajectory().data == trajectory.as_dict()
 
 
 def test_a_saved_dict_replaces_the_journal(tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_a_saved_dict_replaces_the_journal(tmp_path: Path) -> None:
     session.save_trajectory(trajectory)
     data = {**trajectory.as_dict(), "final_message": "edited"}
     session.save_trajectory(data)
-    assert session.load_trajectory() == data
+    assert session.load_trajectory().data == data
 
 
 def test_after_a_hand_off_each_run_has_its_journal_and_the_chain_reads_the_one_still_running(tmp_path: Path) -> None:
@@ -109,5 +109,5 @@ def test_after_a_hand_off_each_run_has_its_journal_and_the_chain_reads_the_one_s
     session.save_trajectory(second, replay_before=replay_lines(first.as_dict()))  # mid-run: only its journal
     assert not session.run_path(2).exists() and session.run_journal_path(2).exists()
     chain = Session(id=session.id, folder=session.folder, repo=tmp_path).load_chain()
-    assert chain == [first.as_dict(), second.as_dict()]
+    assert [c.data for c in chain] == [first.as_dict(), second.as_dict()]
     assert session.replay_path.read_text() == replay_lines(first.as_dict()) + replay_lines(second.as_dict())

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from frogtui.agent.project_instructions import MAX_BYTES, read_instructions, without_instructions
+from frogtui.agent.saved import Conversation
 from frogtui.cli import main
 from frogtui.config import config_dir
-from frogtui.session.core import first_user_message
 from tests.support import turn, write_replay
 
 LEAF_SYSTEM_PROMPT = (
@@ -48,7 +48,7 @@ def test_agents_md_goes_with_the_task_and_the_system_prompt_stays_leafs(
     shown = [line for line in err.splitlines() if "AGENTS.md" in line]
     assert shown == [f"frogtui: AGENTS.md ({len(RULES)} bytes) is given to the model with the task "
                      "(project_instructions = false in config.toml turns it off)"]
-    assert first_user_message(data) == "Fix the bug", "a resumed session and a hand-off see the person's task"
+    assert Conversation.read(data).task == "Fix the bug", "a resumed session and a hand-off see the person's task"
 
 
 def test_claude_md_where_there_is_no_agents_md(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

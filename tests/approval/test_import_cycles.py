@@ -86,8 +86,8 @@ def test_the_shell_analysis_imports_nothing_else_of_approval() -> None:
             assert not outside, f"{name} imports {sorted(outside)}"
 
 
-def test_the_sandbox_imports_only_the_settings_and_the_secret_stores() -> None:
-    allowed = {"frogtui.approval.rules", "frogtui.approval.secrets"}
+def test_the_sandbox_imports_only_the_settings_the_secret_stores_and_what_frogtui_trusts() -> None:
+    allowed = {"frogtui.approval.rules", "frogtui.approval.secrets", "frogtui.approval.trusted"}
     for name, deps in approval_graph().items():
         if name.startswith("frogtui.approval.sandbox"):
             outside = {m for m in deps if not m.startswith("frogtui.approval.sandbox")} - allowed

@@ -15,7 +15,7 @@ def _two_gigabytes() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
 
-LOAD = "from pathlib import Path; from frogtui.approval.loading import load_rules; load_rules(Path({repo!r}))"
+LOAD = "from pathlib import Path; from frogtui.approval.loading import load_rules; print(load_rules(Path({repo!r})).notes[0])"
 
 
 @pytest.mark.parametrize("kind", ["symlink to /dev/zero", "FIFO", "too big"])
@@ -32,5 +32,5 @@ def test_a_project_file_that_is_not_a_small_regular_file_is_one_line(py_repo: Pa
         project.symlink_to("/dev/zero")
     done = subprocess.run([sys.executable, "-c", LOAD.format(repo=str(py_repo))], capture_output=True, text=True, timeout=30,
                           check=False, preexec_fn=_two_gigabytes)
-    assert done.returncode == 1 and "ConfigError" in done.stderr and "MemoryError" not in done.stderr, done.stderr[-500:]
-    assert f"{project}: cannot read the rules file" in done.stderr.splitlines()[-1], done.stderr[-500:]
+    assert done.returncode == 0 and "MemoryError" not in done.stderr, done.stderr[-500:]  # ignored, with a note: never a lock-out
+    assert done.stdout.startswith(f"ignored .frogtui.toml: {project}: cannot read the rules file"), done.stdout[-500:]

@@ -3,6 +3,7 @@ line (fuzzed with hypothesis), and ``frogtui run`` with such a file exits 2 with
 from __future__ import annotations
 
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,50 @@ def test_frogtui_run_with_a_corrupt_header_exits_2_with_one_line(py_repo: Path, 
     assert headless.main(["hi", "--repo", str(py_repo), "--model", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "truncated or corrupt" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+FOUR_GIB = 4 * 2**30
+
+
+def sparse(path: Path, head: bytes, size: int = FOUR_GIB) -> Path:
+    """A file of ``size`` bytes starting with ``head`` and zeros after it, taking no disk (a hole)."""
+    with path.open("wb") as handle:
+        handle.write(head)
+        handle.truncate(size)
+    return path
+
+
+def test_a_fixed_size_array_of_billions_is_skipped_with_one_seek(tmp_path: Path) -> None:
+    """Issue 30: the reader walked arrays element by element; a crafted 4 GiB file of one array of
+    4 * 10^9 bytes took 20-30 minutes. An array of fixed-size values is now one seek (the entry
+    after it is read)."""
+    after = entry_str("general.name", "after")
+    head = header(gguf_string("k") + struct.pack("<IIQ", 9, 0, 0), after)
+    count = FOUR_GIB - len(head)  # the uint8 array fills the file up to the entry after it
+    head = header(gguf_string("k") + struct.pack("<IIQ", 9, 0, count), n_kv=2)
+    path = tmp_path / "huge.gguf"
+    with path.open("wb") as handle:  # sparse: the array is a hole
+        handle.write(head)
+        handle.seek(len(head) + count)
+        handle.write(after)
+    started = time.monotonic()
+    assert read_gguf_header(path) == {"k": None, "general.name": "after"}
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_huge_array_of_strings_is_refused_within_the_time_budget(tmp_path: Path) -> None:
+    """An array of 5 * 10^8 empty strings (a 4 GiB sparse file of zeros: each a zero length) can
+    only be walked string by string: the walk stops at the budget with one clear line."""
+    path = sparse(tmp_path / "strings.gguf", header(gguf_string("k") + struct.pack("<IIQ", 9, 8, FOUR_GIB // 8 - 8)))
+    started = time.monotonic()
+    with pytest.raises(ModelLoadError, match="more than can be read in 0.5 s") as info:
+        read_gguf_header(path, budget=0.5)
+    assert time.monotonic() - started < 3.0
+    assert "\n" not in str(info.value)
+
+
+def test_many_entries_are_refused_within_the_time_budget(tmp_path: Path) -> None:
+    """10^8 entries with empty keys, each a uint8 (a sparse file of zeros): refused at the budget."""
+    path = sparse(tmp_path / "entries.gguf", header(n_kv=FOUR_GIB // 16))
+    with pytest.raises(ModelLoadError, match="more than can be read"):
+        read_gguf_header(path, budget=0.5)

@@ -153,7 +153,7 @@ def test_a_handoff_is_a_new_run_of_the_session_and_resume_continues_the_last(py_
     assert "## Task\nfix add\n" in core.draft_handoff("requested")
     assert "+    return a + b" in result.trajectory["output_patch"]
     resumed = SessionCore(config, resume=core.session)
-    assert [c["run"] for c in resumed.chain] == [1, 2] and resumed.saved == resumed.chain[-1]
+    assert [c.run for c in resumed.chain] == [1, 2] and resumed.saved == resumed.chain[-1]
     started(resumed)
     assert resumed.agent is not None and resumed.agent.messages[1]["content"] == draft + "\nCheck it."
     resumed.model.position = 3  # the replay goes on where the first core stopped
@@ -215,5 +215,32 @@ def test_a_session_nobody_watches_is_told_every_start_up_note_and_the_log_keeps_
     assert f"warning: {not_git}" in log and f"warning: {UNSUPERVISED}" in log
     assert any(line.startswith("approval step=1 tool=Read decision=allow by=") for line in log)
     assert log[-2:] == ["exit_reason=agent steps=2", f"frogtui: {core.run_summary}"]
-    assert core.run_summary == "agent · 2 steps · 1 call: 1 allowed, 0 denied · 0 files changed"
+    assert core.run_summary == "agent · 2 steps · 1 call: 1 allowed, 0 denied · 0 files changed · tokens 165 evaluated, 28 generated"
     assert json.loads(core.trajectory_file().read_text())["exit_reason"] == "agent"
+
+
+def test_cores_that_share_session_rules_see_each_others_always_allow(py_repo: Path, tmp_path: Path) -> None:
+    from frogtui.protocol import ToolCall
+
+    config = replay_config(py_repo, tmp_path, [turn("", answer="hi")])
+    first, second = SessionCore(config), SessionCore(config)
+    shared: list = []
+    for core in (first, second):
+        core.prepare()
+        core.share_session_rules(shared)
+    call = ToolCall("c1", "Bash", {"command": "make test"})
+    assert second.policy.evaluate(call).kind == "ask"
+    assert first.policy.allow_for_session(call) == "Bash: make test"
+    assert second.policy.evaluate(call).kind == "allow", "one answer holds for every attempt"
+
+
+def test_no_front_end_assigns_into_the_cores_parts() -> None:
+    import re
+
+    import frogtui
+
+    package = Path(frogtui.__file__).parent
+    assigning = re.compile(r"\bcore\.(?:policy|engine|agent|checkpoints|sandbox|workspace|session)\.\w+\s*(?:\+|-)?=(?!=)")
+    found = [f"{path.relative_to(package)}: {line.strip()}" for path in package.rglob("*.py") if path.parent.name != "session"
+             for line in path.read_text(encoding="utf-8").splitlines() if assigning.search(line)]
+    assert found == [], "give the core a method"

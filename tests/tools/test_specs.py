@@ -12,7 +12,7 @@ import frogtui
 from frogtui.protocol import ToolCall
 from frogtui.tools import MUTATING_TOOLS, TOOL_NAMES, TOOL_SCHEMAS, ToolRunner, Workspace
 from frogtui.tools import observations as obs
-from frogtui.tools.specs import BASH, EDIT, GLOB, READ, TOOL_SPECS, WRITE, short_arguments, tool_spec
+from frogtui.tools.specs import BASH, EDIT, GLOB, READ, TOOL_SPECS, WRITE, runs_commands, short_arguments, tool_spec
 
 LITERAL = re.compile(r"[\"'](Read|Write|Edit|Glob|Bash)[\"']")
 """The lead's count: ``grep -rlE "[\\"'](Read|Write|Edit|Glob|Bash)[\\"']" frogtui | grep -v frogtui/tools/``."""
@@ -30,6 +30,19 @@ def test_tool_names_are_literals_in_at_most_four_modules_outside_tools() -> None
         and LITERAL.search(path.read_text(errors="replace"))
     )
     assert len(found) <= MAX_MODULES_WITH_LITERALS, found
+
+
+def test_only_the_specs_say_which_kind_runs_commands() -> None:
+    package = Path(frogtui.__file__).parent
+    found = sorted(
+        f"{path.relative_to(package.parent)}: {line.strip()}"
+        for path in package.rglob("*.py")
+        if path.relative_to(package).as_posix() != "tools/specs.py"
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"spec\.kind [!=]= [\"']execute[\"']", line)
+    )
+    assert found == [], "ask tools.specs.runs_commands"
+    assert runs_commands(BASH) and runs_commands("Bash") and not runs_commands(READ) and not runs_commands("Nope")
 
 
 def test_the_table_holds_the_five_leaf_tools_in_schema_order_with_their_verbatim_schemas() -> None:

@@ -62,7 +62,7 @@ async def test_a_full_context_hands_off_edited_by_the_person_and_review_shows_bo
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.selection is not None, what="review")
         assert sorted(f.path for f in app.screen.selection.files) == ["CHANGES.md", "calc.py"]
     session = Session.latest(py_repo)
-    assert [c["run"] for c in session.load_chain()] == [1, 2]
+    assert [c.run for c in session.load_chain()] == [1, 2]
     # --resume reads the chain: both conversations in the chat, the second one continued
     follow = write_replay(home / "follow.jsonl", [turn("", answer="Still fixed.")])
     config = Config(repo=py_repo, model_spec=f"replay:{follow}", theme="frog-dark", rules_file=rules_file(home))
@@ -74,7 +74,7 @@ async def test_a_full_context_hands_off_edited_by_the_person_and_review_shows_bo
         await submit(pilot, "is it still fixed?")
         await wait_for(pilot, lambda: run_over(resumed), what="the follow-up")
         assert resumed.core.agent.messages[1]["content"] == first and resumed.core.agent.trajectory.run == 2
-    assert session.load_trajectory()["final_message"] == "Still fixed."
+    assert session.load_trajectory().final_message == "Still fixed."
 
 
 async def test_a_third_identical_call_is_asked_about_as_a_repeat_though_the_rules_allow_it(make_app) -> None:
@@ -90,8 +90,8 @@ async def test_a_third_identical_call_is_asked_about_as_a_repeat_though_the_rule
         await wait_for(pilot, lambda: run_over(app), what="the run")
         entries = list(app.trace.entries.values())
         assert [bool(e.repeat) for e in entries] == [False, False, True] and entries[2].decision == "deny"
-    steps = Session.latest(app.config.repo).load_trajectory()["steps"]
-    assert steps[2]["approvals"][0]["repeat"].startswith("this exact call ran twice")
+    steps = Session.latest(app.config.repo).load_trajectory().steps
+    assert steps[2].approvals[0]["repeat"].startswith("this exact call ran twice")
 
 
 WAIT = xml_call("Bash", command="while [ ! -e release ]; do sleep 0.05; done", description="wait for the test")

@@ -67,4 +67,6 @@ async def test_every_front_end_writes_the_same_session_log(tmp_path: Path) -> No
     assert [line.split(" ", 3)[:3] for line in headless if line.startswith("approval ")] == [
         ["approval", "step=1", "tool=Read"], ["approval", "step=2", "tool=Glob"]]
     assert "[1] Read calc.py (Ns) -> calc.py" in headless and "[2] Glob *.py (Ns) -> calc.py" in headless
-    assert headless[-2:] == ["exit_reason=agent steps=3", "frogtui: agent · 3 steps · 2 calls: 2 allowed, 0 denied · 0 files changed"]
+    assert headless[-2:] == ["exit_reason=agent steps=3",
+                             "frogtui: agent · 3 steps · 2 calls: 2 allowed, 0 denied · 0 files changed"
+                             " · tokens 205 evaluated, 64 generated"]

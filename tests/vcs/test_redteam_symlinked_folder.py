@@ -46,7 +46,8 @@ def test_undo_restores_a_folder_replaced_by_a_symlink(py_repo: Path, tmp_path: P
     assert agent.run("go").exit_reason == "agent"
     assert (py_repo / "docs").is_symlink()
 
-    result = checkpoints.rewind_last()
+    last = checkpoints.taken[-1]  # what undo goes back to (SessionCore.next_undo)
+    result = checkpoints.rewind(last.step, last.action)
     assert not (py_repo / "docs").is_symlink() and (py_repo / "docs" / "guide.md").read_text() == "# guide\n"
     assert not (py_repo / "d2").exists()
     assert "docs/guide.md" in result.restored

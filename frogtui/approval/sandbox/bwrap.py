@@ -19,9 +19,11 @@ from frogtui.approval.rules import SandboxSettings
 from frogtui.approval.sandbox import gitconfig, landlock, mounts, seccomp
 from frogtui.approval.sandbox import home as sandbox_home
 from frogtui.approval.sandbox.gitconfig import sanitized_copy
+from frogtui.approval.sandbox.trusted import trusted_options
 from frogtui.approval.sandbox.view import SandboxView
+from frogtui.approval.trusted import protected_inside
 from frogtui.config import state_dir
-from frogtui.programs import which
+from frogtui.programs import at_start, which
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.project_env import escaping_virtualenvs, project_environ
@@ -86,6 +88,9 @@ class BwrapWrapper:
     """The read-only mode (``read_only_wrapper``): every mount read-only, the repository included,
     an empty private temp folder, no network."""
     project: Path | None = None
+    trusted: tuple[str, ...] = ()
+    """frogtui's own files inside the repository (``approval.trusted.protected_inside``): read-only
+    (the state folder hidden), ``sandbox/trusted.py``."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
     _start: dict[str, MountStart] = field(default_factory=dict, compare=False, repr=False)
 
@@ -136,6 +141,7 @@ class BwrapWrapper:
         shown = SandboxView.of(options)  # every secret store masked wherever anything bound shows it
         options += mounts.mask_places([(place, path) for path in secrets for place in shown.places(path)], writable)
         options += mounts.state_options(state_dir(), writable)
+        options += trusted_options(self.trusted, self.root, self.tmp_dir, os.path.realpath(state_dir()))
         options += sandbox_home.seal_options(view)
         options = [*options, "--chdir", str(self.root)]
         return read_only_options(options, self.tmp_dir) if self.read_only else options
@@ -198,6 +204,7 @@ class BwrapWrapper:
             f"{len(masked)} secret store(s) hidden",
             "/run and sockets hidden",
             "other sessions hidden",
+            *([f"frogtui's own files in the repository read-only ({', '.join(self.trusted)})"] if self.trusted else []),
             "allowlisted environment",
             _network_phrase(self.network and not self.read_only, self.landlock),
         ]
@@ -303,7 +310,8 @@ def _usable_filter(bwrap: str, network: bool, privileges: str, writable: Sequenc
 
 def _run_probe(argv: list[str]) -> str | None:
     try:
-        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, check=False, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL,
+                              cwd="/", env={"PATH": at_start().path})
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"bwrap could not start: {err}"
     first = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[0]
@@ -354,6 +362,7 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
         path, workspace.root, workspace.tmp_dir, network, privileges, settings.hide, settings.expose, settings.env,
         seccomp=filter_path,
         gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network, project=project,
+        trusted=protected_inside(workspace.root, workspace.tmp_dir),
     )
     start = wrap.start(project_environ(os.environ, workspace.root))
     return Sandbox(wrap, "bwrap", network, "; ".join(warnings) or None, (*ignored, *start.notes))

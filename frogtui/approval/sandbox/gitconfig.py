@@ -27,6 +27,8 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 
+from frogtui.programs import at_start, which
+
 SECRET_KEY = re.compile(r"token|secret|passw|pass$|apikey|api-key|cookie|extraheader|oauth|bearer", re.IGNORECASE)
 """Key names (the part after the last dot, or the whole key) that hold secrets."""
 URL_WITH_USER = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s@]+@", re.IGNORECASE)
@@ -85,14 +87,17 @@ def global_entries(environ: Mapping[str, str], cwd: str) -> list[tuple[str, str]
     return [(key, value) for _, key, value in _config_list(["--global", "--includes"], environ, cwd)]
 
 
-def _config_list(args: list[str], environ: Mapping[str, str], cwd: str, origins: bool = False) -> list[tuple[str, str, str]]:
-    """``git config ARGS --list -z`` as (origin, key, value); [] when git is missing or fails."""
-    git = shutil.which("git", path=_clean_path(environ.get("PATH", ""), cwd))
+def _config_list(args: list[str], environ: Mapping[str, str], cwd: str, origins: bool = False,
+                 tree: str | None = None) -> list[tuple[str, str, str]]:
+    """``git config ARGS --list -z`` run in ``cwd`` as (origin, key, value); [] when git is
+    missing or fails. ``tree``: the repository whose programs are not git (default ``cwd``)."""
+    git = which("git", tree or cwd)  # frogtui's own git (frogtui.programs): never one the repository or a virtualenv holds
     if git is None:
         return []
     argv = [git, "config", *args, "--list", "-z", *(["--show-origin"] if origins else [])]
     try:
-        done = subprocess.run(argv, capture_output=True, check=False, timeout=10, cwd=cwd, env=dict(environ), stdin=subprocess.DEVNULL)
+        done = subprocess.run(argv, capture_output=True, check=False, timeout=10, cwd=cwd, env={**environ, "PATH": at_start().path},
+                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return []
     records = done.stdout.decode("utf-8", "surrogateescape").split("\0")
@@ -177,9 +182,11 @@ def repository_copy(config: str) -> tuple[str, tuple[str, ...]]:
     if cached is None or cached[0] != stamp:
         environ = {"PATH": os.environ.get("PATH", ""), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
                    "HOME": os.environ.get("HOME", "/"), "LC_ALL": "C"}
-        entries = _config_list(["--file", config, "--includes"], environ, "/", origins=True)
+        tree = os.path.dirname(config)
+        entries = _config_list(["--file", config, "--includes"], environ, "/", origins=True, tree=tree)
         included = {origin.removeprefix("file:") for origin, _, _ in entries}
-        included |= {_include_path(value, config, environ["HOME"]) for _, key, value in _config_list(["--file", config], environ, "/")
+        direct = _config_list(["--file", config], environ, "/", tree=tree)
+        included |= {_include_path(value, config, environ["HOME"]) for _, key, value in direct
                      if key.lower().startswith(("include.", "includeif.")) and key.lower().endswith(".path")}
         included = {os.path.realpath(path) for path in included if path} - {os.path.realpath(config)}
         copy = _private_file(render(_sanitized([(key, value) for _, key, value in entries])))
@@ -195,11 +202,3 @@ def _include_path(value: str, config: str, home: str) -> str:
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-
-
-def _clean_path(path: str, root: str) -> str:
-    """``PATH`` without relative or empty entries and without the repository's folders (its
-    ``.venv/bin/git`` is not the person's git)."""
-    root = os.path.realpath(root)
-    entries = (entry for entry in path.split(os.pathsep) if os.path.isabs(entry))
-    return os.pathsep.join(e for e in entries if not (os.path.realpath(e) + "/").startswith(root + "/"))

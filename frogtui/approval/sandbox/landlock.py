@@ -5,7 +5,7 @@ abstract Unix socket (X11's ``@/tmp/.X11-unix/X0``, some D-Bus buses, agents): n
 hide a socket that has no file. Landlock (ABI 6, Linux 6.12) scopes them: a process in a Landlock
 domain with ``LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET`` cannot connect to an abstract socket made
 outside its domain. ``with_scope`` runs bwrap through a small launcher (frogtui's own interpreter,
-``-I -S``) that enters such a domain and then execs bwrap, so bwrap and every command under it are
+``-I -S``, ``programs.python_argv``) that enters such a domain and then execs bwrap, so bwrap and every command under it are
 inside; sockets the sandbox makes itself still work. Where the kernel has no such scope, the
 sandbox refuses the network instead (``sandbox.make_sandbox``).
 """
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import sys
+
+from frogtui.programs import python_argv
 
 SCOPE_ABI = 6
 """The first Landlock ABI with ``LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET`` (Linux 6.12)."""
@@ -53,8 +55,9 @@ def scopes_abstract_sockets(abi: int) -> bool:
 
 
 def with_scope(argv: list[str]) -> list[str]:
-    """``argv`` run inside a Landlock domain that cannot reach abstract sockets made outside it."""
-    return [sys.executable, "-I", "-S", "-c", LAUNCHER, *argv]
+    """``argv`` run inside a Landlock domain that cannot reach abstract sockets made outside it
+    (frogtui's own Python, isolated and without site-packages: ``programs.python_argv``)."""
+    return [*python_argv("-S", "-c", LAUNCHER), *argv]
 
 
 def refusal(abi: int) -> str:

@@ -125,7 +125,6 @@ LISTS_ONLY = {
 """Subcommands that only read when every option is one of these (``git branch -a``, ``git tag -l``)."""
 NOT_READ_ONLY_OPTIONS = ("--output", "--ext-diff", "-O", "--open-files-in-pager")
 """Options that make a reading subcommand write a file or run a program."""
-NETWORK = frozenset({"fetch", "pull", "push", "clone", "ls-remote", "submodule", "send-email", "request-pull", "archive"})
 RUNS = {
     "grep": ("-O", "--open-files-in-pager"),
     "fetch": ("--upload-pack",),

@@ -115,6 +115,9 @@ class ShellAnalysis:
             ``GLOBIGNORE=``), so that ``rm -rf *`` reaches ``.git``.
         hidden: For a command that cannot be parsed, the analyses of the pieces it could hide
             (its substitutions, the parts between separators): the floor still applies to them.
+        rebinds: Why a part of it rebinds what a name runs (``hash -p``, ``BASH_CMDS``, an
+            alias: ``shell.rebinds``), else None; every program of it is then only known when it
+            runs (``SimpleCommand.unknown_program``).
     """
 
     command: str
@@ -123,6 +126,7 @@ class ShellAnalysis:
     download_to_shell: str | None = None
     dotglob: bool = False
     hidden: tuple[ShellAnalysis, ...] = ()
+    rebinds: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -160,6 +164,7 @@ class Findings:
     fetched: set[str] = field(default_factory=set)
     dotglob: bool = False
     consts: dict[str, str] = field(default_factory=dict)
+    rebinds: str | None = None
 
     def record(self, command: SimpleCommand) -> None:
         found = self

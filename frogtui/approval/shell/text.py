@@ -22,7 +22,6 @@ _ESCAPES = {
     '"': '"',
     "?": "?",
 }
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-]")
 
 
 def ansi_c_word(raw: str) -> str | None:

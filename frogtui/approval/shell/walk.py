@@ -36,6 +36,7 @@ from frogtui.approval.shell.model import (
     SimpleCommand,
 )
 from frogtui.approval.shell.parse import Unparseable, parse_shell
+from frogtui.approval.shell.rebinds import mentions, raw_rebinding, rebinding
 from frogtui.approval.shell.text import (
     ansi_c_word,
     dequote,
@@ -83,13 +84,28 @@ def analyze(command: str, *, salvage: bool = True) -> ShellAnalysis:
     try:
         walk.script(command, Scope(source=command))
     except Unparseable as err:
-        return ShellAnalysis(command=command, error=str(err), hidden=_hidden(command, salvage))
+        hidden = _hidden(command, salvage)
+        rebinds = raw_rebinding(command) or next((p.rebinds for p in hidden if p.rebinds), None)
+        return ShellAnalysis(command=command, error=str(err), hidden=hidden, rebinds=rebinds)
     except RecursionError:
-        return ShellAnalysis(command=command, error="the command nests too deeply to analyse")
+        return ShellAnalysis(command=command, error="the command nests too deeply to analyse", rebinds=raw_rebinding(command))
     found = walk.found
     if not found.commands and not _only_comments(command):
         return ShellAnalysis(command=command, error="no command could be found in it (bash would likely reject it)")
-    return ShellAnalysis(command=command, commands=tuple(found.commands), download_to_shell=found.download, dotglob=found.dotglob)
+    rebinds = found.rebinds or mentions(command)
+    commands = tuple(_unknown(c, rebinds) for c in found.commands) if rebinds else tuple(found.commands)
+    return ShellAnalysis(
+        command=command, commands=commands, download_to_shell=found.download, dotglob=found.dotglob, rebinds=rebinds
+    )
+
+
+def _unknown(command: SimpleCommand, rebinds: str) -> SimpleCommand:
+    """``command`` in a command that rebinds what a name runs: its program is only known when it
+    runs, and nothing about it is proven (an allow rule or the read-only default no longer applies)."""
+    if not command.words:
+        return command
+    why = f"which program a name runs is only known when it runs: {rebinds}"
+    return replace(command, unknown_program=True, effects=replace(command.effects, opaque=command.effects.opaque or why, read_only=False))
 
 
 def _hidden(command: str, salvage: bool) -> tuple[ShellAnalysis, ...]:
@@ -203,6 +219,7 @@ class _Walk:
         for part in node.parts:
             if part.kind == "assignment":
                 assigns.append(part.word.split("=", 1)[0])
+                self.found.rebinds = self.found.rebinds or mentions(assigns[-1])
                 word, _, trouble = self.word(part, scope)
                 self.command_value(word, scope)
                 opaque = opaque or trouble
@@ -245,6 +262,7 @@ class _Walk:
         unknown = False
         stages = [*scope.stages, words]
         while words and opaque is None:
+            self.found.rebinds = self.found.rebinds or rebinding(words)
             step = unwrap(words)
             if step is None:
                 break
@@ -275,6 +293,7 @@ class _Walk:
             stages.append(words)
         if appends:
             words = (*words, INPUT_WORD)
+        self.found.rebinds = self.found.rebinds or rebinding(words)
         if words and not opaque:
             opaque = opaque_reason(words) or odd_target(t.word for t in (*writes, *reads))
         if words and words[0].has_glob and not words[0].dynamic:
@@ -285,6 +304,8 @@ class _Walk:
                 if git_command_key(key) and value:
                     self.nested(value.removeprefix("!"), f"git -c {key}", scope)
         unknown = unknown or bool(words) and words[0].dynamic
+        if unknown:  # ``x=hash; $x -p /usr/bin/rm ls``: a program only known when it runs may be one that rebinds
+            self.found.rebinds = self.found.rebinds or "a program only known when it runs may rebind what a name runs"
         own = Effects(writes=writes, reads=reads, assigns=assigns, opaque=opaque)
         command = SimpleCommand(words=words, via=via, effects=own, cwd=cwd, text=text, stages=tuple(stages), unknown_program=unknown)
         self.simple(command, scope)
@@ -357,6 +378,8 @@ class _Walk:
                 for inner in substitutions(name or ""):
                     self.nested(inner, "${...}", scope)
                 trouble = trouble or parameter_trouble(name or "")
+                if (name or "").startswith("!") and "=" in (name or ""):  # ``${!n:=...}`` assigns to a variable named at run time
+                    self.found.rebinds = self.found.rebinds or f"${{{name}}} sets a variable only known when it runs"
             elif part.kind == "tilde":
                 dynamic = dynamic or not USER_HOME.fullmatch(part.value)
             else:

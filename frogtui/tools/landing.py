@@ -1,0 +1,363 @@
+"""Landing a proposal: its accepted effects applied to the working tree, after a stale check.
+
+``land(proposal, accepted)`` first checks every accepted effect against the tree (``stale``): the
+tree's entry must still be what the effects were read against (kind, mode, size, link target,
+content), and unchanged since the command started (its ctime; a file changed while the command
+ran holds the command's copy of the old content). One stale effect and nothing is applied.
+Then the effects are applied in order, deletions first, then folders, files, links and modes
+in path order; every file is written beside its target and renamed over it.
+
+Every operation goes through folder descriptors opened from the root one component at a time
+without following links (``O_NOFOLLOW``): a link in the tree (made by the person meanwhile, or
+there all along) never carries a write outside the repository. The caller takes the checkpoint
+before and after (one step, as any Write).
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import stat
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from frogtui.tools.effects import Effect, Entry, digest, left_out, tree_files
+from frogtui.tools.observations import ToolOutcome, denied_by_person, denied_by_policy
+from frogtui.tools.proposals import Proposal
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class UnsafePath(OSError):
+    """A path of an effect goes through a link, or a folder became something else."""
+
+
+@dataclass(frozen=True)
+class Landed:
+    """What landing did.
+
+    Attributes:
+        applied: The effects applied (their paths).
+        stale: Why each stale effect is stale (then nothing was applied).
+        error: Why applying stopped part way ('' when it did not; the checkpoint before it lets
+            undo put the tree back).
+    """
+
+    applied: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.stale and not self.error
+
+
+def accepted_effects(proposal: Proposal, accepted: Collection[str] | None) -> list[Effect]:
+    """The effects to land: every one (``accepted`` None) or those whose path is in ``accepted``;
+    never one that is left out (``effects.left_out``)."""
+    return [e for e in proposal.effects if not left_out(e) and (accepted is None or e.path in accepted)]
+
+
+def land(proposal: Proposal, accepted: Collection[str] | None = None) -> Landed:
+    """Apply ``proposal``'s accepted effects to its tree (all of them when ``accepted`` is None).
+
+    Never raises for the disk: a failure is ``Landed.error``.
+    """
+    effects = accepted_effects(proposal, accepted)
+    problems = [why for effect in effects for why in stale(effect, proposal)]
+    if problems:
+        return Landed(stale=tuple(problems))
+    applied: list[str] = []
+    try:
+        with _Tree(str(proposal.root)) as tree:
+            for effect in sorted(effects, key=_deletions_first):
+                _apply(tree, effect, str(proposal.upper))
+                applied.append(effect.path)
+            tree.set_folder_modes()
+    except OSError as err:
+        return Landed(applied=tuple(applied), error=f"{type(err).__name__}: {err}")
+    return Landed(applied=tuple(applied))
+
+
+def _deletions_first(effect: Effect) -> tuple[int, tuple[str, ...]]:
+    removes = effect.kind == "deleted"
+    return (0 if removes else 1, tuple(effect.path.split("/")))
+
+
+# the stale check -------------------------------------------------------------------------------
+def stale(effect: Effect, proposal: Proposal) -> list[str]:
+    """Why ``effect`` can no longer land as it was read (empty: it can)."""
+    root = str(proposal.root)
+    problems = []
+    places = [(effect.source, effect.before)] if effect.source else [(effect.path, effect.before)]
+    if effect.source:
+        places.append((effect.path, None))
+    for rel, before in places:
+        why = _changed(root, rel, before, effect, proposal.started_ns)
+        if why:
+            problems.append(f"{rel}: {why}")
+    return problems
+
+
+def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_ns: int) -> str:
+    full = os.path.join(root, rel)
+    if _through_link(root, rel):
+        return "a folder above it is now a link"
+    now = Entry.of(full)
+    if before is None:
+        return "" if now is None else "it was made in the tree after the command ran"
+    if now is None:
+        return "it was deleted from the tree meanwhile"
+    if (now.kind, now.mode, now.target) != (before.kind, before.mode, before.target) or (now.kind == "file" and now.size != before.size):
+        return "it changed in the tree meanwhile"
+    if now.kind == "file" and effect.before_digest and digest(full) != effect.before_digest:
+        return "it changed in the tree meanwhile"
+    if now.kind == "dir" and effect.kind in ("deleted", "renamed"):
+        if tuple(tree_files(full)) != effect.files:
+            return "what the folder holds changed meanwhile"
+        if any(_ctime(os.path.join(full, name)) > started_ns for name in effect.files):
+            return "a file in it changed while the command ran"
+    if now.kind != "dir" and _ctime(full) > started_ns:
+        return "it changed while the command ran"
+    return ""
+
+
+def _ctime(path: str) -> int:
+    try:
+        return os.lstat(path).st_ctime_ns
+    except OSError:
+        return 0
+
+
+def _through_link(root: str, rel: str) -> bool:
+    current = root
+    for part in rel.split("/")[:-1]:
+        current = os.path.join(current, part)
+        try:
+            if not stat.S_ISDIR(os.lstat(current).st_mode):
+                return True
+        except FileNotFoundError:
+            return False
+    return False
+
+
+# applying --------------------------------------------------------------------------------------
+class _Tree:
+    """The working tree reached through descriptors, never through a link."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.fd = -1
+        self.modes: list[tuple[str, int]] = []
+        """Folders' modes, set last (a read-only folder would refuse what lands in it)."""
+
+    def set_folder_modes(self) -> None:
+        for rel, mode in sorted(self.modes, key=lambda item: -item[0].count("/")):
+            with self.parent(rel) as (fd, name):
+                folder = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                try:
+                    os.fchmod(folder, mode)
+                finally:
+                    os.close(folder)
+
+    def __enter__(self) -> _Tree:
+        self.fd = os.open(self.root, _DIR_FLAGS)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        os.close(self.fd)
+
+    @contextlib.contextmanager
+    def parent(self, rel: str) -> Iterator[tuple[int, str]]:
+        """The folder holding ``rel`` (a descriptor, every folder opened without following a
+        link) and ``rel``'s last name."""
+        parts = rel.split("/")
+        fds: list[int] = []
+        fd = self.fd
+        try:
+            for part in parts[:-1]:
+                try:
+                    fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as err:
+                    raise UnsafePath(err.errno, f"{rel}: a folder above it is not a folder of the tree ({err.strerror})") from None
+                fds.append(fd)
+            yield fd, parts[-1]
+        finally:
+            for opened in reversed(fds):
+                os.close(opened)
+
+
+def _apply(tree: _Tree, effect: Effect, upper: str) -> None:
+    if effect.kind == "deleted":
+        _remove(tree, effect.path)
+        return
+    if effect.kind == "renamed":
+        _remove(tree, effect.source)
+    if effect.kind == "mode":
+        assert effect.after is not None
+        _chmod(tree, effect.path, effect.after.mode)
+        return
+    after = effect.after
+    assert after is not None
+    if effect.kind == "modified" and effect.before is not None and effect.before.kind != after.kind:
+        _remove(tree, effect.path)
+    source = os.path.join(upper, effect.path)
+    if after.kind == "dir":
+        _make_folder(tree, effect.path, after.mode)
+        if effect.kind == "renamed":
+            for name in effect.files:
+                _copy_in(tree, f"{effect.path}/{name.rstrip('/')}", os.path.join(source, name.rstrip("/")))
+    else:
+        _copy_in(tree, effect.path, source)
+
+
+def _remove(tree: _Tree, rel: str) -> None:
+    with tree.parent(rel) as (fd, name):
+        try:
+            st = os.lstat(name, dir_fd=fd)
+        except FileNotFoundError:
+            return
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(name, dir_fd=fd)  # the descriptor-based walk: links are removed, never followed
+        else:
+            os.unlink(name, dir_fd=fd)
+
+
+def _make_folder(tree: _Tree, rel: str, mode: int) -> None:
+    with tree.parent(rel) as (fd, name):
+        try:
+            os.mkdir(name, 0o700, dir_fd=fd)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(name, dir_fd=fd).st_mode):
+                raise
+    tree.modes.append((rel, mode))
+
+
+def _copy_in(tree: _Tree, rel: str, source: str) -> None:
+    """Put the upper layer's ``source`` (a file, a link or a folder) at ``rel``. A file the tree
+    has is written over in place (no rename, no truncation to zero: ext4 would flush each one,
+    ``auto_da_alloc``); anything else is made under a temporary name beside it and renamed over it."""
+    st = os.lstat(source)
+    if stat.S_ISDIR(st.st_mode):
+        _make_folder(tree, rel, stat.S_IMODE(st.st_mode))
+        for name in sorted(os.listdir(source)):
+            _copy_in(tree, f"{rel}/{name}", os.path.join(source, name))
+        return
+    if not (stat.S_ISLNK(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        return  # a FIFO or socket is never carried over
+    with tree.parent(rel) as (fd, name):
+        if stat.S_ISREG(st.st_mode) and _write_over(source, fd, name, stat.S_IMODE(st.st_mode)):
+            return
+        temporary = f".{name}.frogtui-landing"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary, dir_fd=fd)
+        if stat.S_ISLNK(st.st_mode):
+            os.symlink(os.readlink(source), temporary, dir_fd=fd)
+        else:
+            writer = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=fd)
+            _copy_bytes(source, writer, stat.S_IMODE(st.st_mode))
+        try:
+            os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except IsADirectoryError:
+            shutil.rmtree(name, dir_fd=fd)
+            os.rename(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
+
+
+def _write_over(source: str, fd: int, name: str, mode: int) -> bool:
+    """Write ``source``'s bytes over the tree's regular file ``name`` (False: there is none, or
+    it has other hard links: a link, a folder or nothing is never opened, another name of the
+    same file never changed)."""
+    try:
+        writer = os.open(name, os.O_WRONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
+    except OSError:
+        return False
+    st = os.fstat(writer)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:  # a hard link's other names keep their bytes
+        os.close(writer)
+        return False
+    _copy_bytes(source, writer, mode)
+    return True
+
+
+def _copy_bytes(source: str, writer: int, mode: int) -> None:
+    """Copy ``source`` into the open ``writer`` from its start, cut it to that size, set ``mode``;
+    closes ``writer``."""
+    try:
+        reader = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            offset = _copy_range(reader, writer, os.fstat(reader).st_size)
+            os.ftruncate(writer, offset)
+            if stat.S_IMODE(os.fstat(writer).st_mode) != mode:
+                os.fchmod(writer, mode)
+        finally:
+            os.close(reader)
+    finally:
+        os.close(writer)
+
+
+def _copy_range(reader: int, writer: int, size: int) -> int:
+    """Copy ``size`` bytes from the start of ``reader`` to the start of ``writer`` (in the kernel
+    where it can); the bytes copied."""
+    offset = 0
+    try:
+        while offset < size:
+            copied = os.copy_file_range(reader, writer, size - offset, offset, offset)
+            if not copied:
+                return offset
+            offset += copied
+        return offset
+    except OSError as err:
+        if err.errno not in (errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise
+    while True:
+        chunk = os.pread(reader, 1 << 20, offset)
+        if not chunk:
+            return offset
+        offset += os.pwrite(writer, chunk, offset)
+
+
+def _chmod(tree: _Tree, rel: str, mode: int) -> None:
+    """Set ``rel``'s mode (a folder's at the end, after what lands inside it); a link is left as it is."""
+    with tree.parent(rel) as (fd, name):
+        st = os.lstat(name, dir_fd=fd)
+        if stat.S_ISDIR(st.st_mode):
+            tree.modes.append((rel, mode))
+        elif not stat.S_ISLNK(st.st_mode):
+            os.chmod(name, mode, dir_fd=fd)
+
+
+# what the model is told ------------------------------------------------------------------------
+PROPOSAL_NOTE = "Note: this command ran as a proposal, on a copy of the repository"
+
+
+def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
+    """The call's outcome once the proposal is decided (``allowed``: its effects, or some, were
+    to land; ``reason``: why not, ``by`` whom): the command's own observation (held back until
+    now), after a note when not all of what it did was applied, or, when none was to land, after
+    the denial as any denied call's (Leaf's ``PermissionError: …``, the person's words)."""
+    result = proposal.result
+    observation = result.observation
+    code = result.exit_code
+    if proposal.failed:
+        return ToolOutcome(f"OSError: the proposal's copy-on-write view could not be made; the command did not run\n{observation}",
+                           ok=False, error="OSError")
+    if result.cancelled or result.timed_out:
+        note = f"{PROPOSAL_NOTE}; nothing it changed was applied\n" if proposal.effects.items else ""
+        return ToolOutcome(note + observation, ok=False, exit_code=None, cancelled=result.cancelled, timed_out=result.timed_out)
+    if not allowed:
+        denial = denied_by_person(reason) if by == "person" else denied_by_policy(reason)
+        return ToolOutcome(f"{denial}\n{observation}", ok=False, exit_code=code, denied=True)
+    if landed is not None and landed.stale:
+        stale = "; ".join(landed.stale)
+        return ToolOutcome(f"{PROPOSAL_NOTE}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",
+                           ok=False, exit_code=code)
+    if landed is not None and landed.error:
+        return ToolOutcome(f"{PROPOSAL_NOTE}; applying its changes stopped part way: {landed.error}\n{observation}", ok=False,
+                           exit_code=code, error=landed.error.split(":", 1)[0])
+    applied = set(landed.applied) if landed is not None else set()
+    left = [e.describe(full=False) for e in proposal.effects if not left_out(e) and e.path not in applied]
+    if left:
+        return ToolOutcome(f"{PROPOSAL_NOTE}; only some of its changes were applied; not applied: {'; '.join(left)}\n{observation}",
+                           ok=code == 0, exit_code=code)
+    return ToolOutcome(observation, ok=code == 0, exit_code=code)

@@ -1,0 +1,241 @@
+"""Proposals: a Bash command run on a copy-on-write view of the repository, its effects read,
+nothing of it in the working tree until they are accepted (``landing``).
+
+    proposal = runner.propose(command, ...)   # ran; effects read; output held back
+    ...                                        # the gate judges proposal.effects
+    landed = land(proposal, accepted)          # stale check, then the accepted effects applied
+    proposal.discard()                         # the layer folder removed
+
+The view itself (an overlay in a user and mount namespace, bubblewrap on top) is the sandbox's
+(``approval.sandbox.overlay``), given to ``ProposalRunner`` as a ``ProposalView``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from frogtui.tools.bash import BashResult, CommandWrapper, OutputCallback, run_bash
+from frogtui.tools.effects import Effects, read_effects
+
+UNSAFE_LAYER_CHARACTERS = frozenset(",:\\\"'=") | frozenset(chr(n) for n in range(32)) | {chr(127)}
+"""Characters the layer folder's path may not have (it goes into the overlay's option string,
+where ``,`` ends an option and ``:`` a layer); such a parent is replaced by the system's temp
+folder (which the sandbox never sees: it gets a fresh ``/tmp``)."""
+MOUNT_FAILED = 125
+"""The exit status of a proposal whose view could not be mounted (the command did not run)."""
+MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
+
+
+@dataclass(frozen=True)
+class Layers:
+    """One proposal's layer folder: ``lower`` (a link to the repository), ``upper`` (what the
+    command wrote), ``work`` (the overlay's own)."""
+
+    folder: Path
+    root: Path
+
+    @property
+    def upper(self) -> Path:
+        return self.folder / "upper"
+
+    @property
+    def work(self) -> Path:
+        return self.folder / "work"
+
+    @classmethod
+    def make(cls, parent: Path, root: Path) -> Layers:
+        """A fresh layer folder under ``parent`` (made private to this user; under the system's temp
+        folder where ``parent``'s path has a character the overlay's options cannot hold).
+
+        Raises:
+            OSError: it cannot be made, or its path has characters an overlay's options cannot hold.
+        """
+        if set(str(parent)) & UNSAFE_LAYER_CHARACTERS:
+            parent = Path(tempfile.gettempdir())
+        parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder = Path(tempfile.mkdtemp(prefix="frogtui-proposal-", dir=parent))
+        if set(str(folder)) & UNSAFE_LAYER_CHARACTERS:
+            os.rmdir(folder)
+            raise OSError(f"the proposal folder {folder} has characters an overlay's options cannot hold")
+        (folder / "upper").mkdir()
+        (folder / "work").mkdir()
+        os.symlink(root, folder / "lower")
+        return cls(folder, root)
+
+    def remove(self) -> None:
+        """Remove the layer folder (what the command left there, whatever its modes)."""
+        remove_tree(self.folder)
+
+
+def remove_tree(folder: Path) -> None:
+    """``rm -rf folder``, also where the command took away its own permissions (``chmod 000``)."""
+
+    def retry(function: Callable[..., object], path: str, _info: object) -> None:
+        parent = os.path.dirname(path)
+        try:
+            os.chmod(parent, stat.S_IRWXU)
+            if os.path.isdir(path) and not os.path.islink(path):
+                os.chmod(path, stat.S_IRWXU)
+            function(path)
+        except OSError:
+            pass
+
+    if folder.exists():
+        shutil.rmtree(folder, onerror=retry)
+
+
+class ProposalView(Protocol):
+    """A copy-on-write view of the repository (``approval.sandbox.overlay.OverlayView``)."""
+
+    def wrapper(self, layers: Layers) -> CommandWrapper:
+        """The wrapper that runs a command on ``layers``' view, in the sandbox."""
+        ...
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The command's environment."""
+        ...
+
+
+@dataclass
+class Proposal:
+    """A command that ran on the view: its result (held back from the model until a decision),
+    its effects, and its layer folder (until ``discard``).
+
+    Attributes:
+        command: The command as it ran.
+        result: Its exit code and Leaf's observation of its output.
+        effects: What it changed, against the tree.
+        ignored: The paths among the effects that git ignores (caches, ``.venv``, ``node_modules``).
+        layers: Its layer folder.
+        started_ns: When it started (wall clock, ns): a tree file changed after this is stale.
+        failed: Why the view could not be made ('' when it ran).
+        seconds: How long it ran, effects read included.
+    """
+
+    command: str
+    result: BashResult
+    effects: Effects
+    layers: Layers
+    started_ns: int
+    ignored: frozenset[str] = frozenset()
+    failed: str = ""
+    seconds: float = 0.0
+    discarded: bool = field(default=False, repr=False)
+
+    @property
+    def upper(self) -> Path:
+        return self.layers.upper
+
+    @property
+    def root(self) -> Path:
+        return self.layers.root
+
+    def discard(self) -> None:
+        """Remove the layer folder; nothing of the proposal is left."""
+        if not self.discarded:
+            self.layers.remove()
+            self.discarded = True
+
+
+IgnoredPaths = Callable[[Sequence[str]], set[str]]
+"""The paths among those given that git ignores (``vcs``), asked once per proposal."""
+
+
+class ProposalRunner:
+    """Runs commands as proposals on ``view``, their layer folders under ``layers_parent``.
+
+    Args:
+        view: The copy-on-write view (the sandbox's).
+        root: The repository.
+        layers_parent: Where the layer folders go (the session's folder: out of the sandbox's reach).
+        ignored: Which effect paths git ignores (None: none is taken for ignored).
+    """
+
+    def __init__(self, view: ProposalView, root: Path, layers_parent: Path, ignored: IgnoredPaths | None = None) -> None:
+        self.view = view
+        self.root = root
+        self.layers_parent = layers_parent
+        self.ignored = ignored
+        for left in layers_parent.glob("frogtui-proposal-*") if layers_parent.is_dir() else ():
+            remove_tree(left)  # what a proposal cut short (frogtui killed) left of its layers: copies of files
+
+    def propose(
+        self,
+        command: str,
+        *,
+        env: dict[str, str] | None,
+        timeout: float | None = None,
+        cancel: threading.Event | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> Proposal:
+        """Run ``command`` on a fresh view and read its effects (blocking).
+
+        Raises:
+            OSError: the layer folder cannot be made.
+        """
+        started = time.monotonic()
+        layers = Layers.make(self.layers_parent, self.root)
+        started_ns = time.time_ns()
+        result = run_bash(command, str(self.root), timeout=timeout, cancel=cancel, wrap=self.view.wrapper(layers), env=env,
+                          on_output=on_output)
+        failed = ""
+        if result.exit_code == MOUNT_FAILED and MOUNT_FAILED_LINE in result.observation:
+            failed = result.observation
+        effects = read_effects(layers.upper, self.root) if not failed else Effects()
+        ignored = frozenset(self._ignored(effects)) if effects.items else frozenset()
+        return Proposal(command, result, effects, layers, started_ns, ignored=ignored, failed=failed,
+                        seconds=time.monotonic() - started)
+
+    def _ignored(self, effects: Effects) -> set[str]:
+        """The effects' paths git ignores (a folder asked about as ``name/``, so that a pattern for
+        folders only matches one the tree does not have yet)."""
+        if self.ignored is None:
+            return set()
+        asked = {}
+        for effect in effects:
+            asked[effect.path + ("/" if effect.is_dir else "")] = effect.path
+            if effect.source:
+                asked[effect.source + ("/" if effect.is_dir else "")] = effect.source
+        return {asked[path] for path in self.ignored(list(asked)) if path in asked}
+
+
+TEXT_LIMIT = 1 << 20
+"""A file shown as text in a proposal's diff at most this large (a bigger one: one summary line)."""
+
+
+def effect_texts(proposal: Proposal, path: str, source: str = "") -> tuple[str | None, str | None] | None:
+    """The text of ``path`` in the tree (``source``'s for a rename) and as the command left it,
+    for a diff: None for either side that is not there; None in all when a side is a binary, big
+    or not a regular file (shown as one line instead). Read while the proposal is not discarded."""
+    sides: list[str | None] = []
+    for base, rel in ((proposal.root, source or path), (proposal.upper, path)):
+        full = os.path.join(base, rel)
+        try:
+            st = os.lstat(full)
+        except (FileNotFoundError, NotADirectoryError):
+            sides.append(None)
+            continue
+        if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:  # a whiteout: deleted
+            sides.append(None)
+            continue
+        if not stat.S_ISREG(st.st_mode) or st.st_size > TEXT_LIMIT:
+            return None
+        try:
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(TEXT_LIMIT + 1)
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        if "\0" in text:
+            return None
+        sides.append(text)
+    return sides[0], sides[1]

@@ -1,0 +1,335 @@
+"""Proposals on a real copy-on-write view (kernel overlayfs in a user namespace, bubblewrap on it):
+what the upper layer is read as, what lands, and the red-team cases (whiteouts, opaque folders,
+links pointing out, hard links, device files, xattrs, files changed under the proposal, huge
+output, processes left behind)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from frogtui.approval import PolicyEngine, proposals
+from frogtui.approval.proposals import judge, overall
+from frogtui.approval.rules import RuleSet, SandboxSettings, parse_rules
+from frogtui.approval.rules import combine as combine_rules
+from frogtui.approval.sandbox import make_sandbox, make_view
+from frogtui.approval.sandbox.overlay import find_programs, probe
+from frogtui.tools.landing import land
+from frogtui.tools.proposals import Proposal, ProposalRunner
+from frogtui.tools.workspace import Workspace
+from tests.support import git
+
+
+def _problem() -> str | None:
+    if shutil.which("bwrap") is None:
+        return "no bwrap"
+    found = find_programs(Path("/nonexistent-frogtui-tree"))
+    return found if isinstance(found, str) else probe(*found)
+
+
+pytestmark = pytest.mark.skipif(_problem() is not None, reason=f"no copy-on-write view here: {_problem()}")
+
+
+class Proposer:
+    """Runs commands as proposals in ``root`` (a real git repository)."""
+
+    def __init__(self, root: Path, tmp: Path) -> None:
+        self.workspace = Workspace(root, tmp_dir=tmp / "session-tmp")
+        self.workspace.tmp_dir.mkdir(exist_ok=True)
+        sandbox = make_sandbox(self.workspace, SandboxSettings())
+        view, why = make_view(sandbox.wrap, self.workspace.root)
+        assert view is not None, why
+        self.sandbox = sandbox
+
+        def ignored(paths: list[str]) -> set[str]:
+            done = subprocess.run(["git", "check-ignore", "-z", "--stdin"], cwd=root, input="\0".join(paths) + "\0",
+                                  capture_output=True, text=True, check=False)
+            return {p for p in done.stdout.split("\0") if p}
+
+        self.runner = ProposalRunner(view, self.workspace.root, tmp / "layers", ignored=ignored)
+
+    def __call__(self, command: str) -> Proposal:
+        env = self.sandbox.wrap.environment(os.environ)
+        env["TMPDIR"] = str(self.workspace.tmp_dir)
+        return self.runner.propose(command, env=env, timeout=20)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src" / "d" / "sub").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("x = 1\n")
+    (root / "src" / "d" / "keep.txt").write_text("old keep\n")
+    (root / "src" / "d" / "gone.txt").write_text("gone\n")
+    (root / "src" / "d" / "sub" / "deep.txt").write_text("deep\n")
+    (root / "docs").mkdir()
+    (root / "docs" / "b.md").write_text("# b\n")
+    (root / ".gitignore").write_text(".cache/\n.venv/\n__pycache__/\n")
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "start")
+    return root
+
+
+@pytest.fixture
+def propose(tree: Path, tmp_path: Path) -> Proposer:
+    return Proposer(tree, tmp_path)
+
+
+def lines(proposal: Proposal) -> list[str]:
+    return [effect.describe() for effect in proposal.effects]
+
+
+def test_the_upper_layer_is_read_as_changes_and_nothing_reaches_the_tree(tree: Path, propose: Proposer) -> None:
+    before = {p: p.read_bytes() for p in tree.rglob("*") if p.is_file() and ".git" not in p.parts}
+    proposal = propose(
+        "sed -i s/1/2/ src/a.py; rm docs/b.md; rm -r src/d && mkdir src/d && echo new keep > src/d/keep.txt;"
+        " printf 'a\\0b' > src/blob.bin; ln -s /etc/passwd src/out; mkfifo src/fifo; mv src/a.py src/a2.py; echo printed"
+    )
+    assert lines(proposal) == [
+        "deleted docs/b.md",
+        "deleted src/a.py",  # sed changed it, then mv took it away: its new content is not the tree's, no rename
+        "added src/a2.py",
+        "added src/blob.bin (binary, 3 bytes)",
+        "deleted src/d/gone.txt",
+        "modified src/d/keep.txt",
+        "deleted src/d/sub/ (a folder with 1 file(s): deep.txt)",
+        "src/fifo: a FIFO or socket (not carried over)",
+        "added src/out -> /etc/passwd",
+    ]
+    assert [e.replaced for e in proposal.effects if e.path.startswith("src/d/")] == [True, True, True]
+    assert "printed" in proposal.result.observation
+    after = {p: p.read_bytes() for p in tree.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert after == before, "nothing of a proposal reaches the working tree"
+    proposal.discard()
+    assert not proposal.layers.folder.exists()
+
+
+def test_renames_are_paired_by_content_and_a_renamed_folder_is_one_effect(propose: Proposer) -> None:
+    proposal = propose("mv src/d src/e && mv docs/b.md docs/c.md")
+    assert lines(proposal) == ["renamed docs/b.md -> docs/c.md", "renamed src/d/ -> src/e/ (3 file(s))"]
+
+
+def test_mode_changes_links_and_ignored_paths(tree: Path, propose: Proposer) -> None:
+    proposal = propose("chmod +x src/a.py; mkdir -p .cache .venv/bin __pycache__; touch .cache/x .cache/y;"
+                       " echo '#!/bin/sh' > .venv/bin/tool; touch .venv/pyvenv.cfg; echo b > __pycache__/m.cpython-311.pyc;"
+                       " ln -s a.py src/link")
+    found = {e.path: e for e in proposal.effects}
+    assert found["src/a.py"].describe() == "mode of src/a.py: 644 -> 755"
+    assert found["src/a.py"].runs_later == "executable"
+    assert found[".venv/bin/tool"].runs_later.startswith("a program of the project's environment")
+    assert found["__pycache__/m.cpython-311.pyc"].runs_later.startswith("Python bytecode")
+    assert found["src/link"].describe() == "added src/link -> a.py"
+    assert {".cache", ".venv", "__pycache__"} <= set(proposal.ignored)
+
+
+def engine_for(root: Path, rules: str = "") -> PolicyEngine:
+    ruleset = combine_rules(parse_rules(rules, "test"), None) if rules else RuleSet()
+    return PolicyEngine(Workspace(root), ruleset)
+
+
+def test_caches_land_without_asking_what_runs_later_never_lands_unseen(tree: Path, propose: Proposer) -> None:
+    engine = engine_for(tree)
+    caches = propose("mkdir -p .cache __pycache__ && echo data > .cache/x && echo b > __pycache__/m.cpython-311.pyc")
+    judged = judge(engine, caches, "policy")
+    assert [(j.effect.path, j.verdict, j.rule) for j in judged] == [
+        (".cache", "allow", "ignored by git (a cache or build output)"),
+        (".cache/x", "allow", "ignored by git (a cache or build output)"),
+        ("__pycache__", "allow", "ignored by git (a cache or build output)"),
+        ("__pycache__/m.cpython-311.pyc", "skip", "not carried over"),
+    ]
+    assert overall(judged) == "allow"
+    program = propose("mkdir -p .venv/bin && touch .venv/pyvenv.cfg && echo '#!/bin/sh' > .venv/bin/python && chmod +x .venv/bin/python")
+    assert overall(judge(engine, program, "policy")) == "ask", "a program in .venv/bin is never landed unseen"
+
+
+def test_a_control_file_and_a_link_out_are_asked_even_where_a_rule_allows(tree: Path, propose: Proposer) -> None:
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "**"\ndecision = "allow"\n')
+    assert overall(judge(engine, propose("echo x > src/ok.py"), "policy")) == "allow"
+    hooks = judge(engine, propose("echo 'repos: []' > .pre-commit-config.yaml"), "policy")
+    assert [(j.verdict, j.rule) for j in hooks] == [("ask", "control file")]
+    out = judge(engine, propose("ln -s ../../outside src/escape"), "policy")
+    assert [(j.verdict, j.rule) for j in out] == [("ask", "link out of the repository")]
+    assert overall(judge(engine, propose("rm -rf .git/objects"), "all")) == "allow", "the sandbox keeps .git read-only: no effect"
+
+
+def test_what_lands_is_exactly_what_was_accepted(tree: Path, propose: Proposer) -> None:
+    proposal = propose("echo y > src/a.py; echo new > src/new.py; rm docs/b.md")
+    landed = land(proposal, accepted=("src/a.py", "docs/b.md"))
+    assert landed.ok and set(landed.applied) == {"src/a.py", "docs/b.md"}
+    assert (tree / "src" / "a.py").read_text() == "y\n"
+    assert not (tree / "docs" / "b.md").exists() and not (tree / "src" / "new.py").exists()
+
+
+# red team ---------------------------------------------------------------------------------------
+def test_forged_overlay_xattrs_and_device_files_do_not_fake_effects(tree: Path, propose: Proposer) -> None:
+    """A command cannot make a whiteout (no CAP_MKNOD) nor mark a folder opaque: an xattr it sets
+    through the view is stored escaped, so the folder's files are not read as deleted."""
+    proposal = propose(
+        "python3 -c \"import os; os.setxattr('src/d', 'user.overlay.opaque', b'y');"
+        " os.setxattr('src/a.py', 'user.overlay.whiteout', b'y')\";"
+        " mknod src/d/keep.txt c 0 0; mknod src/dev c 1 3; echo done"
+    )
+    assert [e for e in proposal.effects if e.kind in ("deleted", "added", "modified", "special")] == []
+    assert land(proposal).ok
+    assert (tree / "src" / "d" / "keep.txt").read_text() == "old keep\n" and (tree / "src" / "d" / "gone.txt").exists()
+
+
+def test_a_file_changed_under_the_proposal_is_stale_and_nothing_lands(tree: Path, propose: Proposer) -> None:
+    changed_after = propose("echo command > src/a.py; echo other > docs/c.md")
+    (tree / "src" / "a.py").write_text("person\n")
+    landed = land(changed_after)
+    assert landed.stale and "src/a.py" in landed.stale[0] and not landed.applied
+    assert (tree / "src" / "a.py").read_text() == "person\n" and not (tree / "docs" / "c.md").exists()
+
+    timer = threading.Timer(0.15, lambda: (tree / "docs" / "b.md").write_text("person's edit\n"))
+    timer.start()
+    during = propose("sleep 0.4; echo command >> docs/b.md")
+    timer.join()
+    assert land(during).stale, "changed while the command ran: the command's copy holds the old content"
+    assert (tree / "docs" / "b.md").read_text() == "person's edit\n"
+
+
+def test_a_link_put_in_the_tree_before_landing_carries_no_write_outside(tree: Path, tmp_path: Path, propose: Proposer) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    proposal = propose("mkdir -p src/new && echo x > src/new/f.txt")
+    (tree / "src" / "new").symlink_to(outside)
+    landed = land(proposal)
+    assert not landed.ok and list(outside.iterdir()) == []
+
+
+def test_hard_links_land_as_copies_and_a_link_in_the_tree_is_not_followed(tree: Path, tmp_path: Path, propose: Proposer) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("outside\n")
+    (tree / "src" / "to_outside").symlink_to(outside)
+    proposal = propose("ln src/a.py src/hard.py; echo pwned > src/to_outside; echo x >> src/hard.py")
+    assert outside.read_text() == "outside\n"
+    assert land(proposal).ok
+    assert outside.read_text() == "outside\n"
+    assert (tree / "src" / "hard.py").read_text() == "x = 1\nx\n"
+
+
+def test_huge_output_is_bounded_and_no_process_outlives_the_proposal(tree: Path, propose: Proposer) -> None:
+    proposal = propose("(sleep 77.31 &); head -c 5000000 /dev/zero | tr '\\0' x; echo $TMPDIR > tmp_was; echo t > $TMPDIR/t")
+    assert len(proposal.result.observation) < 40_000
+    time.sleep(0.1)
+    assert not any(b"77.31" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in os.listdir("/proc") if pid.isdigit()
+                   and os.path.exists(f"/proc/{pid}/cmdline"))
+    assert list(propose.workspace.tmp_dir.iterdir()) == [], "the proposal's temp folder is its own"
+
+
+def test_a_deny_rule_for_a_file_deep_in_a_deleted_folder_stops_it(tree: Path, propose: Proposer) -> None:
+    """A deleted folder is judged as its path and, for each file under it, every deny or ask
+    Write rule: a rule that allows the folder cannot hide a file a stricter rule names."""
+    (tree / "src" / "d" / "sub" / "server.pem").write_text("key\n")
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
+                              '[[rules]]\ntool = "Write"\nmatch = "*.pem"\ndecision = "deny"\n')
+    judged = judge(engine, propose("rm -r src/d"), "all")
+    assert [(j.effect.path, j.verdict, j.rule) for j in judged] == [("src/d", "deny", "Write: *.pem")]
+    assert overall(judge(engine, propose("rm -r src/d/sub/deep.txt src/d/gone.txt"), "policy")) == "allow"
+
+
+def test_an_ask_rule_someone_wrote_is_asked_before_the_command_runs(tree: Path) -> None:
+    """A command the rules ask about only by default runs as a proposal; one an ask rule names
+    (its output may be what the rule guards) is asked about by its text, before it runs."""
+    from frogtui.approval import Approver, PersonAnswer
+    from frogtui.protocol import ApprovalRequest, ToolCall
+
+    asked = []
+    engine = engine_for(tree, '[[rules]]\ntool = "Bash"\nmatch = "git log *"\ndecision = "ask"\n')
+    gate = Approver(engine, ask=lambda question: asked.append(question) or PersonAnswer("deny"))
+
+    def approve(command: str):
+        call = ToolCall(id="c", name="Bash", arguments={"command": command})
+        return gate.approve(ApprovalRequest(call=call, step=1, root=str(tree), proposable=True))
+
+    assert approve("sed -i s/1/2/ src/a.py").proposal and asked == []
+    assert not approve("git log -1").proposal and len(asked) == 1
+    assert not approve("sed -i s/1/2/ src/a.py && git log -1").proposal and len(asked) == 2
+
+
+def test_landing_never_writes_through_a_hard_link_of_the_tree(tree: Path, tmp_path: Path, propose: Proposer) -> None:
+    """A tree file with another name (a hard link outside the repository) is replaced, not written
+    through: the other name keeps its bytes."""
+    other = tmp_path / "other-name.py"
+    os.link(tree / "src" / "a.py", other)
+    proposal = propose("echo changed > src/a.py")
+    assert land(proposal).ok
+    assert (tree / "src" / "a.py").read_text() == "changed\n" and other.read_text() == "x = 1\n"
+
+
+def test_a_session_folder_with_a_comma_or_colon_still_gets_its_view(tree: Path, tmp_path: Path, propose: Proposer) -> None:
+    """The overlay's options hold the layer folder's path, where ``,`` ends an option and ``:`` a
+    layer: such a folder is made in the system's temp folder instead, and the command runs."""
+    propose.runner.layers_parent = tmp_path / "state, with: odd=chars"
+    proposal = propose("echo y > src/a.py")
+    assert not proposal.failed and [e.describe() for e in proposal.effects] == ["modified src/a.py"]
+    assert str(proposal.layers.folder).startswith(tempfile.gettempdir())
+    proposal.discard()
+
+
+def test_a_new_ignored_tree_is_one_judgement_and_one_group_line(tree: Path, propose: Proposer) -> None:
+    """``npm install``-like: thousands of new files in an ignored folder take the folder's verdict
+    (what runs later, and what a stricter rule names, are still judged one by one), and the
+    modal shows them as one line per folder with counts."""
+    from frogtui.approval import Question
+    from frogtui.protocol import ApprovalRequest, ToolCall
+    from frogtui.ui.asking import proposal_view
+
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "*.key"\ndecision = "deny"\n')
+    proposal = propose("mkdir -p .cache/pkg/lib && for i in $(seq 1 1500); do echo $i > .cache/pkg/lib/m$i.js; done;"
+                       " printf '#!/bin/sh\\n' > .cache/pkg/run.sh; echo y > src/a.py")
+    judged = judge(engine, proposal, "policy")
+    verdicts = {j.effect.path: (j.verdict, j.rule) for j in judged}
+    assert verdicts[".cache/pkg/lib/m777.js"] == ("allow", "ignored by git (a cache or build output)")
+    assert verdicts[".cache/pkg/run.sh"] == ("ask", "Write: ask (default)"), "a script is judged on its own"
+    assert verdicts["src/a.py"] == ("ask", "Write: ask (default)")
+    call = ToolCall(id="c", name="Bash", arguments={"command": "x"})
+    question = Question(ApprovalRequest(call=call, step=1, root=str(tree)), proposals.question_decision(judged),
+                        proposal=proposal, judged=tuple(judged))
+    effects, _output, unlisted = proposal_view(question)
+    lines = [line for _path, line, _diff in effects]
+    assert lines == [
+        "added .cache/pkg/run.sh: needs a person (Write: ask (default))",
+        "modified src/a.py: needs a person (Write: ask (default))",
+        ".cache/: 1503 ignored path(s) changed (1503 allow)",
+    ]
+    assert len(unlisted) == len(judged) - 2
+    strict = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "m7*.js"\ndecision = "deny"\n')
+    assert overall(judge(strict, proposal, "all")) == "deny", "a stricter rule still names a file in the new tree"
+
+
+def test_under_approve_edits_a_commands_effects_are_judged_as_under_policy(tree: Path, propose: Proposer) -> None:
+    """``edits`` lets a Write or Edit the default would ask about run; Bash stays as under
+    ``policy``: a command's effects on files no rule allows do not land headless."""
+    from frogtui.approval import Approver
+    from frogtui.protocol import ApprovalRequest, ToolCall
+
+    call = ToolCall(id="c", name="Bash", arguments={"command": "sed -i s/1/2/ src/a.py"})
+    request = ApprovalRequest(call=call, step=1, root=str(tree), proposable=True)
+    verdict = Approver(engine_for(tree), mode="edits").judge_proposal(request, propose("sed -i s/1/2/ src/a.py"))
+    assert (verdict.decision, verdict.by) == ("deny", "mode") and "--approve edits" in verdict.reason
+
+
+def test_layers_a_killed_session_left_are_removed_when_its_proposals_start_again(tree: Path, tmp_path: Path) -> None:
+    left = tmp_path / "layers" / "frogtui-proposal-abc" / "upper"
+    left.mkdir(parents=True)
+    (left / "copy-of-a-file").write_text("x")
+    Proposer(tree, tmp_path)
+    assert not left.parent.exists()
+
+
+def test_a_write_through_a_link_is_judged_where_it_lands(tree: Path, propose: Proposer) -> None:
+    """``src/docs-link -> ../docs``: a command that writes ``src/docs-link/new.md`` wrote
+    ``docs/new.md``, and that is the path the Write rules judge (``src/**`` does not allow it)."""
+    (tree / "src" / "docs-link").symlink_to("../docs")
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n')
+    judged = judge(engine, propose("echo x > src/docs-link/new.md"), "policy")
+    assert [(j.effect.describe(), j.verdict) for j in judged] == [("added docs/new.md", "ask")]

@@ -1,0 +1,179 @@
+"""Proposals end to end, headless (``frogtui run`` through ``cli.main``, a replay model, a real git
+repository, real bubblewrap on a real overlay): a command the rules would ask about runs on a
+copy-on-write view, and what it did lands only as the path rules allow (issue 31's done-when)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from frogtui.approval.sandbox.overlay import find_programs, probe
+from frogtui.cli import main
+from frogtui.config import config_dir
+from tests.support import git, turn, write_replay, xml_call
+
+SRC_ALLOWED = '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
+
+
+def _overlay_problem() -> str | None:
+    if shutil.which("bwrap") is None:
+        return "no bwrap"
+    found = find_programs(Path("/nonexistent-frogtui-tree"))
+    return found if isinstance(found, str) else probe(*found)
+
+
+pytestmark = pytest.mark.skipif(_overlay_problem() is not None, reason=f"no copy-on-write view here: {_overlay_problem()}")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "repo"
+    (repo / "src" / "d" / "sub").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "src" / "a.py").write_text("x = 1\n")
+    (repo / "src" / "c.py").write_text("y = 1\n")
+    (repo / "src" / "d" / "old.py").write_text("old\n")
+    (repo / "src" / "d" / "sub" / "deep.txt").write_text("deep\n")
+    (repo / "src" / "tool.sh").write_text("echo tool\n")
+    (repo / "src" / "move_me.txt").write_text("moving\n")
+    (repo / "docs" / "b.md").write_text("# b\n")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "start")
+    return repo
+
+
+def run(repo: Path, commands: list[str], mode: str = "policy") -> dict:
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text(SRC_ALLOWED)
+    turns = [turn(f"step {n}", xml_call("Bash", command=command)) for n, command in enumerate(commands)] + [turn("done", answer="done")]
+    replay = write_replay(repo.parent / "replay.jsonl", turns)
+    trajectory = repo.parent / "trajectory.json"
+    code = main(["run", "go", "--repo", str(repo), "--model", f"replay:{replay}", "--approve", mode, "--trajectory", str(trajectory)])
+    assert code == 0
+    return json.loads(trajectory.read_text())
+
+
+def observations(trajectory: dict) -> list[str]:
+    return [o["observation"] for step in trajectory["steps"] for o in step["observations"]]
+
+
+def approvals(trajectory: dict) -> list[dict]:
+    return [a for step in trajectory["steps"] for a in step["approvals"]]
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, int, bytes | str | None]]:
+    """Every entry of a tree but .git: its kind, mode and content (a link's target)."""
+    found: dict[str, tuple[str, int, bytes | str | None]] = {}
+    for top, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not (top == str(root) and d == ".git")]
+        for name in [*dirs, *files]:
+            path = os.path.join(top, name)
+            st = os.lstat(path)
+            rel = os.path.relpath(path, root)
+            if stat.S_ISLNK(st.st_mode):
+                found[rel] = ("link", 0, os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                found[rel] = ("dir", stat.S_IMODE(st.st_mode), None)
+            else:
+                found[rel] = ("file", stat.S_IMODE(st.st_mode), Path(path).read_bytes())
+    return found
+
+
+def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path) -> None:
+    """``sed -i`` on src/a.py lands (the Write rule allows src/**); ``rm docs/b.md`` does not (a
+    Write there is asked about, and the run is headless), and the model is told docs/b.md; a
+    command with both effects lands neither."""
+    trajectory = run(repo, [
+        "sed -i 's/1/2/' src/a.py",
+        "rm docs/b.md",
+        "sed -i 's/1/3/' src/c.py && rm docs/b.md",
+    ])
+    assert (repo / "src" / "a.py").read_text() == "x = 2\n"
+    assert (repo / "docs" / "b.md").read_text() == "# b\n"
+    assert (repo / "src" / "c.py").read_text() == "y = 1\n", "one effect was not allowed: none lands"
+    first, second, third = approvals(trajectory)
+    assert (first["decision"], first["by"], first["rule"]) == ("allow", "rule", "Write: src/**")
+    assert first["reason"].startswith("ran as a proposal")
+    assert (second["decision"], second["by"]) == ("deny", "mode")
+    assert (third["decision"], third["by"]) == ("deny", "mode")
+    seen = observations(trajectory)
+    assert seen[0].startswith("Exit code: 0")
+    assert seen[1].startswith("PermissionError: this command ran as a proposal, on a copy of the repository, and none of its changes")
+    assert "docs/b.md" in seen[1] and "Write: ask (default)" in seen[1]
+    assert "deleted docs/b.md: needs a person" in seen[2] and "modified src/c.py: allowed (Write: src/**)" in seen[2]
+    assert git(repo, "status", "--porcelain") == " M src/a.py\n"
+    assert "+x = 2" in trajectory["output_patch"] and "docs/b.md" not in trajectory["output_patch"], "a landing is a step of the run"
+
+
+def test_what_lands_is_what_the_command_run_directly_leaves(repo: Path, tmp_path: Path) -> None:
+    """An opaque folder (``rm -r d; mkdir d``), a rename, a mode change and a new link land
+    exactly as the same commands run directly on a copy leave the tree."""
+    commands = [
+        "rm -r src/d && mkdir src/d && touch src/d/new",
+        "mv src/move_me.txt src/moved.txt",
+        "chmod +x src/tool.sh",
+        "ln -s a.py src/link.py",
+        "mkdir -p src/e/f && printf 'x\\0y' > src/e/f/bin.dat && chmod 700 src/e",
+    ]
+    copy = tmp_path / "copy"
+    shutil.copytree(repo, copy, symlinks=True)
+    for command in commands:
+        subprocess.run(["bash", "-c", command], cwd=copy, check=True)
+    trajectory = run(repo, commands)
+    assert [a["decision"] for a in approvals(trajectory)] == ["allow"] * len(commands)
+    assert all(a["reason"].startswith("ran as a proposal") for a in approvals(trajectory))
+    assert snapshot(repo) == snapshot(copy)
+
+
+def test_a_proposal_has_no_capabilities_and_no_network(repo: Path) -> None:
+    trajectory = run(repo, ["grep CapEff /proc/self/status; echo devices: $(tail -n +3 /proc/net/dev | cut -d: -f1); touch src/cap"])
+    (seen,) = observations(trajectory)
+    assert "CapEff:\t0000000000000000" in seen
+    assert "devices: lo\n" in seen, "a network namespace of its own: the loopback device only"
+    assert (repo / "src" / "cap").exists()
+
+
+def mounts() -> list[str]:
+    return sorted(Path("/proc/self/mountinfo").read_text().splitlines())
+
+
+def test_kill_9_during_a_proposal_leaves_the_tree_and_the_mount_table(repo: Path, tmp_path: Path) -> None:
+    marker = "31.4159"
+    replay = write_replay(tmp_path / "r.jsonl", [turn("x", xml_call("Bash", command=f"rm docs/b.md; touch src/new; sleep {marker}")),
+                                                turn("done", answer="done")])
+    before_mounts, before_tree = mounts(), snapshot(repo)
+    proc = subprocess.Popen([sys.executable, "-m", "frogtui", "run", "go", "--repo", str(repo), "--model", f"replay:{replay}",
+                             "--approve", "policy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    sessions = Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions"
+    deadline = time.monotonic() + 30
+    while not list(sessions.glob("*/proposals/*/upper/src/new")):
+        assert time.monotonic() < deadline and proc.poll() is None, "the proposal never ran"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while _running(marker):
+        assert time.monotonic() < deadline, "a process of the proposal outlived frogtui"
+        time.sleep(0.02)
+    assert mounts() == before_mounts
+    assert snapshot(repo) == before_tree
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def _running(marker: str) -> bool:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False

@@ -1,0 +1,113 @@
+"""The approval modal for a command that ran as a proposal (real app, Pilot, real bubblewrap on a
+real overlay): it shows the command's output and each effect with its diff, deletions included;
+``y`` applies them all, ``n`` applies none and the model is told."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import Checkbox
+
+from frogtui.approval.sandbox.overlay import find_programs, probe
+from frogtui.config import Config
+from frogtui.ui.app import FrogApp
+from frogtui.ui.approval_screen import ApprovalScreen
+from frogtui.ui.diffview import DiffView
+from tests.support import turn, write_replay, xml_call
+from tests.ui.conftest import SIZE, fake_clock, submit, wait_for
+
+
+def _problem() -> str | None:
+    if shutil.which("bwrap") is None:
+        return "no bwrap"
+    found = find_programs(Path("/nonexistent-frogtui-tree"))
+    return found if isinstance(found, str) else probe(*found)
+
+
+pytestmark = pytest.mark.skipif(_problem() is not None, reason=f"no copy-on-write view here: {_problem()}")
+
+COMMAND = "sed -i 's/a - b/a + b/' calc.py && rm test_calc.py && echo edited"
+
+
+def app_for(py_repo: Path, home: Path) -> FrogApp:
+    replay = write_replay(home / "replay.jsonl", [turn("Fix.", xml_call("Bash", command=COMMAND)), turn("Done.", answer="ok")])
+    rules = home / "rules.toml"
+    rules.write_text("[bash]\nread_only = false\n")  # the sandbox on (bwrap), proposals on (the default)
+    return FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
+
+
+def tool_messages(app: FrogApp) -> list[str]:
+    assert app.core.agent is not None
+    return [m["content"] for m in app.core.agent.messages if m["role"] == "tool"]
+
+
+async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Path, home: Path) -> None:
+    app = app_for(py_repo, home)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".proposal-diff"), what="the modal")
+        assert app.core.proposals_line.startswith("proposals: on"), app.core.proposals_line
+        screen = app.screen
+        assert "apply what Bash did" in screen.query_one("#approval-dialog").border_title
+        assert "edited" in screen.query_one("#approval-output").render().plain
+        effects = [str(box.label) for box in screen.query(Checkbox)]
+        assert effects == ["modified calc.py: needs a person (Write: ask (default))",
+                           "deleted test_calc.py: needs a person (Write: ask (default))"]
+        diffs = {view.diff.path: view.diff for view in screen.query(DiffView)}
+        assert set(diffs) == {"calc.py", "test_calc.py"}
+        assert (diffs["calc.py"].added, diffs["calc.py"].removed) == (1, 1)
+        assert diffs["test_calc.py"].removed == len((py_repo / "test_calc.py").read_text().splitlines()), "every deleted line shown"
+        assert tool_messages(app) == [], "the model sees nothing before the decision"
+        assert (py_repo / "test_calc.py").exists() and "a - b" in (py_repo / "calc.py").read_text()
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
+    assert "a + b" in (py_repo / "calc.py").read_text() and not (py_repo / "test_calc.py").exists()
+    (observation,) = tool_messages(app)
+    assert observation.startswith("Exit code: 0") and "edited" in observation
+    checkpoint = app.core.next_undo()  # the landing is one checkpointed step: undo puts the tree back
+    assert checkpoint is not None and checkpoint.tool == "Bash"
+    app.core.undo(checkpoint)
+    assert "a - b" in (py_repo / "calc.py").read_text() and (py_repo / "test_calc.py").exists()
+
+
+async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Path, home: Path) -> None:
+    app = app_for(py_repo, home)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
+    assert (py_repo / "test_calc.py").exists() and "a - b" in (py_repo / "calc.py").read_text()
+    (observation,) = tool_messages(app)
+    assert observation.startswith("The user denied this tool call. Reason: this command ran as a proposal")
+    assert "the user rejected its changes" in observation
+    assert "deleted test_calc.py" in observation and "edited" in observation
+
+
+async def test_an_unticked_effect_is_left_out_and_the_model_is_told(py_repo: Path, home: Path) -> None:
+    app = app_for(py_repo, home)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".proposal-diff"), what="the modal")
+        app.screen.query_one("#proposal-pick-1", Checkbox).value = False  # the deletion of test_calc.py
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
+    assert "a + b" in (py_repo / "calc.py").read_text() and (py_repo / "test_calc.py").exists()
+    (observation,) = tool_messages(app)
+    assert observation.startswith("Note: this command ran as a proposal") and "not applied: deleted test_calc.py" in observation
+
+
+async def test_x_runs_the_command_for_real_instead(py_repo: Path, home: Path) -> None:
+    """For a command that needs what a proposal lacks (the network, when the sandbox has it): run
+    it directly, checkpointed, as an allowed command runs."""
+    app = app_for(py_repo, home)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "fix it")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".proposal-diff"), what="the modal")
+        await pilot.press("x")
+        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
+    assert "a + b" in (py_repo / "calc.py").read_text() and not (py_repo / "test_calc.py").exists()
+    (observation,) = tool_messages(app)
+    assert observation.startswith("Exit code: 0") and "edited" in observation
+    assert app.core.next_undo() is not None, "checkpointed like any command"
