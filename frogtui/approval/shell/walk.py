@@ -105,7 +105,8 @@ def _unknown(command: SimpleCommand, rebinds: str) -> SimpleCommand:
     if not command.words:
         return command
     why = f"which program a name runs is only known when it runs: {rebinds}"
-    return replace(command, unknown_program=True, effects=replace(command.effects, opaque=command.effects.opaque or why, read_only=False))
+    return replace(command, unknown_program=True, effects=replace(command.effects, opaque=command.effects.opaque or why, read_only=False),
+                   as_written=command)
 
 
 def _hidden(command: str, salvage: bool) -> tuple[ShellAnalysis, ...]:
