@@ -191,7 +191,7 @@ CASES: list[tuple[str, str, str, str]] = [
     (B, "busybox rm -rf ~", FLOOR, "busybox applet"),
     (B, "busybox sh -c 'rm -rf ~'", FLOOR, "busybox sh -c"),
     (B, "watch rm -rf ~", FLOOR, "watch runs its words through sh -c"),
-    (B, "script -qc 'rm -rf ~' /dev/null", "deny", "script with bundled options is not looked into (its program unknown, a deny rule exists)"),
+    (B, "script -qc 'rm -rf ~' /dev/null", "deny", "script with bundled options is not looked into (unknown, a deny rule exists)"),
     (B, "script -c 'rm -rf ~'", FLOOR, "script -c"),
     (B, "su -c 'rm -rf ~'", FLOOR, "su -c"),
     (B, "su root -c 'ls'", "ask", "su is always asked"),
