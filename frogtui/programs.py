@@ -227,10 +227,14 @@ STARTS: tuple[ProcessStart, ...] = (
                  "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
     ProcessStart("frogtui.tools.bash:run_bash", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
                  "the sandbox's argv: which('bwrap'), and with the network on the Landlock launcher (python_argv, -I -S) "
-                 "before it; `bash` itself by which('bash') (tools/bash.py shell_argv)",
+                 "before it; a proposal (approval/sandbox/overlay.py) puts which('unshare') and /bin/sh, which mounts the "
+                 "copy-on-write view, before bwrap; `bash` itself by which('bash') (tools/bash.py shell_argv)",
                  "inside the sandbox; without one, on the host (the person was told at start, and asked under policy)"),
     ProcessStart("frogtui.approval.sandbox.bwrap:_run_probe", "bwrap (and the Landlock launcher) probes", "which('bwrap'), python_argv",
                  "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
+    ProcessStart("frogtui.approval.sandbox.overlay:probe", "unshare + mount (can a proposal's copy-on-write view be mounted here?)",
+                 "which('unshare'), which('mount'), /bin/sh", "in a throwaway user and mount namespace on a temp folder of its own; "
+                 "working folder /, the clean PATH only"),
     ProcessStart("frogtui.approval.sandbox.gitconfig:global_entries", "git config --global --list (the copy the sandbox sees)",
                  "which('git', repository)", "the person's environment with the clean PATH, in the repository (includeIf)"),
     ProcessStart("frogtui.vcs.intree_config:InTreeConfig._targets", "git config --file .git/config (include paths)", "pinned_git",

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from frogtui.approval.sandbox import seccomp
 from frogtui.approval.sandbox.bwrap import BwrapWrapper
-from frogtui.programs import which
+from frogtui.programs import at_start, which
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.project_env import project_environ
 from frogtui.tools.proposals import MOUNT_FAILED, MOUNT_FAILED_LINE, Layers
@@ -131,7 +131,8 @@ def probe(unshare: str, mount: str, sh: str = "/bin/sh") -> str | None:
         argv = [unshare, "--user", "--map-root-user", "--mount", "--propagation", "private", "--", sh, "-c", MOUNT_SCRIPT, "sh",
                 mount, str(layers.folder), str(lower), sh, "-c", 'echo y > "$1/new" && rm "$1/gone"', "sh", str(lower)]
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL, check=False)
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL, check=False,
+                                  cwd="/", env={"PATH": at_start().path})
         except (OSError, subprocess.TimeoutExpired) as err:
             _PROBES[key] = f"the overlay launcher could not start: {err}"
             return _PROBES[key]
