@@ -88,11 +88,18 @@ def test_the_repositorys_own_credentials_never_reach_the_model(py_repo: Path, tm
 
 
 @needs_bwrap
-@pytest.mark.xfail(strict=True, reason="the sandbox lets a command set the set-user-ID and set-group-ID bits on a file it writes in "
-                   "the repository (bwrap's binds are nosuid inside, the bit stays on the disk): frogtui running as root leaves a "
-                   "setuid-root program in the tree; closing it is a seccomp argument filter on chmod/fchmod/fchmodat(2) "
-                   "(S_ISUID|S_ISGID) in the sandbox and in the proposal view, or the landing and checkpoint clearing the bits")
-def test_a_command_never_leaves_a_set_user_id_program_in_the_tree(py_repo: Path, tmp_path: Path) -> None:
-    run_calls(py_repo, tmp_path, [xml_call("Bash", command="cp /bin/true t && chmod 6755 t; ls -l t")])
-    assert (py_repo / "t").exists()  # the command itself ran
-    assert not (py_repo / "t").stat().st_mode & 0o6000, "a set-user-ID program was left in the repository"
+@pytest.mark.parametrize("command", [
+    "cp /bin/true t && chmod 6755 t",
+    "cp /bin/true t && chmod u+s t",
+    "install -m 4755 /bin/true t",
+    "python3 -c 'import os; os.close(os.open(\"t\", os.O_CREAT | os.O_WRONLY, 0o4755))'",
+    "python3 -c 'import os; os.mknod(\"t\", 0o104755)'",
+    "touch t && python3 -c 'import os; f = os.open(\"t\", os.O_RDONLY); os.fchmod(f, 0o4755)'",
+])
+def test_a_command_never_leaves_a_set_user_id_program_in_the_tree(py_repo: Path, tmp_path: Path, command: str) -> None:
+    """The sandbox let a command set the set-user-ID and set-group-ID bits on a file it writes in
+    the repository (bwrap's binds are nosuid inside, the bit stays on the disk): frogtui running as
+    root left a setuid-root program in the tree. Refused by the sandbox's seccomp filter now."""
+    run_calls(py_repo, tmp_path, [xml_call("Bash", command=f"{command}; touch ran")])
+    assert (py_repo / "ran").exists()  # the command itself ran
+    assert not (py_repo / "t").exists() or not (py_repo / "t").stat().st_mode & 0o6000, "a set-user-ID program was left in the tree"

@@ -137,7 +137,7 @@ class BwrapWrapper:
         return [
             *(["everything read-only (the repository too), an empty private temp folder"] if self.read_only else []),
             CONFINES_PRIVILEGES[self.privileges],
-            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
+            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock, set-ID)" if self.seccomp else "no seccomp filter",
             "system and .git read-only",
             f"home folder hidden ({len(view.shown)} toolchain folder(s) shown read-only)" if view.hidden else "home folder visible",
             f"{len(masked)} secret store(s) hidden",
