@@ -103,3 +103,34 @@ def test_a_command_never_leaves_a_set_user_id_program_in_the_tree(py_repo: Path,
     run_calls(py_repo, tmp_path, [xml_call("Bash", command=f"{command}; touch ran")])
     assert (py_repo / "ran").exists()  # the command itself ran
     assert not (py_repo / "t").exists() or not (py_repo / "t").stat().st_mode & 0o6000, "a set-user-ID program was left in the tree"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("where", ["run/app.sock", ".devenv/state/postgres/.s.PGSQL.5432", "link-to-outside/x.sock"])
+def test_no_socket_of_the_tree_or_behind_a_link_is_reachable(py_repo: Path, tmp_path: Path, where: str) -> None:
+    """A server listening on a socket in the repository (devenv's Postgres, a dev server, tmux),
+    or in a folder outside it that a link in the tree names: a sandboxed command connecting to it
+    reaches a process outside the sandbox."""
+    import socket
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (py_repo / "link-to-outside").symlink_to(outside)
+    path = (outside / "x.sock") if where.startswith("link-to-outside/") else py_repo / where
+    path.parent.mkdir(parents=True, exist_ok=True)
+    reached: list[bytes] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(path))
+        server.listen(4)
+        code = f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({where!r}); s.sendall(b'REACHED')"
+        run_calls(py_repo, tmp_path, [xml_call("Bash", command=f"python3 -c \"{code}\"; touch ran")])
+        server.setblocking(False)
+        try:  # a connection made waits in the backlog with what it sent
+            conn, _ = server.accept()
+            conn.settimeout(1)
+            reached.append(conn.recv(100))
+            conn.close()
+        except BlockingIOError:
+            pass
+    assert (py_repo / "ran").exists()
+    assert not reached, f"a socket at {where} was reachable from the sandbox"
