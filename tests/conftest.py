@@ -2,6 +2,8 @@
 real git repositories and replay files in temp folders."""
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import sys
 import tempfile
@@ -11,6 +13,46 @@ from pathlib import Path
 import pytest
 
 from tests.support import git
+
+# Every pytest-xdist worker imports and assertion-rewrites every test module: with the bytecode
+# cache that is done once, not by each worker at each run (about 7 s of CPU a worker), so the
+# suite writes its __pycache__ even where PYTHONDONTWRITEBYTECODE is set (they are git-ignored).
+sys.dont_write_bytecode = False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that share the ``llama_cpp.server`` run on one pytest-xdist worker (one server a run)."""
+    for item in items:
+        if "llama_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("llama_server"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """Under pytest-xdist a test marked ``timing`` runs alone: it waits for the other workers'
+    tests to end, and they wait for it (a readers-writer lock on two files the workers share: a
+    test waiting to run alone holds the turnstile, so no new test starts before it)."""
+    folder = _shared_run_folder(item.config)
+    if folder is None:
+        return (yield)
+    alone = item.get_closest_marker("timing") is not None
+    with open(folder / "turnstile.lock", "a") as turnstile, open(folder / "room.lock", "a") as room:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(room, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            return (yield)
+        finally:
+            fcntl.flock(room, fcntl.LOCK_UN)
+
+
+def _shared_run_folder(config: pytest.Config) -> Path | None:
+    """A folder this run's pytest-xdist workers share (None without workers)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    return config._tmp_path_factory.getbasetemp().parent  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)

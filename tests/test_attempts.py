@@ -59,6 +59,7 @@ def person_repo(py_repo: Path) -> Path:
     return py_repo
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 def test_pick_best_applies_the_passing_attempt_and_the_tree_held_nothing_before(person_repo: Path, tmp_path: Path) -> None:
     # the check runs outside a sandbox here ([sandbox] bash = "none") so it can look at the person's
     # working tree at the moment it runs: it fails if anything of either attempt is there

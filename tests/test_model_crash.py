@@ -16,6 +16,8 @@ from acp.helpers import text_block
 
 from frogtui import headless
 from frogtui.config import Config, LlamaSettings
+from frogtui.models import buffers
+from frogtui.models.gguf_spec import read_gguf_header
 from frogtui.ui.app import FrogApp
 from frogtui.ui.chat import Notice
 from tests.acp.support import ScriptedClient, acp_agent
@@ -41,17 +43,27 @@ def small_model_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("cpu", ["this machine's", "one whose extra weight buffers crash"])
 def test_headless_ends_by_itself_with_one_line_and_a_trajectory(
     py_repo: Path, smollm2_gguf: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
-    capsys: pytest.CaptureFixture[str], crash_once: Path,
+    capsys: pytest.CaptureFixture[str], crash_once: Path, cpu: str,
 ) -> None:
+    """On either path a first load takes (the extra weight buffers kept, or their probe crashing
+    first, as on AMX: simulated in the second case) the turn's crash is one line."""
+    if cpu != "this machine's":
+        monkeypatch.setenv("FROGTUI_RUNNER_FAULT", "extra-buffers-probe,segv-after-pieces:3")
     small_model_config(tmp_path, monkeypatch)
     trajectory = tmp_path / "t.json"
     code = headless.main(["Tell me a story.", "--repo", str(py_repo), "--model", str(smollm2_gguf), "--trajectory", str(trajectory)])
     out, err = capsys.readouterr()
     assert crash_once.exists() and code == 1
-    (said,) = [line for line in err.splitlines() if "SIGSEGV" in line]  # one line says it
-    assert said.startswith("exit_reason=llm_query_error") and CRASH_LINE in said
+    (said,) = [line for line in err.splitlines() if CRASH_LINE in line]  # one line says it
+    assert said.startswith("exit_reason=llm_query_error")
+    kept = buffers.remembered(buffers.machine_key(read_gguf_header(smollm2_gguf, {"general.file_type"})["general.file_type"]))
+    assert kept is not None and (kept is False or cpu == "this machine's")
+    probe = [line for line in err.splitlines() if "crashed while trying its extra weight buffers" in line]
+    assert len(probe) == (0 if kept else 1), err  # the probe's crash, where it crashed, is said once, as itself
+    assert all("SIGSEGV" in line for line in probe) and not any(CRASH_LINE in line for line in probe)
     data = json.loads(trajectory.read_text())
     assert data["exit_reason"] == "llm_query_error" and CRASH_LINE in data["error"]
 
@@ -82,7 +94,8 @@ async def test_acp_answers_the_prompt_with_the_error_and_keeps_the_connection(
 ) -> None:
     small_model_config(tmp_path, monkeypatch)
     client = ScriptedClient()
-    async with acp_agent(client, "--model", str(smollm2_gguf), cwd=py_repo, stderr=tmp_path / "stderr", env=dict(os.environ)) as conn:
+    async with acp_agent(client, "--model", str(smollm2_gguf), cwd=py_repo, stderr=tmp_path / "stderr", env=dict(os.environ),
+                         process=True) as conn:
         new = await conn.new_session(cwd=str(py_repo))
         first = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("Tell me a story.")]), 120)
         crashed_text = client.text("agent_message_chunk")

@@ -28,6 +28,7 @@ import llama_cpp
 
 from frogtui.config import Config, LlamaSettings, Sampling
 from frogtui.errors import ContextOverflowError, ModelError, ModelLoadError
+from frogtui.models.faults import crash, fault
 from frogtui.models.gguf_spec import read_gguf_header, resolve_spec
 from frogtui.models.prompt import ChatTemplate
 from frogtui.models.saved_state import StateFolder, state_key
@@ -77,28 +78,38 @@ class Checkpoint:
 
 
 @contextmanager
-def _extra_buffers(on: bool) -> Iterator[None]:
+def extra_weight_buffers(on: bool) -> Iterator[None]:
     """Load with llama.cpp's extra weight buffers on or off (``--no-repack``).
 
     llama-cpp-python's ``Llama`` takes no argument for it, but builds its model parameters from
-    ``llama_model_default_params`` while it loads: those are what is changed here, for this load only
-    (this process loads one model at a time).
+    ``llama_model_default_params`` while it loads: those are what is changed here, for the loads
+    inside the block (this process loads one model at a time). Also for what loads llama.cpp outside
+    the model's process with frogtui's choice (``models/llama_server.py``, the benches).
     """
-    if on:
-        yield
-        return
     default = llama_cpp.llama_cpp.llama_model_default_params
 
-    def without_extra_buffers() -> Any:
+    def with_choice() -> Any:
         params = default()
-        params.use_extra_bufts = False
+        params.use_extra_bufts = on
         return params
 
-    llama_cpp.llama_cpp.llama_model_default_params = without_extra_buffers
+    llama_cpp.llama_cpp.llama_model_default_params = with_choice
+    if on and fault("extra-buffers-probe") is not None:
+        _decode_crashes()
     try:
         yield
     finally:
         llama_cpp.llama_cpp.llama_model_default_params = default
+
+
+def _decode_crashes() -> None:
+    """From now on a decode in this process is killed by SIGSEGV (``faults.py``: a CPU whose repacked
+    kernels crash, simulated where llama.cpp decodes)."""
+    def decode(*args: Any) -> int:
+        crash("extra-buffers-probe")
+        return -1
+
+    llama_cpp.llama_cpp.llama_decode = decode
 
 
 def usable_context(llm: llama_cpp.Llama) -> int:
@@ -189,7 +200,7 @@ class LlamaCppModel:
         n_gpu_layers = s.n_gpu_layers if s.n_gpu_layers is not None else (-1 if gpu else 0)
         seed = llama_cpp.LLAMA_DEFAULT_SEED if config.sampling.seed is None else config.sampling.seed
         try:
-            with _extra_buffers(extra_buffers):
+            with extra_weight_buffers(extra_buffers):
                 llm = llama_cpp.Llama(
                     model_path=str(path), n_ctx=n_ctx, n_batch=s.n_batch, n_ubatch=s.n_batch, n_gpu_layers=n_gpu_layers,
                     flash_attn=s.flash_attn, type_k=KV_CACHE_TYPES[s.cache_type_k], type_v=KV_CACHE_TYPES[s.cache_type_v],

@@ -488,6 +488,33 @@ class SeededModel:
         pass
 
 
+def extra_buffers_choice(path: Path, config: Config, *, report: Callable[[str], None] | None = None) -> bool:
+    """Whether frogtui loads the GGUF at ``path`` with llama.cpp's extra weight buffers here, for what
+    starts llama.cpp outside the model's process (``models/llama_server.py``, the benches, the tests'
+    servers): ``[llama] extra_buffers`` when it is set, else the answer remembered for this build,
+    CPU and quantisation, else the first load's probe, in a model process of its own (remembered).
+
+    Raises:
+        ModelLoadError: the file cannot be read, or the process died loading it without the buffers too.
+    """
+    setting = config.llama.extra_buffers
+    if setting != "auto":
+        return bool(setting)
+    key = buffers.machine_key(read_gguf_header(path, {"general.file_type"}).get("general.file_type"))
+    remembered = buffers.remembered(key)
+    if remembered is not None:
+        return remembered
+    small = config.replace(llama=dataclasses.replace(config.llama, n_ctx=min(config.llama.n_ctx, 2048)))  # the probe's few tokens
+    model = LocalModel(path, small, report=report or (lambda line: None))
+    try:
+        model._load_first(key)
+    except ProcessDied as err:
+        raise ModelLoadError(str(err)) from None
+    finally:
+        model.close()
+    return model._extra_buffers
+
+
 def library_facts() -> dict[str, Any]:
     """llama.cpp's version, GPU offload and CPU features, asked of a model process (``doctor``).
 

@@ -10,10 +10,8 @@ Two threads: one reads requests (a ``cancel`` takes effect at once, the end of s
 the process: it never outlives frogtui), the main one runs them in order and writes the answers.
 Standard output is kept for the protocol: anything native code prints goes to standard error.
 
-``FROGTUI_RUNNER_FAULT`` simulates hardware faults for tests: ``extra-buffers-probe`` (the probe
-crashes while llama.cpp's extra weight buffers are on, as on AMX machines: llama.cpp issue 20824),
-``segv-on-load`` (every load crashes), ``segv-after-pieces:N`` (a turn crashes after N pieces of
-text); with ``FROGTUI_RUNNER_FAULT_ONCE=FILE`` only while FILE does not exist (the crash makes it).
+``FROGTUI_RUNNER_FAULT`` simulates hardware faults for tests (``faults.py``): the extra weight
+buffers crashing this CPU's first decode (the probe), every load, or a turn after N pieces of text.
 """
 from __future__ import annotations
 
@@ -27,22 +25,7 @@ from typing import Any, BinaryIO
 from frogtui.config import Config, LlamaSettings, Sampling
 from frogtui.errors import ModelError
 from frogtui.models import wire
-
-
-def _fault(name: str) -> str | None:
-    spec = os.environ.get("FROGTUI_RUNNER_FAULT", "")
-    once = os.environ.get("FROGTUI_RUNNER_FAULT_ONCE")
-    if once and os.path.exists(once):
-        return None
-    head, _, arg = spec.partition(":")
-    return arg or head if head == name else None
-
-
-def _crash() -> None:
-    once = os.environ.get("FROGTUI_RUNNER_FAULT_ONCE")
-    if once:
-        open(once, "w").close()  # noqa: SIM115 (the fault happens once: the next process runs clean)
-    os.kill(os.getpid(), signal.SIGSEGV)
+from frogtui.models.faults import crash, fault
 
 
 class Runner:
@@ -100,13 +83,11 @@ class Runner:
         self.model = LlamaCppModel.from_spec(
             message["path"], config, extra_buffers=extra, report=lambda line: self.send({"report": line}),
         )
-        if _fault("segv-on-load") is not None:
-            _crash()
+        if fault("segv-on-load") is not None:
+            crash("segv-on-load")
         probe_tok_s = None
         if message.get("probe"):
-            if extra and _fault("extra-buffers-probe") is not None:
-                _crash()
-            probe_tok_s = self.model.probe()
+            probe_tok_s = self.model.probe()  # where buffers that do not work on this CPU crash (faults.py simulates it)
         m = self.model
         self.send({"loaded": {
             "name": m.name, "context_size": m.context_size, "opens_reasoning": m.opens_reasoning,
@@ -121,7 +102,7 @@ class Runner:
 
     def _turn(self, message: dict[str, Any]) -> None:
         cancel = self.cancels[int(message["id"])]
-        crash_after = _fault("segv-after-pieces")
+        crash_after = fault("segv-after-pieces")
         pieces = 0
         turn = self.model.stream_turn(
             message["messages"], message["tools"], max_tokens=int(message["max_tokens"]), cancel=cancel, seed=message.get("seed"),
@@ -133,7 +114,7 @@ class Runner:
                 self.send({"text": item})
                 pieces += 1
                 if crash_after is not None and pieces >= int(crash_after):
-                    _crash()
+                    crash("segv-after-pieces")
             else:
                 self.send({"end": {"finish_reason": item.finish_reason, "usage": wire.usage_dict(item.usage)}})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -75,9 +76,17 @@ class ScriptedClient:
 
 @contextlib.asynccontextmanager
 async def acp_agent(
-    client: ScriptedClient, *args: str, cwd: Path, stderr: Path, env: dict[str, str] | None = None, **connection: Any
+    client: ScriptedClient, *args: str, cwd: Path, stderr: Path, env: dict[str, str] | None = None, process: bool = False,
+    **connection: Any,
 ) -> AsyncIterator[Any]:
-    """``frogtui acp ARGS`` as a subprocess (the test's environment, stderr to a file), initialised."""
+    """``frogtui acp ARGS``, initialised: in this process by default (the same agent and JSON-RPC
+    over a socket pair, ``env`` and ``cwd`` in force meanwhile, logs on the test's stderr); with
+    ``process`` as a subprocess (the test's environment, stderr to a file), for what is about the
+    process itself: its standard streams, its exit, a bare environment, one whole session."""
+    if not process:
+        async with _in_process(client, *args, cwd=cwd, env=env, **connection) as conn:
+            yield conn
+        return
     with stderr.open("wb") as err:
         async with spawn_agent_process(
             client,
@@ -90,11 +99,58 @@ async def acp_agent(
             cwd=cwd,
             transport_kwargs={"stderr": err},
             **connection,
-        ) as (conn, process):
-            client.process = process
+        ) as (conn, process_):
+            client.process = process_
             init = await asyncio.wait_for(conn.initialize(protocol_version=1), 30)
             assert init.protocol_version == 1
             yield conn
+
+
+@contextlib.asynccontextmanager
+async def _in_process(client: ScriptedClient, *args: str, cwd: Path, env: dict[str, str] | None, **connection: Any) -> AsyncIterator[Any]:
+    from acp import run_agent
+    from acp.client.connection import ClientSideConnection
+
+    from frogtui.acp.cli import STDIO_LIMIT, build_parser
+    from frogtui.acp.server import FrogAgent
+
+    options = build_parser().parse_args(list(args))
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    os.chdir(cwd)
+    agent_end, client_end = socket.socketpair()
+    served = conn = client_writer = None
+    try:
+        agent_reader, agent_writer = await asyncio.open_connection(sock=agent_end, limit=STDIO_LIMIT)
+        client_reader, client_writer = await asyncio.open_connection(sock=client_end, limit=STDIO_LIMIT)
+        agent = FrogAgent(repo=options.repo, model_spec=options.model)
+
+        async def serve() -> None:
+            try:
+                await run_agent(agent, agent_writer, agent_reader)
+            finally:
+                await agent.shutdown()
+
+        served = asyncio.create_task(serve())
+        conn = ClientSideConnection(client, client_writer, client_reader, **connection)
+        init = await asyncio.wait_for(conn.initialize(protocol_version=1), 30)
+        assert init.protocol_version == 1
+        yield conn
+    finally:
+        if conn is not None:
+            await conn.close()
+        if client_writer is not None:
+            client_writer.close()  # the editor goes away: the agent reads the end of its input, as on stdin
+        else:
+            client_end.close()
+        if served is not None:
+            await asyncio.wait_for(served, 30)
+        agent_end.close()
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
 
 
 DENY_PUSH = '[[rules]]\ntool = "Bash"\nmatch = "git push *"\ndecision = "deny"\n'

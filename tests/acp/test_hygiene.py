@@ -48,7 +48,7 @@ async def test_output_to_fd1_during_model_load_does_not_reach_the_stream(
     )
     client = ScriptedClient()
     caplog.set_level(logging.DEBUG)
-    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr", env=env) as conn:
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr", env=env, process=True) as conn:
         new = await conn.new_session(cwd=str(py_repo))
         response = await asyncio.wait_for(conn.prompt(session_id=new.session_id, prompt=[text_block("go 🐸")]), 60)
     assert response.stop_reason == "end_turn"
@@ -85,7 +85,8 @@ async def test_large_output_and_diff_stay_under_the_size_limit(py_repo: Path, tm
             sizes.append(len(json.dumps(event.message)))
 
     client = ScriptedClient()
-    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr", observers=[measure]) as conn:
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr", observers=[measure],
+                         process=True) as conn:
         new_session = await conn.new_session(cwd=str(py_repo))
         await conn.set_session_mode(session_id=new_session.session_id, mode_id="all")
         response = await asyncio.wait_for(conn.prompt(session_id=new_session.session_id, prompt=[text_block("go")]), 120)

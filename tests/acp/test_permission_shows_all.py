@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from acp.helpers import text_block
 
 from frogtui.acp.limits import SHOWN_COMMAND_BYTES
@@ -80,6 +81,7 @@ async def test_a_command_too_long_to_show_is_refused_without_asking(py_repo: Pat
     assert seen.startswith("PermissionError: ") and "too long to show" in seen and f"{SHOWN_COMMAND_BYTES:,}" in seen
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 async def test_a_write_is_asked_with_its_whole_change_or_refused(py_repo: Path, tmp_path: Path) -> None:
     shown = "".join(f"fits {n}\n" for n in range(20_000)) + "TAIL-OF-WRITE-1\n"  # ~200 kB: fits the diff's limit
     unshown = "".join(f"too big {n} ✓\n" for n in range(40_000)) + "TAIL-OF-WRITE-2\n"  # ~700 kB of JSON

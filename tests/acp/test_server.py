@@ -1,4 +1,5 @@
-"""``frogtui acp`` end to end: a subprocess driven through the SDK's client side, replay models."""
+"""``frogtui acp`` end to end, driven through the SDK's client side with replay models: in the test's
+process (``tests/acp/support.py``), and as a subprocess for one whole session and the editor going away."""
 from __future__ import annotations
 
 import asyncio
@@ -18,7 +19,7 @@ async def test_full_session(py_repo: Path, tmp_path: Path) -> None:
     user_rules(DENY_PUSH)
     replay = write_replay(tmp_path / "replay.jsonl", full_session_turns())
     client = ScriptedClient(["allow_once", "allow_always"])
-    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr", process=True) as conn:
         new = await conn.new_session(cwd=str(py_repo))
         assert new.modes.current_mode_id == "policy"
         assert [o.id for o in new.config_options] == ["mode"]
@@ -216,7 +217,7 @@ async def test_bash_output_streams_while_the_command_runs(py_repo: Path, tmp_pat
 async def test_the_editor_going_away_stops_the_run_and_the_agent_exits(py_repo: Path, tmp_path: Path) -> None:
     replay = write_replay(tmp_path / "replay.jsonl", [turn("Wait.", xml_call("Bash", command="sleep 60; touch late.txt"))])
     client = ScriptedClient()
-    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr") as conn:
+    async with acp_agent(client, "--model", f"replay:{replay}", cwd=py_repo, stderr=tmp_path / "stderr", process=True) as conn:
         new = await conn.new_session(cwd=str(py_repo))
         await conn.set_session_mode(session_id=new.session_id, mode_id="all")
         running = asyncio.Event()

@@ -24,6 +24,7 @@ def loops(py_repo: Path) -> Path:
     return py_repo
 
 
+@pytest.mark.timing
 def test_a_glob_through_self_links_is_asked_about_within_two_seconds(loops: Path) -> None:
     engine = PolicyEngine(Workspace(loops, tmp_dir=loops.parent / "tmp"))
     started = time.monotonic()

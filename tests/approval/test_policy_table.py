@@ -261,12 +261,12 @@ CASES: list[tuple[str, str, str, str]] = [
     # Read
     (R, "calc.py", "allow", "inside"),
     (R, "sub/../calc.py", "allow", "dot-dot staying inside"),
-    (R, "../outside/secret.txt", "ask", "dot-dot outside"),
+    (R, "../outside/secret.txt", FLOOR, "dot-dot outside, beside the repository: hidden, as from its sandbox"),
     (R, "/etc/passwd", "ask", "absolute outside"),
     (R, "~/.ssh/id_rsa", FLOOR, "secret"),
     (R, "~/.aws/credentials", FLOOR, "secret"),
     (R, "~/.netrc", FLOOR, "secret file"),
-    (R, "link_out/secret.txt", "ask", "symlink inside pointing out"),
+    (R, "link_out/secret.txt", FLOOR, "symlink inside pointing out, beside the repository: hidden"),
     (R, "sshlink", FLOOR, "symlink to a secret"),
     (R, "/proc/self/root<REPO>/calc.py", "ask", "/proc/self/root is never inside"),
     (R, "/proc/self/root<HOME>/.ssh/id_rsa", FLOOR, "/proc/self/root to a secret"),
@@ -294,7 +294,7 @@ CASES: list[tuple[str, str, str, str]] = [
     # Glob
     (G, "**/*.py", "allow", "inside"),
     (G, "/etc/*", "ask", "outside"),
-    (G, "../*", "ask", "parent"),
+    (G, "../*", FLOOR, "parent: hidden, as from its sandbox"),
     (G, "~/.ssh/*", FLOOR, "secret store"),
     (G, "*/../../*", "ask", "dot-dot after a wildcard"),
 ]

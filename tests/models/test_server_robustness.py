@@ -5,21 +5,19 @@ from __future__ import annotations
 import http.server
 import json
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from frogtui.errors import ContextOverflowError, ModelError
 from frogtui.models import load_model
 from frogtui.protocol import TurnEnd
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS
-from tests.models.conftest import free_port, make_config
+from tests.models.conftest import make_config, server_env, start_llama_server
 
 
 def history(steps: int) -> list[dict[str, Any]]:
@@ -67,20 +65,11 @@ def test_cancel_before_the_first_token(llama_server: str) -> None:
 
 
 @pytest.fixture()
-def doomed_server(smollm2_gguf: Path, tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port()
-    with (tmp_path / "server.log").open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_gguf), "--host", "127.0.0.1",
-             "--port", str(port), "--n_ctx", "512", "--n_threads", "1"], stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 60
-    while proc.poll() is None and time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/models", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.2)
+def doomed_server(
+    smollm2_gguf: Path, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    log = tmp_path / "server.log"
+    proc, url = start_llama_server(smollm2_gguf, log, "--n_ctx", "512", "--n_threads", "1", env=server_env(tmp_path_factory))
     yield url, proc
     if proc.poll() is None:
         proc.kill()

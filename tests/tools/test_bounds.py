@@ -46,6 +46,7 @@ def test_the_models_timeout_has_a_ceiling() -> None:
     assert effective_timeout(3600) == 3.6 and effective_timeout(900) == 600.0
 
 
+@pytest.mark.timing
 def test_bash_returns_when_the_command_ends(ws: Workspace) -> None:
     """No poll loop: ``true`` costs about what ``subprocess.run`` of it costs (the old 50 ms poll
     made every call at least 50 ms)."""
@@ -92,6 +93,8 @@ def measured_read(ws: Workspace, name: str) -> tuple[str, int, float]:
     return out, peak, time.monotonic() - started
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
+@pytest.mark.timing
 def test_read_of_a_big_file_reads_only_what_it_returns(ws: Workspace) -> None:
     big = ws.root / "big.txt"
     line = "z" * 99 + "\n"

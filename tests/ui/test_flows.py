@@ -352,6 +352,7 @@ async def test_resume_shows_what_undo_told_the_model_as_the_notice_it_was(make_a
         await pilot.press("ctrl+z")
         await wait_for(pilot, lambda: "a - b" in (py_repo / "calc.py").read_text(), what="the undo")
         await wait_for(pilot, lambda: app.core.rewind_note, what="the note for the model")
+        await wait_for(pilot, lambda: any("Undid step 1" in str(n.render()) for n in app.query(Notice)), what="the undo's notice")
         live_notice = [str(n.render()) for n in app.query(Notice) if "Undid step 1" in str(n.render())]
         await submit(pilot, "carry on")
         await wait_for(pilot, lambda: sum(m["role"] == "user" for m in app.core.agent.messages) == 2 and run_over(app),

@@ -68,6 +68,8 @@ def test_a_model_is_not_a_burst_replayed_or_fast_steps_are() -> None:
     assert flat_out.at == pytest.approx(20.0 + (HOT_STEPS - 1) * 0.02)
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
+@pytest.mark.timing
 async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch) -> None:
     """Every frame the main screen draws while the loop's events keep coming (measured around
     Textual's own frame, whatever calls it) is followed by ``SPACING`` times its cost without one."""
@@ -97,6 +99,7 @@ async def test_frames_during_a_run_leave_the_loop_its_time(make_app, monkeypatch
     assert not early, f"frames drawn sooner than {SPACING}x the last one's cost after it: (gap, cost) {early}"
 
 
+@pytest.mark.timing
 async def test_frames_take_a_small_share_of_a_run_of_quick_commands(make_app, monkeypatch) -> None:
     """Found in a benchmark: with a burst told by the number of events, 100 Bash steps of ~20 ms sat
     at the threshold; their frames went unpaced, took half the run, and the run took 3.4x headless."""
@@ -180,6 +183,7 @@ def frame_times(monkeypatch) -> list[float]:
     return frames
 
 
+@pytest.mark.timing
 async def test_a_key_typed_while_a_command_runs_is_drawn_at_once(make_app, monkeypatch) -> None:
     """Found in review: the wait depended only on the previous frame's cost, so after one slow frame
     the echo of a key typed while a command ran (a message to queue) waited up to MAX_WAIT_S.

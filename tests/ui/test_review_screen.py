@@ -5,6 +5,7 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.widgets import TextArea
 
@@ -176,6 +177,7 @@ async def test_failed_hook_keeps_everything_and_discard_asks(py_repo: Path) -> N
         assert any("no commit" in n.message for n in pilot.app._notifications)
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 async def test_a_huge_rewrite_is_drawn_a_page_at_a_time_and_toggles_per_file(py_repo: Path) -> None:
     from frogtui.ui.review_pages import PAGE_ROWS
 
@@ -403,6 +405,7 @@ async def page_until_seen(pilot, screen: ReviewScreen, needle: str, presses: int
     return first_drawn, seen_after
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 async def test_a_new_file_is_committed_only_once_every_line_was_drawn(py_repo: Path) -> None:
     """Issue 23 item 6: line 601 of a new 1,200-line conftest.py must be drawn before it can be
     committed; the commit holds what git says it holds."""

@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import pytest
 from textual.widgets import Footer
 
 from frogtui.config import Config
@@ -170,6 +171,7 @@ def big_trajectory(path: Path, megabytes: int = 5) -> None:
     path.write_text(json.dumps({"trajectory_id": "t", "steps": steps}, indent=2) + "\n", encoding="utf-8")
 
 
+@pytest.mark.timing
 async def test_trajectory_viewer_highlights_a_5mb_file_without_a_freeze(make_app) -> None:
     app = make_app([turn("ok", answer="ok")])
     async with app.run_test(size=SIZE) as pilot:

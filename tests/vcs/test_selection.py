@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -42,6 +43,7 @@ def blob(repo: Path, treeish: str, path: str) -> str | None:
     return out.split("\t")[0] if out else None
 
 
+@pytest.mark.slow  # more than 5 s of CPU (issue 29)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_random_selection_commits_exactly_the_selected_hunks(data: st.DataObject) -> None:
