@@ -68,7 +68,6 @@ def test_a_denied_program_never_runs_as_a_recipe_on_standard_input(py_repo: Path
 
 
 @needs_bwrap
-@pytest.mark.xfail(strict=True, reason="issue 30 item 5 (.git/config served sanitised) is on another branch, not merged yet")
 def test_the_repositorys_own_credentials_never_reach_the_model(py_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """actions/checkout's extraheader and a token in a remote's URL, through Bash (``git remote -v``,
     ``git config --list``, ``cat``) and Read, symlinked and not; the environment's tokens too."""
@@ -106,7 +105,7 @@ def test_a_command_never_leaves_a_set_user_id_program_in_the_tree(py_repo: Path,
 
 
 @needs_bwrap
-@pytest.mark.parametrize("where", ["run/app.sock", ".devenv/state/postgres/.s.PGSQL.5432", "link-to-outside/x.sock"])
+@pytest.mark.parametrize("where", ["run/app.sock", ".devenv/pg/.s.PGSQL.5432", "link-to-outside/x.sock"])
 def test_no_socket_of_the_tree_or_behind_a_link_is_reachable(py_repo: Path, tmp_path: Path, where: str) -> None:
     """A server listening on a socket in the repository (devenv's Postgres, a dev server, tmux),
     or in a folder outside it that a link in the tree names: a sandboxed command connecting to it
