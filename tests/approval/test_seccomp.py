@@ -7,21 +7,22 @@ import struct
 
 import pytest
 
-from frogtui.approval.sandbox.seccomp import ARCHES, DENIED, filter_program
+from frogtui.approval.sandbox.seccomp import ARCHES, DENIED, SET_ID_MODES, filter_program
 
 ALLOW, EPERM = 0x7FFF0000, 0x00050001
 
 
-def run_filter(program: bytes, arch: int, nr: int, arg1: int = 0, arg0: int = 0) -> int:
-    data = struct.pack("<iIQ6Q", nr, arch, 0, arg0, arg1, 0, 0, 0, 0)
+def run_filter(program: bytes, arch: int, nr: int, arg1: int = 0, arg0: int = 0, args: tuple[int, ...] = ()) -> int:
+    values = list(args) or [arg0, arg1]
+    data = struct.pack("<iIQ6Q", nr, arch, 0, *(values + [0] * (6 - len(values))))
     ops = [struct.unpack("<HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
     pc, acc = 0, 0
     while True:
         code, jt, jf, k = ops[pc]
         if code == 0x20:
             acc = struct.unpack_from("<I", data, k)[0]
-        elif code in (0x15, 0x35):
-            hit = acc == k if code == 0x15 else acc >= k
+        elif code in (0x15, 0x35, 0x45):
+            hit = acc == k if code == 0x15 else acc >= k if code == 0x35 else bool(acc & k)
             pc += jt if hit else jf
         elif code == 0x54:
             acc &= k
@@ -77,6 +78,25 @@ def test_unix_sockets_that_could_reach_an_address_are_refused(machine: str) -> N
     for kind in (1, 5, 1 | cloexec, 5 | nonblock | cloexec):
         assert run_filter(program, audit_arch, pair_nr, arg0=1, arg1=kind) == ALLOW, kind
     assert run_filter(program, audit_arch, pair_nr, arg0=2, arg1=2) == ALLOW  # not AF_UNIX: the kernel refuses it anyway
+
+
+@pytest.mark.parametrize("machine", sorted(ARCHES))
+def test_a_set_id_mode_is_refused(machine: str) -> None:
+    """Red team (h9, issue 30): chmod 4755, open(O_CREAT, 04755), mknod with S_ISUID left a
+    set-user-ID program in the tree (owned by root where frogtui runs as root)."""
+    program = filter_program(machine)
+    assert program is not None
+    audit_arch = ARCHES[machine][0]
+    for nr, (mode, flags) in SET_ID_MODES[machine].items():
+        for bits, expected in ((0o4755, EPERM), (0o2755, EPERM), (0o755, ALLOW), (0o1777, ALLOW)):
+            args = [0] * 6
+            args[mode] = bits
+            if flags is not None:
+                args[flags] = 0o100  # O_CREAT
+            assert run_filter(program, audit_arch, nr, args=tuple(args)) == expected, (nr, oct(bits))
+            if flags is not None:  # without O_CREAT/O_TMPFILE the mode is not read (whatever the register holds)
+                args[flags] = 0o2  # O_RDWR
+                assert run_filter(program, audit_arch, nr, args=tuple(args)) == ALLOW, nr
 
 
 def test_no_program_for_an_unknown_machine() -> None:

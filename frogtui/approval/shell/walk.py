@@ -276,7 +276,9 @@ class _Walk:
             if step.outer:
                 self.simple(SimpleCommand(words=step.outer, via=via, effects=Effects(assigns=assigns), cwd=cwd, text=text), scope)
             if step.opaque:
-                opaque, unknown = step.opaque, unknown or step.unknown
+                # a wrapper whose words the analyser cannot read (an unknown option: ``env -uX rm``)
+                # runs a program only known when it runs (red team, issue 30)
+                opaque, unknown = step.opaque, True
                 break
             for setting in words[1 : len(words) - len(step.inner)] if step.label == "env" else ():
                 self.command_value(setting, scope)
