@@ -216,6 +216,7 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
     _, no_backstop = backstopped(rules, sandbox)
     if sandbox.warning:
         lines.append(f"sandbox: WARNING {sandbox.warning}")
+    lines += [f"sandbox: WARNING {note}" for note in sandbox.notes]
     if no_backstop:
         lines.append(f"sandbox: WARNING {no_backstop}")
     elif rules.read_only:

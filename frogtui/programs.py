@@ -235,8 +235,10 @@ STARTS: tuple[ProcessStart, ...] = (
     ProcessStart("frogtui.approval.sandbox.overlay:probe", "unshare + mount (can a proposal's copy-on-write view be mounted here?)",
                  "which('unshare'), which('mount'), /bin/sh", "in a throwaway user and mount namespace on a temp folder of its own; "
                  "working folder /, the clean PATH only"),
-    ProcessStart("frogtui.approval.sandbox.gitconfig:global_entries", "git config --global --list (the copy the sandbox sees)",
-                 "which('git', repository)", "the person's environment with the clean PATH, in the repository (includeIf)"),
+    ProcessStart("frogtui.approval.sandbox.gitconfig:_config_list",
+                 "git config --global --list, git config --file CONFIG --list (the copies without credentials the sandbox and Read see)",
+                 "which('git', repository)", "the global one: the person's environment with the clean PATH, in the repository "
+                 "(includeIf); a repository's or the system's config file: no global or system config, HOME only, in /"),
     ProcessStart("frogtui.vcs.intree_config:InTreeConfig._targets", "git config --file .git/config (include paths)", "pinned_git",
                  "the hardened environment of frogtui's git (vcs/gitguard.py)"),
     ProcessStart("frogtui.vcs.intree_config:InTreeConfig._command_keys", "git config --file (an in-tree included file)",

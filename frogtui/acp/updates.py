@@ -7,17 +7,19 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from acp import schema
 from acp.helpers import text_block, tool_content, tool_diff_content
 
 from frogtui.acp.limits import DIFF_SIDE_BYTES, MAX_MESSAGE_BYTES, SHOWN_COMMAND_BYTES, TEXT_BYTES, cap_diff, cap_input, cap_text, json_size
-from frogtui.approval.answer import Judged
-from frogtui.approval.proposals import for_a_person
 from frogtui.protocol import Approval, Preview, ToolCall
 from frogtui.terminal_text import marked
 from frogtui.tools.proposals import Proposal, effect_texts
 from frogtui.tools.specs import runs_commands, tool_spec
+
+if TYPE_CHECKING:  # the policy is imported with the session, not at initialize (tests/acp/test_hygiene.py)
+    from frogtui.approval.answer import Judged
 
 STOP_REASONS: dict[str, schema.StopReason] = {
     "agent": "end_turn",
@@ -100,6 +102,8 @@ def proposal_content(proposal: Proposal, judged: Sequence[Judged]) -> tuple[list
     whether every changed line is in it."""
     items: list[Content] = [text_content("The command ran as a proposal; nothing it did is in your files yet. Its effects:")]
     complete = True
+    from frogtui.approval.proposals import for_a_person  # a proposal was judged: the policy is loaded
+
     shown, groups, _unlisted = for_a_person(judged)
     for one in shown:
         effect = one.effect

@@ -20,7 +20,7 @@ NO_BACKSTOP = (
 def backstopped(rules: RuleSet, sandbox: Sandbox) -> tuple[RuleSet, str | None]:
     """``rules`` as they hold with ``sandbox``: the read-only default switched off (and a line
     saying why) when there is no read-only sandbox to back it."""
-    if not rules.read_only or callable(getattr(sandbox.wrap, "read_only_wrapper", None)):
+    if not rules.read_only or sandbox.wrap is not None:
         return rules, None
     why = (sandbox.warning or "none").removeprefix("Bash runs without a sandbox: ")
     return replace(rules, read_only=False), NO_BACKSTOP.format(why=why)

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from frogtui.approval.decision import Decision
@@ -15,12 +16,12 @@ from frogtui.approval.floor import FLOOR_HIDDEN, floor_deny
 from frogtui.approval.loading import load_rules
 from frogtui.approval.policy import decide, decide_commands
 from frogtui.approval.rules import Rule, RuleSet
-from frogtui.approval.sandbox import HomeView, home_view
-from frogtui.approval.sandbox import under as _under
+from frogtui.approval.sandbox import BwrapWrapper, sanitized_copy
 from frogtui.approval.session_rules import narrow_rules
 from frogtui.approval.trusted import protected_inside, refusal
 from frogtui.errors import ConfigError
 from frogtui.protocol import ApprovalRequest, ToolCall
+from frogtui.tools.project_env import project_environ
 from frogtui.tools.specs import tool_spec
 from frogtui.tools.workspace import Workspace
 
@@ -32,20 +33,27 @@ class PolicyEngine:
         workspace: The repository root and the session's private temp folder.
         rules: The rules in force (``load_rules``); session rules are added on top.
         home: The home folder (default: the current user's).
+        project: The person's repository when the workspace is a copy of it (an attempt's
+            worktree): its parent is hidden as for a single run there.
     """
 
     def __init__(self, workspace: Workspace, rules: RuleSet | None = None, *, home: str | None = None,
-                 rules_file: Path | None = None) -> None:
+                 rules_file: Path | None = None, project: Path | None = None) -> None:
         self.workspace = workspace
         self.base_rules = rules or RuleSet()
         trusted = protected_inside(workspace.root, workspace.tmp_dir, rules_file)  # below the floor for writes
         self.places = Places.of(workspace.root, workspace.tmp_dir, home, trusted)
         self.session_rules: list[Rule] = []
-        self._view: tuple[tuple[str, ...], HomeView] | None = None
+        self.project = project
+        self.shown: Callable[[], Callable[[str], str | None]] | None = None
+        """The session's sandbox's view (``CommandWrapper.shown``), set by the session once it
+        has one; until then (or without one) the view of a sandbox made from the rules."""
+        self._nominal: tuple[tuple[tuple[str, ...], tuple[str, ...]], Callable[[str], str | None]] | None = None
 
     @classmethod
     def load(cls, workspace: Workspace, user_file: Path | None = None, *, trust_as: Path | None = None) -> PolicyEngine:
-        """An engine with the rules of ``workspace.root``; ``trust_as`` as for ``load_rules``.
+        """An engine with the rules of ``workspace.root``; ``trust_as`` as for ``load_rules``, and the
+        repository whose parent is hidden (an attempt's).
 
         Raises:
             ConfigError: the user's rules file is not valid, or a session in ``workspace.root``
@@ -54,7 +62,7 @@ class PolicyEngine:
         refused = refusal(workspace.root, workspace.tmp_dir, user_file)
         if refused:
             raise ConfigError(refused)
-        return cls(workspace, load_rules(workspace.root, user_file, trust_as=trust_as), rules_file=user_file)
+        return cls(workspace, load_rules(workspace.root, user_file, trust_as=trust_as), rules_file=user_file, project=trust_as)
 
     @property
     def rules(self) -> RuleSet:
@@ -86,35 +94,42 @@ class PolicyEngine:
         return decision
 
     def _hidden_floor(self, action: Action) -> Decision | None:
-        """Read and Glob see what a sandboxed command sees (``sandbox_home``): a path outside the
-        repository in a folder the sandbox hides (the home folder, the folder holding the
-        repository and its sibling projects), and not in one it shows (toolchains, ``[sandbox]
-        expose``), is below the floor. An allowlist, like the sandbox's: a store nobody listed
-        (a token in ``~/.gitconfig``, another project's ``.env``) stays out of reach under every
-        mode, ``--approve all`` included."""
+        """Read and Glob see what a sandboxed command sees: the same mount list
+        (``sandbox.view``), so a path the sandbox hides (the home folder, the folder holding the
+        repository and its sibling projects, ``/tmp``, ``/run``, ``/var/tmp``, other sessions, a
+        masked secret store) and does not show again (toolchains, ``[sandbox] expose``, the
+        session's temp folder) is below the floor, and so is a path where it shows another file (a
+        copy without credentials) while the session has no sandbox to read that copy from. An allowlist, like the sandbox's: a store
+        nobody listed (a token in ``~/.gitconfig``, another project's ``.env``, a Kerberos cache
+        in ``/tmp``) stays out of reach under every mode, ``--approve all`` included."""
         fact = action.target
         spec = tool_spec(action.tool)
         reads = spec is not None and spec.kind in ("read", "search")
-        if not reads or fact is None or not fact.known or fact.inside or not fact.real:
+        if not reads or fact is None or not fact.known or not fact.real:
             return None
-        view = self._home_view()
         real = fact.real
-        if not any(_under(real, hidden) for hidden in view.hidden):
-            return None
-        if any(_under(real, shown_real) or _under(real, dest) for shown_real, dest in view.shown):
-            return None
+        source = self._shown()(real)
+        if source == os.path.normpath(real) or (source is not None and self.shown is not None):
+            return None  # the file itself, or what the session's sandbox shows there (a copy without credentials)
         return floor_deny(
             FLOOR_HIDDEN,
             f"{fact.written} ({real}) is in a folder hidden from the agent, as from its commands' sandbox; "
             "[sandbox] expose shows a folder read-only",
         )
 
-    def _home_view(self) -> HomeView:
-        expose = tuple(self.base_rules.sandbox.expose)
-        if self._view is None or self._view[0] != expose:
+    def _shown(self) -> Callable[[str], str | None]:
+        if self.shown is not None:
+            return self.shown()
+        settings = self.base_rules.sandbox
+        key = (tuple(settings.hide), tuple(settings.expose))
+        if self._nominal is None or self._nominal[0] != key:
             places = self.places
-            self._view = (expose, home_view(str(places.home), places.root, [places.root, places.tmp_dir], expose))
-        return self._view[1]
+            environ = {**project_environ(os.environ, places.root), "HOME": str(places.home)}
+            wrap = BwrapWrapper("bwrap", places.root, places.tmp_dir, hide=key[0], expose=key[1], project=self.project,
+                                gitconfig=sanitized_copy(environ, str(places.root)))
+            wrap.start(environ)
+            self._nominal = (key, wrap.shown())  # taken once, as a session's sandbox takes its mounts at start
+        return self._nominal[1]
 
     def session_rules_for(self, call: ToolCall) -> list[Rule]:
         """The rules "always allow for this session" would add for ``call`` (nothing is added)."""

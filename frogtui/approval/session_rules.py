@@ -42,6 +42,7 @@ def narrow_command_rule(command: SimpleCommand) -> str | None:
     -> ``git push *``; ``python -m pytest -x`` -> ``python -m pytest *``. A program given by a path
     (``./run.sh``) keeps its path; commands that are opaque or only redirect get none.
     """
+    command = command.as_written or command  # rebound in this command only: the stored rule judges later ones afresh
     if command.effects.opaque or not command.words or any(w.dynamic for w in command.words[:1]):
         return None
     words = [w.text for w in command.words]

@@ -199,7 +199,10 @@ class SessionCore:
         settings = engine.rules.sandbox
         if self.hide:
             settings = dataclasses.replace(settings, hide=(*settings.hide, *self.hide))
-        sandbox = make_sandbox(workspace, settings)
+            engine.base_rules = dataclasses.replace(engine.base_rules, sandbox=settings)  # Read's view hides them too
+        sandbox = make_sandbox(workspace, settings, project=self.trust_as)
+        if sandbox.wrap is not None:
+            engine.shown = sandbox.wrap.shown  # Read and Glob see what Bash sees: one mount list
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
         self.proposals, self.proposals_line = self._proposal_runner(workspace, engine, sandbox)
@@ -214,7 +217,7 @@ class SessionCore:
         self._use_repo(state)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
         not_git = not_a_repo_message(self.config.repo) if state is None else ""
-        warnings = [line for line in (sandbox.warning, no_backstop, nested, *engine.rules.notes, not_git) if line]
+        warnings = [line for line in (sandbox.warning, *sandbox.notes, no_backstop, nested, *engine.rules.notes, not_git) if line]
         for line in warnings:
             self.log.warn(line)
         self.notes = [Note(line, "warning", True) for line in warnings]

@@ -18,8 +18,9 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from frogtui.programs import which
 from frogtui.tools import observations as obs
@@ -33,8 +34,29 @@ CANCEL_POLL_S = 0.1
 DRAIN_S = 2.0
 """How long output is still read after the command ended (children that escaped the group)."""
 
-CommandWrapper = Callable[[Sequence[str]], list[str]]
-"""Turns the plain argv (``bash -c COMMAND``) into the argv to run, e.g. under bubblewrap."""
+class CommandWrapper(Protocol):
+    """A sandbox for Bash (``approval.sandbox.BwrapWrapper``), as the tools use it."""
+
+    def __call__(self, argv: Sequence[str]) -> list[str]:
+        """The plain argv (``bash -c COMMAND``) as the argv to run inside the sandbox."""
+        ...
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """The environment a sandboxed command gets, from the one Bash would start from."""
+        ...
+
+    def read_only_wrapper(self) -> CommandWrapper:
+        """The same sandbox with everything read-only and no network (for a command the policy
+        proved only reads)."""
+        ...
+
+    def shown(self) -> Callable[[str], str | None]:
+        """What a command run now sees, for Read and Glob: a function from a host's real path to
+        the host file a sandboxed command sees there (that path, or a sanitized copy bound over
+        it), None where the sandbox hides it."""
+        ...
+
+
 OutputCallback = Callable[[str], None]
 """Receives a running command's output as it is read, on the thread that called ``run_bash``."""
 

@@ -34,8 +34,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from frogtui.vcs.control import control_files_changed
-
 EntryKind = Literal["file", "dir", "link", "special"]
 EffectKind = Literal["added", "modified", "deleted", "renamed", "mode", "special"]
 OPAQUE = "user.overlay.opaque"
@@ -439,6 +437,8 @@ def runs_later(effect: Effect, upper: str, root: str) -> str:
     name = path.rsplit("/", 1)[-1]
     if path == ".git" or path.startswith(".git/") or "/.git/" in path:
         return "in git's own folder (hooks, config)"
+    from frogtui.vcs.control import control_files_changed  # GitPython: with the first proposal, not with the tools
+
     if control_files_changed([path]):
         return "a control file: it decides what git or a hook runs at your next commit"
     if BYTECODE.search(path):

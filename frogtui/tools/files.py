@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from frogtui.protocol import Preview
@@ -14,6 +15,9 @@ READ_LIMIT = 20_000
 READ_COUNT_BYTES = 16 * 1024 * 1024
 """Past the part Read returns, how many bytes are read to count the characters cut exactly."""
 GLOB_LIMIT = 1_000
+Shown = Callable[[str], "str | None"]
+"""The sandbox's view (``ToolRunner.shown``): the host file a sandboxed command sees at a real
+path, None when hidden."""
 
 
 def truncate(text: str, limit: int) -> str:
@@ -23,21 +27,33 @@ def truncate(text: str, limit: int) -> str:
     return text[:limit] + obs.truncated_chars(len(text) - limit)
 
 
-def read(ws: Workspace, file_path: str, offset: int | None = None, limit: int | None = None) -> str:
+def read(ws: Workspace, file_path: str, offset: int | None = None, limit: int | None = None,
+         shown: Shown | None = None) -> str:
     """Leaf's Read, streamed: only regular files (a FIFO, device or socket is refused, never
     opened), and only what is returned is formatted (the rest of a big file is only counted, up to
-    ``READ_COUNT_BYTES``)."""
+    ``READ_COUNT_BYTES``). With ``shown`` (the sandbox's view), the file a sandboxed command
+    sees there: a sanitized copy (the repository's git config), or nothing when the sandbox hides it."""
     resolved = ws.resolve(file_path)
-    if resolved.real.is_dir():
+    real = _seen(resolved.real, file_path, shown)
+    if real.is_dir():
         raise IsADirectoryError(f"[Errno 21] Is a directory: '{file_path}'")
     start = max(offset or 1, 1)
     end = None if not limit or limit <= 0 else start - 1 + limit
-    text, more, exact = numbered_lines(resolved.real, resolved.display, start, end, READ_LIMIT, READ_COUNT_BYTES)
+    text, more, exact = numbered_lines(real, resolved.display, start, end, READ_LIMIT, READ_COUNT_BYTES)
     if not more:
         return text
     if exact:
         return text[:READ_LIMIT] + obs.truncated_chars(more)
     return text[:READ_LIMIT] + obs.truncated_about(more)
+
+
+def _seen(real: Path, written: str, shown: Shown | None) -> Path:
+    if shown is None:
+        return real
+    source = shown(str(real))
+    if source is None:
+        raise PermissionError(f"{written} ({real}) is hidden from the agent, as from its commands' sandbox")
+    return Path(source)
 
 
 def _existing_text(path: Path, display: str) -> TextFile | None:
@@ -125,8 +141,10 @@ def edit_observation(preview: Preview, old_string: str, replace_all: bool) -> st
     return obs.edited(preview.path, n)
 
 
-def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
+def glob(ws: Workspace, pattern: str, path: str | None = None, shown: Shown | None = None) -> str:
+    """Leaf's Glob; with ``shown`` (the sandbox's view), only the files a sandboxed command sees."""
     base = ws.resolve(path) if path else ws.resolve(".")
+    _seen(base.real, path or ".", shown)
     if not base.real.exists():
         raise FileNotFoundError(f"[Errno 2] No such file or directory: '{path}'")
     if not base.real.is_dir():
@@ -141,6 +159,8 @@ def glob(ws: Workspace, pattern: str, path: str | None = None) -> str:
         p = Path(os.path.normpath(hit))
         if _under(p, ws.root) and ".git" in p.relative_to(ws.root).parts:
             continue  # git's internals are never search results
+        if shown is not None and shown(os.path.realpath(p)) is None:
+            continue  # hidden from a sandboxed command (a link into /tmp, a masked secret)
         matches.append(ws.display(p))
     stopped = f"[search {search.stopped}: the list is incomplete; narrow the pattern or the path]" if search.stopped else ""
     if not matches:

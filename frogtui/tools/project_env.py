@@ -135,7 +135,25 @@ def _virtualenv_candidates(environ: Mapping[str, str], root: Path) -> list[tuple
     poetry = _poetry_env(environ, root)
     if poetry is not None:
         candidates.append((poetry, "Poetry's environment for the project"))
-    return candidates
+    escaping = {folder for folder, _ in escaping_virtualenvs(environ, root)}
+    return [(folder, source) for folder, source in candidates if os.path.normpath(folder) not in escaping]
+
+
+def escaping_virtualenvs(environ: Mapping[str, str], root: Path) -> list[tuple[str, str]]:
+    """The repository's own virtualenvs (``.venv``, a relative ``UV_PROJECT_ENVIRONMENT``) whose
+    real path leaves the repository, as (folder, real path): ignored, since what the sandbox
+    writes (a ``.venv`` linked to ``~/.local``) must not choose which python runs or what is
+    bound into the sandbox."""
+    uv = environ.get("UV_PROJECT_ENVIRONMENT", "")
+    named = [root / ".venv", *([root / uv] if uv and not os.path.isabs(uv) else [])]
+    real_root = os.path.realpath(root)
+    found = []
+    for folder in named:
+        path = os.path.normpath(folder)
+        lexically_inside = path.startswith(os.path.normpath(root).rstrip("/") + "/")
+        if os.path.lexists(path) and lexically_inside and not _inside(path, [real_root]):
+            found.append((path, os.path.realpath(path)))
+    return found
 
 
 def _poetry_env(environ: Mapping[str, str], root: Path) -> str | None:

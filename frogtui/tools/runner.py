@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 
 from frogtui.protocol import Preview, ToolCall
 from frogtui.tools.bash import CommandWrapper, OutputCallback
@@ -55,7 +56,13 @@ class ToolRunner:
     def confines_read_only(self) -> bool:
         """Whether Bash has a read-only sandbox (``wrap.read_only_wrapper``) for the commands the
         policy proved read-only; without one they get a checkpoint like any other."""
-        return callable(getattr(self.wrap, "read_only_wrapper", None))
+        return self.wrap is not None
+
+    def shown(self) -> Callable[[str], str | None]:
+        """What Read and Glob see, taken now: what a sandboxed command sees (``wrap.shown``: at a
+        real path, the file, a sanitized copy, or None when hidden); without a sandbox, every
+        file itself."""
+        return self.wrap.shown() if self.wrap is not None else _itself
 
     def bash_env(self) -> dict[str, str]:
         """The environment for Bash, with TMPDIR the session's private temp folder and PWD the root:
@@ -63,9 +70,8 @@ class ToolRunner:
         first), under a sandbox its allowlist (``wrap.environment``), else without anything that
         looks like a credential (tokens, keys, passwords, the SSH agent)."""
         environ = project_environ(os.environ, self.workspace.root, self.workspace.environment_of)
-        environment = getattr(self.wrap, "environment", None)
-        if environment is not None:
-            env = environment(environ)
+        if self.wrap is not None:
+            env = self.wrap.environment(environ)
         else:
             env = {k: v for k, v in environ.items() if not CREDENTIAL_NAME.search(k)}
         env["TMPDIR"] = str(self.workspace.tmp_dir)
@@ -107,3 +113,7 @@ class ToolRunner:
             return ToolOutcome.failed(err, stale=True)
         except (OSError, ValueError) as err:
             return ToolOutcome.failed(err)
+
+
+def _itself(path: str) -> str | None:
+    return path

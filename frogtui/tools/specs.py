@@ -38,6 +38,8 @@ class Bound(Protocol):
 
     def bash_env(self) -> dict[str, str] | None: ...
 
+    def shown(self) -> Callable[[str], str | None]: ...
+
 
 @dataclass(frozen=True)
 class RunRequest:
@@ -115,11 +117,11 @@ def _p(type_: str, description: str) -> dict[str, str]:
 
 # how each tool runs ----------------------------------------------------------------------------
 def _read(runner: Bound, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
-    return ToolOutcome(files.read(runner.workspace, args["file_path"], args.get("offset"), args.get("limit")))
+    return ToolOutcome(files.read(runner.workspace, args["file_path"], args.get("offset"), args.get("limit"), shown=runner.shown()))
 
 
 def _glob(runner: Bound, args: Mapping[str, Any], _request: RunRequest) -> ToolOutcome:
-    return ToolOutcome(files.glob(runner.workspace, args["pattern"], args.get("path")))
+    return ToolOutcome(files.glob(runner.workspace, args["pattern"], args.get("path"), shown=runner.shown()))
 
 
 def _preview_write(ws: Workspace, args: Mapping[str, Any]) -> Preview:
@@ -147,7 +149,7 @@ def _bash(runner: Bound, args: Mapping[str, Any], request: RunRequest) -> ToolOu
     if request.read_only:
         if not runner.confines_read_only:
             return ToolOutcome(NO_READ_ONLY_SANDBOX, ok=False, error="PermissionError")
-        wrap = runner.wrap.read_only_wrapper()  # type: ignore[union-attr]
+        wrap = runner.wrap.read_only_wrapper() if runner.wrap is not None else None
     result = bash.run_bash(
         args["command"],
         str(runner.workspace.root),

@@ -17,8 +17,8 @@ import git
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.gitguard import DIFF_FORMAT, HARDENING, GuardedGit, hardening_env, pinned_git
 from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, run_git
-from frogtui.vcs.snapshot import open_repo
-from frogtui.vcs.worktrees import final_change
+from frogtui.vcs.snapshot import open_repo, snapshot_tree
+from frogtui.vcs.worktrees import commit_tree
 
 
 class CheckoutFailed(FrogtuiError):
@@ -138,15 +138,15 @@ def run_diff(root: Path, base: str, exclude: list[str] | tuple[str, ...] = ()) -
         CheckoutFailed: git failed.
     """
     try:
-        change = final_change(root, base, "frogtui eval: the run's end state")
         repo = _repo(root)
-        names = run_git(repo, "diff", "--name-only", "-z", "--no-renames", base, change.commit).decode("utf-8", "surrogateescape")
+        commit = commit_tree(repo, snapshot_tree(repo), base, "frogtui eval: the run's end state")  # only the commit: the diff below
+        names = run_git(repo, "diff", "--name-only", "-z", "--no-renames", base, commit).decode("utf-8", "surrogateescape")
         changed = [name for name in names.split("\0") if name]
         left_out = set(exclude)
         kept = [name for name in changed if name not in left_out]
         if not kept:
             return RunDiff("", 0, tuple(name for name in changed if name in left_out))
-        diff = run_git(repo, "diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", base, change.commit,
+        diff = run_git(repo, "diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", base, commit,
                        "--", *kept, env=LITERAL_PATHS).decode("utf-8", "surrogateescape")
     except (GitFailed, FrogtuiError) as err:
         raise CheckoutFailed(f"cannot record what the run changed in {root}: {err}") from None

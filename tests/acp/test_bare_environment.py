@@ -41,4 +41,6 @@ async def test_the_persons_config_and_the_projects_venv_with_a_bare_environment(
     assert client.text("agent_message_chunk").endswith("FROM-THE-PERSONS-CONFIG"), stderr
     outputs = str([u for u in client.of("tool_call_update")])
     assert f"PREFIX={py_repo / '.venv'}" in outputs, outputs
-    assert len(client.permissions) == 1 and "git push" in outputs and "rules.toml" in outputs, outputs  # the person's deny rule
+    # the command changed nothing, so it ran as a proposal without a question (issue 31); the person's deny rule holds
+    assert "ran as a proposal" in outputs or len(client.permissions) == 1, outputs
+    assert "git push" in outputs and "rules.toml" in outputs, outputs

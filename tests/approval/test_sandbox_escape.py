@@ -198,8 +198,9 @@ def test_daemon_sockets_and_run_are_hidden(workspace: Workspace, on_disk: Path, 
         server.listen()
         servers.append(server)
     try:
-        probe = ("import socket, sys\nfor p in sys.argv[1:]:\n    s = socket.socket(socket.AF_UNIX)\n"
-                 "    try: s.connect(p); print('CONNECTED', p)\n    except OSError as e: print('refused', p, e)\n")
+        probe = ("import socket, sys\nfor p in sys.argv[1:]:\n"
+                 "    try: socket.socket(socket.AF_UNIX).connect(p); print('CONNECTED', p)\n"
+                 "    except OSError as e: print('refused', p, e)\n")
         (workspace.tmp_dir / "probe.py").write_text(probe)
         observation = run(workspace, f"python3 $TMPDIR/probe.py {agent} {runtime}/bus; ls -A /run | wc -l; ls -A {runtime} | wc -l")
     finally:

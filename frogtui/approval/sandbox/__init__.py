@@ -5,17 +5,20 @@ home, for the policy (a secret the sandbox hides is no secret to ask about).
 
 Inside: ``bwrap`` (the wrapper and the probes), ``mounts`` (bubblewrap's mount options),
 ``home`` (home hidden, the toolchains kept), ``gitconfig`` (git's settings without credentials),
-``gitlinks`` (submodules' git folders), ``seccomp`` and ``landlock``; ``overlay`` is the
+``gitlinks`` (submodules' git folders), ``view`` (what a command sees, read back from the mounts:
+Read and Glob see the same), ``seccomp`` and ``landlock``; ``overlay`` is the
 copy-on-write view a proposal runs on (``make_view``).
 """
 
 from __future__ import annotations
 
 from frogtui.approval.sandbox.bwrap import BwrapWrapper, Sandbox, make_sandbox, probe_bwrap
+from frogtui.approval.sandbox.gitconfig import sanitized_copy
 from frogtui.approval.sandbox.home import HomeView, home_view, under
 from frogtui.approval.sandbox.overlay import OFF_SETTING, OverlayView, make_view, proposals_line
+from frogtui.approval.sandbox.view import SandboxView
 
 __all__ = [
-    "OFF_SETTING", "BwrapWrapper", "HomeView", "OverlayView", "Sandbox", "home_view", "make_sandbox", "make_view", "probe_bwrap",
-    "proposals_line", "under",
+    "OFF_SETTING", "BwrapWrapper", "HomeView", "OverlayView", "Sandbox", "SandboxView", "home_view", "make_sandbox", "make_view",
+    "probe_bwrap", "proposals_line", "sanitized_copy", "under",
 ]

@@ -11,24 +11,46 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from frogtui.approval.rules import SandboxSettings
+from frogtui.approval.sandbox import gitconfig, landlock, mounts, seccomp
 from frogtui.approval.sandbox import home as sandbox_home
-from frogtui.approval.sandbox import landlock, mounts, seccomp
 from frogtui.approval.sandbox.gitconfig import sanitized_copy
 from frogtui.approval.sandbox.trusted import trusted_options
+from frogtui.approval.sandbox.view import SandboxView
 from frogtui.approval.trusted import protected_inside
 from frogtui.config import state_dir
 from frogtui.programs import at_start, which
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
-from frogtui.tools.project_env import project_environ
+from frogtui.tools.project_env import escaping_virtualenvs, project_environ
 from frogtui.tools.workspace import Workspace
 
 _PROBES: dict[tuple[str, bool, str], str | None] = {}
+
+
+@dataclass(frozen=True)
+class MountStart:
+    """What the sandbox's mounts are computed from, taken once at start from the person's settings
+    and environment (``BwrapWrapper.start``), never again from a disk the sandbox writes.
+
+    Attributes:
+        environ: The environment Bash starts from (``project_environ``) at start.
+        home: What is hidden of the home folder and the project's parent, and shown of them.
+        git_paths: ``.git`` and the git dir and common dir it names (``mounts.git_paths``).
+        git_configs: Their config files (and submodules'), served without credentials.
+        notes: What was ignored and why, for the person (a ``.venv`` that leads out of the
+            repository).
+    """
+
+    environ: Mapping[str, str]
+    home: sandbox_home.HomeView
+    git_paths: tuple[str, ...]
+    git_configs: tuple[str, ...]
+    notes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -47,6 +69,8 @@ class BwrapWrapper:
             shown at ``~/.gitconfig`` in the hidden home folder; None when there is none.
         landlock: Whether bwrap runs in a Landlock domain scoped to abstract Unix sockets (with the
             network on: the host's abstract sockets stay unreachable; ``landlock``).
+        project: The person's repository when ``root`` is a copy of it elsewhere (an attempt's
+            worktree): the folder holding it is hidden as for a single run.
     """
 
     bwrap: str
@@ -63,41 +87,76 @@ class BwrapWrapper:
     read_only: bool = False
     """The read-only mode (``read_only_wrapper``): every mount read-only, the repository included,
     an empty private temp folder, no network."""
+    project: Path | None = None
     environment_of: Path | None = None
     """The repository whose environment Bash gets (``Workspace.environment_of``: an attempt's)."""
     trusted: tuple[str, ...] = ()
     """frogtui's own files inside the repository (``approval.trusted.protected_inside``): read-only
     (the state folder hidden), ``sandbox/trusted.py``."""
     _system: list[str] = field(default_factory=list, compare=False, repr=False)
+    _start: dict[str, MountStart] = field(default_factory=dict, compare=False, repr=False)
 
     def __call__(self, argv: Sequence[str]) -> list[str]:
-        wrapped = [*self.options(project_environ(os.environ, self.root, self.environment_of)), "--", *argv]
+        wrapped = [*self.options(), "--", *argv]
         wrapped = seccomp.with_filter(wrapped, self.seccomp) if self.seccomp else wrapped
         return landlock.with_scope(wrapped) if self.landlock else wrapped
 
-    def options(self, environ: Mapping[str, str]) -> list[str]:
-        """bwrap's argv up to (not including) ``--``, built from the disk as it is now."""
+    def start(self, environ: Mapping[str, str] | None = None) -> MountStart:
+        """What the mounts are computed from, taken the first time it is asked (``make_sandbox``
+        asks at the session's start) from ``environ`` (default: the project's environment then),
+        and kept: a ``.venv`` or a ``.git`` file a command makes later binds nothing."""
+        if "start" not in self._start:
+            env = dict(environ) if environ is not None else project_environ(os.environ, self.root, self.environment_of)
+            writable = [self.root, self.tmp_dir]
+            view = sandbox_home.home_view(_home(env), self.root, writable, self.expose, self.project)
+            paths = tuple(mounts.git_paths(self.root))
+            notes = tuple(f"{folder} leads outside the repository (to {real}): ignored, nothing of it is bound into the sandbox"
+                          for folder, real in mounts.escaping_folders(env, writable))
+            self._start["start"] = MountStart(env, view, paths, tuple(gitconfig.repository_configs(paths)), notes)
+        return self._start["start"]
+
+    def options(self, environ: Mapping[str, str] | None = None) -> list[str]:
+        """bwrap's argv up to (not including) ``--``: from what was taken at start (``start``;
+        ``environ`` counts only if nothing was taken yet) and what the sandbox cannot change as
+        it is now (the listening sockets, the secret stores, the submodules in the index)."""
+        start = self.start(environ)
+        environ = start.environ
         if not self._system:
             self._system.extend(mounts.system_options(self.network, self.privileges))
         writable = [self.root, self.tmp_dir]
-        view = self.home_view(environ)
+        view = start.home
         options = [self.bwrap, *self._system, *mounts.runtime_options(environ, writable, self.network, view.hidden)]
         options += sandbox_home.hide_options(view) + self._gitconfig_options(environ, view)
         options += sandbox_home.socket_options(view, mounts.listening_sockets())
         options += mounts.toolchain_options(environ, writable, view.hidden)
         options += mounts.state_first_options(state_dir(), writable)
         options += ["--bind", str(self.root), str(self.root), "--bind", str(self.tmp_dir), str(self.tmp_dir)]
-        for path in mounts.git_paths(self.root):  # a worktree's git dir in a hidden folder is shown, read-only
+        for path in start.git_paths:  # a worktree's git dir in a hidden folder is shown, read-only
             if any(path == str(w) or path.startswith(f"{w}/") for w in writable) or not sandbox_home.visible(path, view):
                 options += ["--ro-bind", path, path]
         options += mounts.submodule_options(self.root)
-        secrets = mounts.secret_paths(_home(environ), self.hide, self.expose)
-        options += mounts.mask_options([path for path in secrets if sandbox_home.visible(path, view)], writable)
+        copies, included = _repository_config_options(start.git_configs)
+        options += copies
+        included = [path for path in included if not mounts.under_any(path, [*map(str, writable)])
+                    or mounts.under_any(path, start.git_paths)]  # a file of the working tree is the sandbox's own
+        secrets = [*mounts.secret_paths(_home(environ), self.hide, self.expose), *included]
+        shown = SandboxView.of(options)  # every secret store masked wherever anything bound shows it
+        options += mounts.mask_places([(place, path) for path in secrets for place in shown.places(path)], writable)
         options += mounts.state_options(state_dir(), writable)
         options += trusted_options(self.trusted, self.root, self.tmp_dir, os.path.realpath(state_dir()))
         options += sandbox_home.seal_options(view)
         options = [*options, "--chdir", str(self.root)]
         return read_only_options(options, self.tmp_dir) if self.read_only else options
+
+    def view(self) -> SandboxView:
+        """What a command run now sees (the mounts it runs with), for Read and Glob."""
+        return SandboxView.of(self.options())
+
+    def shown(self) -> Callable[[str], str | None]:
+        """``CommandWrapper.shown``: at a host's real path, the host file a command run now sees
+        there (the file, a sanitized copy bound over it: the repository's git config), None where
+        the sandbox hides it."""
+        return self.view().source
 
     def read_only_wrapper(self) -> BwrapWrapper:
         """The same sandbox in its read-only mode, for a command run without a checkpoint because
@@ -105,10 +164,10 @@ class BwrapWrapper:
         command still cannot write the repository or reach the network."""
         return replace(self, read_only=True)
 
-    def home_view(self, environ: Mapping[str, str]) -> sandbox_home.HomeView:
+    def home_view(self, environ: Mapping[str, str] | None = None) -> sandbox_home.HomeView:
         """What the sandbox hides (the home folder, the folder holding the repository) and shows
-        of it, from the disk as it is now."""
-        return sandbox_home.home_view(_home(environ), self.root, [self.root, self.tmp_dir], self.expose)
+        of it, as taken at start (``start``)."""
+        return self.start(environ).home
 
     def _gitconfig_options(self, environ: Mapping[str, str], view: sandbox_home.HomeView) -> list[str]:
         target = self._gitconfig_target(environ, view)
@@ -134,12 +193,14 @@ class BwrapWrapper:
 
     def confines(self) -> list[str]:
         """What this sandbox confines, one phrase each (for ``describe`` and ``frogtui doctor``)."""
-        masked = mounts.secret_paths(_home(os.environ), self.hide, self.expose)
-        view = self.home_view(os.environ)
+        start = self.start()
+        masked = mounts.secret_paths(_home(start.environ), self.hide, self.expose)
+        view = start.home
         return [
             *(["everything read-only (the repository too), an empty private temp folder"] if self.read_only else []),
             CONFINES_PRIVILEGES[self.privileges],
-            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock)" if self.seccomp else "no seccomp filter",
+            "seccomp filter (ptrace, mount, bpf, io_uring, keyrings, TIOCSTI, vsock, Unix sockets but socket pairs)" if self.seccomp
+            else "no seccomp filter (Unix sockets in the repository reachable)",
             "system and .git read-only",
             f"home folder hidden ({len(view.shown)} toolchain folder(s) shown read-only)" if view.hidden else "home folder visible",
             f"{len(masked)} secret store(s) hidden",
@@ -149,6 +210,18 @@ class BwrapWrapper:
             "allowlisted environment",
             _network_phrase(self.network and not self.read_only, self.landlock),
         ]
+
+
+def _repository_config_options(configs: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The repository's config files each served as a copy without credentials
+    (``gitconfig.repository_copy``), and the files they include (masked like a secret store)."""
+    options: list[str] = []
+    included: list[str] = []
+    for config in configs:
+        copy, holds = gitconfig.repository_copy(config)
+        options += ["--ro-bind", copy, config]
+        included += holds
+    return options, included
 
 
 def _network_phrase(network: bool, scoped: bool) -> str:
@@ -175,6 +248,11 @@ def read_only_options(options: list[str], tmp_dir: Path) -> list[str]:
     return [*made[:chdir], "--tmpfs", str(tmp_dir), *made[chdir:]]
 
 
+NO_FILTER = ("Bash runs under bubblewrap without its seccomp filter (none for this machine, or bwrap refused it): "
+             "a Unix socket made outside the sandbox in the repository, or after a command started, is reachable, "
+             "and so are ptrace, io_uring and the other calls the filter refuses")
+"""The warning where the seccomp filter cannot be used."""
+
 CONFINES_PRIVILEGES = {
     "userns": "user namespace, no capabilities",
     "userns-nested": "user namespace, no capabilities (bwrap before 0.8: nested user namespaces allowed)",
@@ -197,6 +275,9 @@ class Sandbox:
     kind: str
     network: bool
     warning: str | None = None
+    notes: tuple[str, ...] = ()
+    """What the sandbox ignored at start and why (a ``.venv`` leading out of the repository): say
+    it to the person."""
 
     def describe(self) -> str:
         if not isinstance(self.wrap, BwrapWrapper):
@@ -240,21 +321,26 @@ def _run_probe(argv: list[str]) -> str | None:
 
 
 def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str | None = None,
-                 landlock_abi: int | None = None) -> Sandbox:
-    """The sandbox for ``workspace`` under ``settings`` (``[sandbox]`` in the rules).
+                 landlock_abi: int | None = None, project: Path | None = None) -> Sandbox:
+    """The sandbox for ``workspace`` under ``settings`` (``[sandbox]`` in the rules), its mounts
+    taken now (``BwrapWrapper.start``).
 
     Args:
         bwrap: The bwrap to use (default: the one on ``PATH``).
         landlock_abi: The kernel's Landlock ABI (default: asked of the kernel): with the network
             on, below ``landlock.SCOPE_ABI`` the network is refused.
+        project: The person's repository when the workspace is a copy of it elsewhere (an
+            attempt's worktree): what a single run there hides is hidden too.
     """
+    ignored = tuple(f"{folder} leads outside the repository (to {real}): ignored (not Bash's python, nothing of it bound into the sandbox)"
+                    for folder, real in escaping_virtualenvs(os.environ, workspace.root))
     if settings.bash == "none":
-        return Sandbox(None, "none", True, 'Bash runs without a sandbox: [sandbox] bash = "none" in the rules')
+        return Sandbox(None, "none", True, 'Bash runs without a sandbox: [sandbox] bash = "none" in the rules', ignored)
     path = bwrap or which("bwrap", workspace.root)  # never one the sandbox could have written (frogtui.programs)
     if path is None:
         missing = ("Bash runs without a sandbox: bubblewrap (bwrap) is not installed (on PATH outside a repository); "
                    "install it to confine Bash to the repository")
-        return Sandbox(None, "none", True, missing)
+        return Sandbox(None, "none", True, missing, ignored)
     network, refused = settings.network, None
     if network:
         abi = landlock.abi_version() if landlock_abi is None else landlock_abi
@@ -267,17 +353,22 @@ def make_sandbox(workspace: Workspace, settings: SandboxSettings, *, bwrap: str 
         privileges = privileges if network else _privileges(path, network)
     problem = probe_bwrap(path, network)
     if privileges is None:
-        return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}")
+        return Sandbox(None, "none", True, f"Bash runs without a sandbox: {problem}", ignored)
     warnings = [refused] if refused else []
     if privileges == "caps":
         warnings.append(f"Bash runs under bubblewrap without a user namespace ({problem}): a root sandbox keeps root's access to files")
+    filter_path = _usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir])
+    if filter_path is None:
+        warnings.append(NO_FILTER)
     wrap = BwrapWrapper(
         path, workspace.root, workspace.tmp_dir, network, privileges, settings.hide, settings.expose, settings.env,
-        seccomp=_usable_filter(path, network, privileges, [workspace.root, workspace.tmp_dir]),
-        gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network, environment_of=workspace.environment_of,
+        seccomp=filter_path,
+        gitconfig=sanitized_copy(os.environ, str(workspace.root)), landlock=network, project=project,
+        environment_of=workspace.environment_of,
         trusted=protected_inside(workspace.root, workspace.tmp_dir),
     )
-    return Sandbox(wrap, "bwrap", network, "; ".join(warnings) or None)
+    start = wrap.start(project_environ(os.environ, workspace.root, workspace.environment_of))
+    return Sandbox(wrap, "bwrap", network, "; ".join(warnings) or None, (*ignored, *start.notes))
 
 
 def _privileges(bwrap: str, network: bool) -> str | None:

@@ -59,12 +59,15 @@ class HomeView:
         return f"hidden: {hidden}; shown read-only: {shown}"
 
 
-def home_view(home: str, root: Path, writable: Sequence[Path], expose: Iterable[str] = ()) -> HomeView:
+def home_view(home: str, root: Path, writable: Sequence[Path], expose: Iterable[str] = (), project: Path | None = None) -> HomeView:
     """What to hide and show for a repository at ``root`` (``writable`` are the folders the
-    sandbox writes: a hidden folder never covers one of them)."""
+    sandbox writes: a hidden folder never covers one of them). ``project`` is the person's
+    repository when ``root`` is a copy of it elsewhere (an attempt's worktree): the folder holding
+    it is hidden as a single run hides it."""
     real_home = os.path.realpath(home)
     exposed = {os.path.realpath(_expand(path, real_home)) for path in expose}
-    hidden = [path for path in (_real_folder(home), _project_parent(root)) if path and path not in exposed]  # expose = ["~"]: all
+    parents = [_project_parent(root), *([_project_parent(project)] if project is not None else [])]
+    hidden = [path for path in (_real_folder(home), *parents) if path and path not in exposed]  # expose = ["~"]: all
     inside = [str(w) for w in writable]
     hidden = [h for h in dict.fromkeys(hidden) if not any(under(h, w) for w in inside)]  # a writable folder shows it all
     hidden = [h for h in hidden if not any(under(h, other) and h != other for other in hidden)]

@@ -89,19 +89,38 @@ def toolchain_options(environ: Mapping[str, str], writable: Sequence[Path], cove
     """Folders the person's toolchain needs that the system mounts (or ``covered``, the folders
     ``home`` hides) hid (a virtualenv in /tmp, NixOS's ``/run/current-system/sw/bin``,
     ``~/bin``): bound back read-only, at the path the environment names and at the real one.
-    Folders inside the writable ones are already there; a hidden folder itself is not shown."""
+    Folders inside the writable ones are already there; a hidden folder itself is not shown; a
+    folder named inside a writable one that leads out of it (``.venv`` linked to ``~/.local``) is
+    not followed (``escaping_folders``)."""
     hidden = ["/tmp", "/var/tmp", *hidden_folders(environ), *covered]
     inside = [str(w) for w in writable]
-    wanted = [part for name in (*TOOLCHAIN_VARIABLES, "PATH") for part in environ.get(name, "").split(os.pathsep)]
+    escaping = {folder for folder, _ in escaping_folders(environ, writable)}
     binds: dict[str, str] = {}
-    for folder in wanted:
-        if not folder or not os.path.isabs(folder) or not os.path.isdir(folder):
+    for folder in _toolchain_folders(environ):
+        if os.path.normpath(folder) in escaping:
             continue
         real = os.path.realpath(folder)
         for path in dict.fromkeys((os.path.normpath(folder), real)):
             if _under_any(path, hidden) and not _under_any(path, inside) and path not in covered:
                 binds[path] = real
     return [word for path, real in binds.items() for word in ("--ro-bind", real, path)]
+
+
+def escaping_folders(environ: Mapping[str, str], writable: Sequence[Path]) -> list[tuple[str, str]]:
+    """Toolchain folders the environment names inside a writable folder whose real path leaves
+    it, as (folder, real path): what the sandbox writes cannot choose what is bound into it."""
+    inside = [str(w) for w in writable]
+    found = []
+    for folder in _toolchain_folders(environ):
+        path, real = os.path.normpath(folder), os.path.realpath(folder)
+        if _under_any(path, inside) and not _under_any(real, inside):
+            found.append((path, real))
+    return list(dict.fromkeys(found))
+
+
+def _toolchain_folders(environ: Mapping[str, str]) -> list[str]:
+    wanted = [part for name in (*TOOLCHAIN_VARIABLES, "PATH") for part in environ.get(name, "").split(os.pathsep)]  # NODE_PATH: a list
+    return [folder for folder in wanted if folder and os.path.isabs(folder) and os.path.isdir(folder)]
 
 
 def git_paths(root: Path) -> list[str]:
@@ -176,11 +195,18 @@ def _stores(path: str) -> list[str]:
 def mask_options(paths: Iterable[str], writable: Sequence[Path] = ()) -> list[str]:
     """Masks: an empty tmpfs over a folder, ``/dev/null`` over a file; never over a folder that
     holds a writable one (the repository itself inside ``~/.config/gh`` stays usable)."""
+    return mask_places([(path, path) for path in paths], writable)
+
+
+def mask_places(places: Iterable[tuple[str, str]], writable: Sequence[Path] = ()) -> list[str]:
+    """Masks over each (place inside the sandbox, the host path it shows there): an empty tmpfs
+    where the host path is a folder, ``/dev/null`` where it is a file; never over a folder that
+    holds a writable one."""
     options: list[str] = []
-    for path in paths:
-        if any(_under_any(str(w), [path]) for w in writable):
+    for place, real in places:
+        if any(_under_any(str(w), [place]) for w in writable):
             continue
-        options += ["--tmpfs", path] if os.path.isdir(path) else ["--ro-bind", "/dev/null", path]
+        options += ["--tmpfs", place] if os.path.isdir(real) else ["--ro-bind", "/dev/null", place]
     return options
 
 
@@ -212,5 +238,9 @@ def _expand(path: str, home: str) -> str:
     return path
 
 
-def _under_any(path: str, folders: Iterable[str]) -> bool:
+def under_any(path: str, folders: Iterable[str]) -> bool:
+    """``path`` is one of ``folders`` or inside one."""
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders if f)
+
+
+_under_any = under_any

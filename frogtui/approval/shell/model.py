@@ -82,6 +82,9 @@ class SimpleCommand:
             ``true``): deny and ask rules match any of them (deny ``sudo *`` denies ``sudo -n true``).
         unknown_program: Which program runs is only known when it runs (``$CMD``, ``eval "$X"``,
             ``timeout $(...) ls``): it may be one a deny rule denies.
+        as_written: For a command made unknown because another part of the same command rebinds
+            what a name runs (``hash -p``…): the command as it was read before, for the narrow
+            session rule an "always allow" stores (a later command is judged afresh).
     """
 
     words: tuple[Word, ...]
@@ -91,6 +94,7 @@ class SimpleCommand:
     text: str = ""
     stages: tuple[tuple[Word, ...], ...] = ()
     unknown_program: bool = False
+    as_written: SimpleCommand | None = None
 
     @property
     def program(self) -> str:

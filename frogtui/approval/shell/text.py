@@ -141,9 +141,10 @@ def substitutions(text: str) -> list[str]:
 
 def hidden_pieces(text: str) -> list[str]:
     """Commands a text the parser cannot read may still hold: its substitutions (also inside
-    ``$(( ))``) and the pieces between ``;``, ``&&``, ``||``, ``|``, newlines, ``)`` and ``;;``."""
+    ``$(( ))``) and the pieces between ``;``, ``&&``, ``||``, ``|``, newlines, parentheses, braces,
+    ``;;`` and after ``coproc`` (which the parser does not know)."""
     pieces = substitutions(text)
-    pieces += [p for p in re.split(r";;|&&|\|\||[;|\n()`]|\bdo\b|\bthen\b|\belse\b|\bin\b", text) if p.strip()]
+    pieces += [p for p in re.split(r";;|&&|\|\||[;|\n(){}`]|\bdo\b|\bthen\b|\belse\b|\bin\b|\bcoproc\b", text) if p.strip()]
     return list(dict.fromkeys(p.strip() for p in pieces if p.strip() and p.strip() != text.strip()))
 
 

@@ -105,7 +105,8 @@ def _unknown(command: SimpleCommand, rebinds: str) -> SimpleCommand:
     if not command.words:
         return command
     why = f"which program a name runs is only known when it runs: {rebinds}"
-    return replace(command, unknown_program=True, effects=replace(command.effects, opaque=command.effects.opaque or why, read_only=False))
+    return replace(command, unknown_program=True, effects=replace(command.effects, opaque=command.effects.opaque or why, read_only=False),
+                   as_written=command)
 
 
 def _hidden(command: str, salvage: bool) -> tuple[ShellAnalysis, ...]:
@@ -275,7 +276,9 @@ class _Walk:
             if step.outer:
                 self.simple(SimpleCommand(words=step.outer, via=via, effects=Effects(assigns=assigns), cwd=cwd, text=text), scope)
             if step.opaque:
-                opaque, unknown = step.opaque, unknown or step.unknown
+                # a wrapper whose words the analyser cannot read (an unknown option: ``env -uX rm``)
+                # runs a program only known when it runs (red team, issue 30)
+                opaque, unknown = step.opaque, True
                 break
             for setting in words[1 : len(words) - len(step.inner)] if step.label == "env" else ():
                 self.command_value(setting, scope)

@@ -69,6 +69,13 @@ def _skip_options(words: list[Word], flags: set[str], with_value: set[str], *, s
     return n, None
 
 
+_SETARCH_FLAGS = {
+    "-v", "--verbose", "-3", "--3gb", "-B", "--32bit", "-F", "--fdpic-funcptrs", "-I", "--short-inode", "-L", "--addr-compat-layout",
+    "-R", "--addr-no-randomize", "-S", "--whole-seconds", "-T", "--sticky-timeouts", "-X", "--read-implies-exec", "-Z", "--mmap-page-zero",
+    "--uname-2.6",
+}
+"""setarch's (and linux32/linux64's) options, which take no value."""
+
 _SIMPLE = {
     # name: (flags, options with a value)
     "nohup": (set(), set()),
@@ -108,10 +115,27 @@ _SIMPLE = {
     "torsocks": ({"-q", "-i", "--isolate", "--quiet"}, {"-u", "-p", "-a", "-P"}),
     "catchsegv": (set(), set()),
     "nocache": (set(), set()),
+    # run their operands as a command too (red team, issue 30): an option missing here makes the
+    # wrapper opaque, and an opaque wrapper's program is unknown (denied while a deny rule exists)
+    "ssh-agent": ({"-c", "-s", "-D", "-d"}, {"-a", "-E", "-O", "-P", "-t"}),
+    "prlimit": (  # a resource's limit only as a separate option (--nofile=64, -n64 are opaque)
+        {"--noheadings", "--raw", "--verbose", *(f"-{c}" for c in "cdefilmnqrstuvxy"), "--core", "--data", "--nice", "--fsize",
+         "--sigpending", "--memlock", "--rss", "--nofile", "--msgqueue", "--rtprio", "--stack", "--cpu", "--nproc", "--as",
+         "--locks", "--rttime"},
+        {"-p", "--pid", "-o", "--output"},
+    ),
+    "setpriv": (
+        {"-d", "--dump", "--nnp", "--no-new-privs", "--clear-groups", "--keep-groups", "--init-groups", "--reset-env"},
+        {"--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set",
+         "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"},
+    ),
+    "setarch": (_SETARCH_FLAGS, set()),
+    **dict.fromkeys(("linux32", "linux64", "i386", "x86_64"), (_SETARCH_FLAGS, set())),
+    "logsave": ({"-a", "-s", "-v"}, set()),
 }
 AS_ANOTHER_USER = frozenset({"sudo", "doas", "pkexec", "runuser", "su", "sg"})
 """Wrappers that run a command as another user (always asked)."""
-_FIRST_OPERAND_IS_ARGUMENT = frozenset({"taskset", "chrt"})
+_FIRST_OPERAND_IS_ARGUMENT = frozenset({"taskset", "chrt", "logsave"})
 """Wrappers whose first operand is a value (a CPU mask, a priority) before the command."""
 
 
@@ -127,6 +151,8 @@ def unwrap(words: tuple[Word, ...]) -> Unwrapped | None:
 def _simple(items: list[Word], name: str) -> Unwrapped:
     """A wrapper of ``_SIMPLE``: options, then the command it runs."""
     flags, with_value = _SIMPLE[name]
+    if name == "setarch" and len(items) > 1 and not items[1].text.startswith("-"):
+        items = [items[0], *items[2:]]  # the architecture comes before the options
     if name == "nice":
         items = [items[0], *(Word("-N") if re.fullmatch(r"-\d+", w.text) else w for w in items[1:2]), *items[2:]]
     start, error = _skip_options(items, flags, with_value)
@@ -134,6 +160,8 @@ def _simple(items: list[Word], name: str) -> Unwrapped:
     if error:
         return Unwrapped(label, opaque=error)
     writes: tuple[Target, ...] = ()
+    if name == "logsave" and start < len(items):
+        writes = (Target(items[start], "logsave"),)
     if name in ("time", "strace", "ltrace"):
         writes = tuple(Target(items[n + 1], f"{name} -o") for n in range(1, start - 1) if items[n].text in ("-o", "--output"))
     if name in _FIRST_OPERAND_IS_ARGUMENT and not any(w.text in ("-p", "--pid") for w in items[1:start]):
