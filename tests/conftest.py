@@ -20,11 +20,31 @@ from tests.support import git
 sys.dont_write_bytecode = False
 
 
+SLOW_MODULES = frozenset({
+    "tests/acp/test_server.py", "tests/acp/test_permission_shows_all.py", "tests/acp/test_instructions_note.py",
+    "tests/test_attempts.py", "tests/approval/test_properties.py", "tests/tools/test_project_env.py",
+    "tests/eval/test_eval_server.py", "tests/eval/test_mine_and_examples.py",
+    "tests/ui/test_approval_fit.py", "tests/ui/test_flows.py", "tests/ui/test_review_screen.py", "tests/ui/test_long_sessions.py",
+    "tests/ui/test_pacing.py", "tests/ui/test_attempts_app.py", "tests/ui/test_usability.py", "tests/ui/test_bursts.py",
+    "tests/ui/test_exits.py", "tests/ui/test_slash_commands.py", "tests/ui/test_tool_lines_footer_and_viewer.py",
+})
+"""Whole modules in the slow tier: the heaviest of the default run, by CPU measured per test
+(each 5-35 s of CPU a module: Pilot sessions, ACP sessions, attempts in worktrees, hypothesis,
+eval's servers). The README's ``python -m pytest`` stays under three minutes on two vCPUs;
+``.ci/run`` runs these with ``-m slow`` right after, so nothing goes unproven. Each area keeps
+lighter modules in the default run (tests/ui/test_app.py, test_keys.py, test_queue.py,
+tests/acp/test_commands.py, tests/test_headless.py…)."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that share the ``llama_cpp.server`` run on one pytest-xdist worker (one server a run)."""
+    """Tests that share the ``llama_cpp.server`` run on one pytest-xdist worker (one server a
+    run); the tests of ``SLOW_MODULES`` are marked slow."""
     for item in items:
         if "llama_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("llama_server"))
+        if item.nodeid.split("::", 1)[0] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(wrapper=True)
