@@ -66,8 +66,8 @@ async def test_large_output_and_diff_stay_under_the_size_limit(py_repo: Path, tm
     config = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
-        "[limits]\nmax_tokens_per_turn = 1000000\nmax_context_tokens = 100000000\n"
-    )  # the replay model counts words and chars/4
+        "[limits]\nmax_tokens_per_turn = 1000000\nmax_context_tokens = 100000000\nrepeat_text = 0\n"
+    )  # the replay model counts words and chars/4; 5 MB of one letter is what the repeat guard would end
     big_write = "é" * 5_000_000
     replay = write_replay(
         tmp_path / "replay.jsonl",

@@ -176,9 +176,15 @@ def test_an_unchanged_snapshot_runs_no_git_and_each_change_is_still_seen(repo: P
     assert snapshot_tree(handle) == first and runs == []
     for name, change in CHANGES:  # test_snapshot's: every change a command could make
         change(repo)
-        assert snapshot_tree(handle) == fresh_snapshot(repo), name
+        expected = fresh_snapshot(repo)
+        assert snapshot_tree(handle) == expected, name
+        for _ in range(3):  # on a busy machine a change's last events may come after the first look: one more git
+            seen = len(runs)
+            assert snapshot_tree(handle) == expected, name
+            if len(runs) == seen:
+                break
         seen = len(runs)
-        assert snapshot_tree(handle) == fresh_snapshot(repo), name  # unchanged since: from the watch
+        assert snapshot_tree(handle) == expected, name  # unchanged since: from the watch
         assert len(runs) == seen, f"{name}: git ran for an unchanged tree"
 
 
