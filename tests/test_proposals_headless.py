@@ -15,22 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from frogtui.approval.sandbox.overlay import find_programs, probe
 from frogtui.cli import main
 from frogtui.config import config_dir
+from tests.overlay import needs_overlay
 from tests.support import git, turn, write_replay, xml_call
 
 SRC_ALLOWED = '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
 
 
-def _overlay_problem() -> str | None:
-    if shutil.which("bwrap") is None:
-        return "no bwrap"
-    found = find_programs(Path("/nonexistent-frogtui-tree"))
-    return found if isinstance(found, str) else probe(*found)
-
-
-pytestmark = pytest.mark.skipif(_overlay_problem() is not None, reason=f"no copy-on-write view here: {_overlay_problem()}")
+pytestmark = needs_overlay
 
 
 @pytest.fixture

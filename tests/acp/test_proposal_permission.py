@@ -4,25 +4,16 @@ say of it; "Apply its changes" lands them, "Reject its changes" lands none."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
 from acp.helpers import text_block
 
-from frogtui.approval.sandbox.overlay import find_programs, probe
 from tests.acp.support import ScriptedClient, acp_agent
+from tests.overlay import needs_overlay
 from tests.support import turn, write_replay, xml_call
 
-
-def _problem() -> str | None:
-    if shutil.which("bwrap") is None:
-        return "no bwrap"
-    found = find_programs(Path("/nonexistent-frogtui-tree"))
-    return found if isinstance(found, str) else probe(*found)
-
-
-pytestmark = pytest.mark.skipif(_problem() is not None, reason=f"no copy-on-write view here: {_problem()}")
+pytestmark = needs_overlay
 
 
 @pytest.mark.parametrize("answer", ["allow_once", "reject_once"])

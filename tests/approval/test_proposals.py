@@ -5,7 +5,6 @@ output, processes left behind)."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -19,21 +18,13 @@ from frogtui.approval.proposals import judge, overall
 from frogtui.approval.rules import RuleSet, SandboxSettings, parse_rules
 from frogtui.approval.rules import combine as combine_rules
 from frogtui.approval.sandbox import make_sandbox, make_view
-from frogtui.approval.sandbox.overlay import find_programs, probe
 from frogtui.tools.landing import land
 from frogtui.tools.proposals import Proposal, ProposalRunner
 from frogtui.tools.workspace import Workspace
+from tests.overlay import needs_overlay
 from tests.support import git
 
-
-def _problem() -> str | None:
-    if shutil.which("bwrap") is None:
-        return "no bwrap"
-    found = find_programs(Path("/nonexistent-frogtui-tree"))
-    return found if isinstance(found, str) else probe(*found)
-
-
-pytestmark = pytest.mark.skipif(_problem() is not None, reason=f"no copy-on-write view here: {_problem()}")
+pytestmark = needs_overlay
 
 
 class Proposer:

@@ -3,29 +3,19 @@ real overlay): it shows the command's output and each effect with its diff, dele
 ``y`` applies them all, ``n`` applies none and the model is told."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
 from textual.widgets import Checkbox
 
-from frogtui.approval.sandbox.overlay import find_programs, probe
 from frogtui.config import Config
 from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.diffview import DiffView
+from tests.overlay import needs_overlay
 from tests.support import turn, write_replay, xml_call
 from tests.ui.conftest import SIZE, fake_clock, submit, wait_for
 
-
-def _problem() -> str | None:
-    if shutil.which("bwrap") is None:
-        return "no bwrap"
-    found = find_programs(Path("/nonexistent-frogtui-tree"))
-    return found if isinstance(found, str) else probe(*found)
-
-
-pytestmark = pytest.mark.skipif(_problem() is not None, reason=f"no copy-on-write view here: {_problem()}")
+pytestmark = needs_overlay
 
 COMMAND = "sed -i 's/a - b/a + b/' calc.py && rm test_calc.py && echo edited"
 
