@@ -21,10 +21,11 @@ TAIL = "touch tail-marker-7c1e.txt"
 
 
 def roomy_limits() -> None:
-    """The replay model counts a long word as many tokens: room for a long call in one turn."""
+    """The replay model counts a long word as many tokens: room for a long call in one turn (and a
+    word of 17,000 letters is what the repeat guard ends: off here)."""
     config = Path(os.environ["XDG_CONFIG_HOME"]) / "frogtui" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text("[limits]\nmax_tokens_per_turn = 10000000\nmax_context_tokens = 100000000\n")
+    config.write_text("[limits]\nmax_tokens_per_turn = 10000000\nmax_context_tokens = 100000000\nrepeat_text = 0\n")
 
 
 def long_command(length: int) -> str:
