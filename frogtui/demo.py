@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from frogtui.arguments import Parser
+from frogtui.models.replay import recorded_call as _call
+from frogtui.models.replay import recorded_turn as _turn
 from frogtui.programs import at_start, which
 from frogtui.tools.specs import BASH, EDIT, GLOB, READ
 
@@ -35,15 +37,6 @@ FILES = {
     ),
     "README.md": "# stats\n\nTiny statistics helpers. Run the tests with `python -m pytest -q`.\n",
 }
-
-
-def _call(name: str, **params: object) -> str:
-    body = "".join(f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in params.items())
-    return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
-
-
-def _turn(reasoning: str, *calls: str, answer: str = "") -> str:
-    return f"{reasoning}\n</think>\n\n{answer}" + ("\n\n" if answer and calls else "") + "\n".join(calls)
 
 
 TURNS = [

@@ -91,3 +91,14 @@ def load_replay(path: Path) -> list[dict[str, Any]]:
             raise ModelLoadError(f'replay file {path}, line {number}: expected {{"content": "<raw model text>"}}')
         turns.append(obj)
     return turns
+
+
+def recorded_call(name: str, **params: object) -> str:
+    """One tool call as FrogNano writes it (Qwen3.5's XML form), for a recorded turn."""
+    body = "".join(f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in params.items())
+    return f"<tool_call>\n<function={name}>\n{body}</function>\n</tool_call>"
+
+
+def recorded_turn(reasoning: str, *calls: str, answer: str = "") -> str:
+    """One recorded assistant turn: the reasoning, the answer, then the calls (``recorded_call``)."""
+    return f"{reasoning}\n</think>\n\n{answer}" + ("\n\n" if answer and calls else "") + "\n".join(calls)
