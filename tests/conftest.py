@@ -101,6 +101,31 @@ def no_llama_in_this_process() -> Iterator[None]:
     assert "llama_cpp" not in sys.modules, "a test loaded llama.cpp into the test process; use frogtui.models.load_model"
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """A test that changes the working folder must put it back (``monkeypatch.chdir``): a later test
+    on the same worker that started ``python -c "from tests..."`` failed in CI because one test left
+    the worker in its deleted temp repository. Checked after every fixture (monkeypatch too) is done."""
+    before = item.stash.get(_WORKING_FOLDER, None)
+    result = yield
+    try:
+        after = os.getcwd()
+    except FileNotFoundError:
+        after = "a deleted folder"
+    if before is not None and after != before:
+        os.chdir(before)
+        raise AssertionError(f"{item.nodeid} left the working folder at {after} (it was {before}); use monkeypatch.chdir")
+    return result
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[_WORKING_FOLDER] = os.getcwd()
+
+
+_WORKING_FOLDER = pytest.StashKey[str]()
+
+
 @pytest.fixture
 def py_repo(tmp_path: Path) -> Path:
     """A small Python project in a real git repository with one commit: calc.add is wrong."""

@@ -118,7 +118,9 @@ def test_a_succeeding_command_shows_no_tail(py_repo: Path, tmp_path: Path, capsy
     assert code == 0 and not any(line.startswith("    ") for line in err.splitlines()), err
 
 
-def test_follow_ups_headless_in_the_same_session(py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_follow_ups_headless_in_the_same_session(
+    py_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     first = write_replay(tmp_path / "first.jsonl", [turn("", xml_call("Read", file_path="calc.py")), turn("", answer="It subtracts.")])
     code, out, err = run(capsys, "what does add do?", "--repo", str(py_repo), "--model", f"replay:{first}")
     assert code == 0 and out == "It subtracts.\n", err
@@ -134,7 +136,7 @@ def test_follow_ups_headless_in_the_same_session(py_repo: Path, tmp_path: Path, 
     assert "[3] Edit calc.py" in err and git(py_repo, "diff").count("+    return a + b") == 1
     # --continue: the latest session of this repository, from inside it
     third = write_replay(tmp_path / "third.jsonl", [turn("", answer="Still adds.")])
-    os.chdir(py_repo)
+    monkeypatch.chdir(py_repo)
     code, out, err = run(capsys, "still?", "--continue", "--model", f"replay:{third}", "--output", "json")
     assert code == 0, err
     assert json.loads(out)["session_id"] == session.id and len(list(Session.newest_first(py_repo))) == 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -199,9 +200,9 @@ def test_write_and_edit_refuse_a_fifo_without_blocking(ws: Workspace, tool: str)
     args = {"file_path": "pipe", "content": "x"} if tool == "Write" else {"file_path": "pipe", "old_string": "a", "new_string": "b"}
     started = time.monotonic()
     out = subprocess.run(
-        ["python", "-c", f"from tests.tools.test_bounds import run; from frogtui.tools.workspace import Workspace; "
+        [sys.executable, "-c", f"from tests.tools.test_bounds import run; from frogtui.tools.workspace import Workspace; "
                          f"print(run(Workspace({str(ws.root)!r}, {str(ws.tmp_dir)!r}), {tool!r}, **{args!r}))"],
-        capture_output=True, text=True, timeout=20, check=False,
+        capture_output=True, text=True, timeout=20, check=False, cwd=Path(__file__).resolve().parents[2],
     )
     assert time.monotonic() - started < 15
     assert out.stdout.startswith("NotRegularFileError: pipe is not a regular file (a FIFO)"), out
