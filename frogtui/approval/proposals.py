@@ -23,10 +23,10 @@ import os
 
 from frogtui.approval.answer import Judged, Verdict
 from frogtui.approval.decision import Decision, strictest
-from frogtui.approval.engine import PolicyEngine
+from frogtui.approval.engine import PolicyEngine, WriteDecisions
 from frogtui.approval.modes import ApprovalMode, apply_mode
 from frogtui.approval.rules import path_matches
-from frogtui.protocol import Approval, ToolCall
+from frogtui.protocol import Approval
 from frogtui.tools.effects import Effect, left_out
 from frogtui.tools.proposals import Proposal
 from frogtui.tools.specs import WRITE
@@ -52,6 +52,7 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
     names it."""
     strict = [r for r in engine.rules.rules if r.tool == WRITE.name and r.decision != "allow"]
     home, root = str(engine.places.home), str(proposal.root)
+    writes = engine.write_decisions()
     for effect in proposal.effects:
         inside = next((f for f in reversed(folders) if effect.path.startswith(f.effect.path + "/")), None)
         plain = effect.kind == "added" and effect.after is not None and effect.after.kind in ("file", "dir")
@@ -60,19 +61,20 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
             reason = f"in {inside.effect.path}/, a new folder that is allowed ({inside.rule})"
             judged.append(Judged(effect, "allow", inside.rule, reason, inside.ignored, by=inside.by))
             continue
-        one = _judge_one(engine, proposal, effect, mode, label)
+        one = _judge_one(engine, writes, proposal, effect, mode, label)
         if effect.kind == "added" and effect.is_dir and one.verdict == "allow":
             folders.append(one)
         judged.append(one)
     return judged
 
 
-def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: ApprovalMode, label: str) -> Judged:
+def _judge_one(engine: PolicyEngine, writes: WriteDecisions, proposal: Proposal, effect: Effect, mode: ApprovalMode,
+               label: str) -> Judged:
     ignored = _ignored(effect, proposal.ignored)
     why = left_out(effect)
     if why:
         return Judged(effect, "skip", LEFT_OUT_RULE, why, ignored)
-    decisions = [_write_decision(engine, path) for path in _judged_paths(engine, effect, str(proposal.root))]
+    decisions = [writes.decide(path.rstrip("/")) for path in _judged_paths(engine, effect, str(proposal.root))]
     decision = strictest(decisions)
     assert decision is not None
     decision = _adjusted(decision, effect, ignored, str(proposal.root))
@@ -96,10 +98,6 @@ def _judged_paths(engine: PolicyEngine, effect: Effect, root: str) -> list[str]:
         if any(path_matches(r.match, f"{top}/{name.rstrip('/')}", os.path.join(root, top, name), home) for r in strict)
     ]
     return [*tops, *named]
-
-
-def _write_decision(engine: PolicyEngine, path: str) -> Decision:
-    return engine.evaluate(ToolCall(id="proposal", name=WRITE.name, arguments={"file_path": path.rstrip("/"), "content": ""}))
 
 
 def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> Decision:

@@ -324,3 +324,60 @@ def test_a_write_through_a_link_is_judged_where_it_lands(tree: Path, propose: Pr
     engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n')
     judged = judge(engine, propose("echo x > src/docs-link/new.md"), "policy")
     assert [(j.effect.describe(), j.verdict) for j in judged] == [("added docs/new.md", "ask")]
+
+
+VERDICT_COMMAND = (
+    "mkdir -p src/new/inner && echo x > src/new/inner/f.py && echo k > src/new/k.pem && printf '#!/bin/sh\\n' > src/new/run.sh;"
+    " echo 'repos: []' > .pre-commit-config.yaml; ln -s ../../outside src/escape; ln -s a.py src/inlink;"
+    " mkdir -p .cache && echo d > .cache/x; mkdir -p .venv/bin && touch .venv/pyvenv.cfg && echo '#!/bin/sh' > .venv/bin/tool;"
+    " chmod +x src/a.py; rm docs/b.md; echo y > docs/new.md; mkfifo src/fifo; echo z > src/d/keep.txt;"
+    " mkdir -p __pycache__ && echo b > __pycache__/m.cpython-311.pyc; echo q > src/docs-link/via.md"
+)
+VERDICT_RULES = ('[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
+                 '[[rules]]\ntool = "Write"\nmatch = "*.pem"\ndecision = "deny"\n'
+                 '[[rules]]\ntool = "Write"\nmatch = "docs/*.md"\ndecision = "ask"\n')
+
+
+def test_verdicts_for_each_kind_of_effect_are_pinned(tree: Path, propose: Proposer) -> None:
+    """Every verdict and rule for one command that makes each kind of effect (a new folder with a
+    file a deny rule names and a script in it, a control file, links out and in, ignored paths with
+    a program among them, a mode change, a deletion, a FIFO, bytecode, a write through a link),
+    under two rule sets: what any speed-up of the judgement must leave as it is."""
+    (tree / "src" / "docs-link").symlink_to("../docs")
+    proposal = propose(VERDICT_COMMAND)
+    mixed = judge(engine_for(tree, VERDICT_RULES), proposal, "policy")
+    assert [(j.effect.path, j.verdict, j.rule) for j in mixed] == [
+        (".cache", "allow", "ignored by git (a cache or build output)"),
+        (".cache/x", "allow", "ignored by git (a cache or build output)"),
+        (".pre-commit-config.yaml", "ask", "Write: ask (default)"),
+        (".venv", "allow", "ignored by git (a cache or build output)"),
+        (".venv/bin", "allow", "ignored by git (a cache or build output)"),
+        (".venv/bin/tool", "ask", "Write: ask (default)"),
+        (".venv/pyvenv.cfg", "allow", "ignored by git (a cache or build output)"),
+        ("__pycache__", "allow", "ignored by git (a cache or build output)"),
+        ("__pycache__/m.cpython-311.pyc", "skip", "not carried over"),
+        ("docs/b.md", "ask", "Write: docs/*.md"),
+        ("docs/new.md", "ask", "Write: docs/*.md"),
+        ("docs/via.md", "ask", "Write: docs/*.md"),
+        ("src/a.py", "allow", "Write: src/**"),
+        ("src/d/keep.txt", "allow", "Write: src/**"),
+        ("src/escape", "ask", "link out of the repository"),
+        ("src/fifo", "skip", "not carried over"),
+        ("src/inlink", "allow", "Write: src/**"),
+        ("src/new", "allow", "Write: src/**"),
+        ("src/new/inner", "allow", "Write: src/**"),
+        ("src/new/inner/f.py", "allow", "Write: src/**"),
+        ("src/new/k.pem", "deny", "Write: *.pem"),
+        ("src/new/run.sh", "allow", "Write: src/**"),
+    ]
+    everything = judge(engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "**"\ndecision = "allow"\n'), proposal, "policy")
+    asked = [(j.effect.path, j.verdict, j.rule) for j in everything if j.verdict != "allow"]
+    assert asked == [
+        (".pre-commit-config.yaml", "ask", "control file"),
+        ("__pycache__/m.cpython-311.pyc", "skip", "not carried over"),
+        ("src/escape", "ask", "link out of the repository"),
+        ("src/fifo", "skip", "not carried over"),
+    ]
+    runs_later = {j.effect.path: j.effect.runs_later for j in everything if j.effect.runs_later}
+    assert set(runs_later) == {".pre-commit-config.yaml", ".venv/bin/tool", "__pycache__/m.cpython-311.pyc", "src/a.py", "src/new/run.sh"}
+    assert [j.verdict for j in judge(engine_for(tree), proposal, "all")].count("allow") == 20
