@@ -36,6 +36,7 @@ CACHE_RULE = "ignored by git (a cache or build output)"
 CONTROL_RULE = "control file"
 LINK_OUT_RULE = "link out of the repository"
 LEFT_OUT_RULE = "not carried over"
+TOO_LARGE_RULE = "too large to review"
 MAX_LINES = 40
 """Effects named one per line in what the model is told (then how many more)."""
 
@@ -44,7 +45,7 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
     """Every effect of ``proposal`` with what the rules, under ``mode`` (named ``label``, as
     ``apply_mode`` names it), say of it."""
     if not proposal.effects.complete:
-        return [Judged(e, "deny", "too large", "the command changed more files than frogtui reads to review") for e in proposal.effects]
+        return [Judged(e, "deny", TOO_LARGE_RULE, too_large(proposal)) for e in proposal.effects]
     judged: list[Judged] = []
     folders: list[Judged] = []
     """New folders judged ``allow``: a plain file or folder made inside one takes its verdict
@@ -124,6 +125,18 @@ def _points_out(effect: Effect, root: str) -> bool:
         return False
     target = os.path.normpath(os.path.join(root, os.path.dirname(effect.path), after.target))
     return not (target == root or target.startswith(root.rstrip("/") + "/"))
+
+
+def too_large(proposal: Proposal) -> str:
+    """Why none of a proposal whose effects were not all read lands (``Effects.complete``)."""
+    return (f"the command left more than {proposal.effects.limit:,} files and folders changed, more than frogtui reads to "
+            "review, so what it did cannot be judged; split it into smaller commands")
+
+
+def too_large_answer(proposal: Proposal) -> Approval:
+    """None of a proposal lands whose effects were not all read, with or without effects read."""
+    why = f"{RAN_AS_PROPOSAL}, and none of its changes was applied: {too_large(proposal)}"
+    return Approval("deny", why, by="rule", rule=TOO_LARGE_RULE)
 
 
 def overall(judged: list[Judged]) -> Verdict:

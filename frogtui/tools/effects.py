@@ -173,12 +173,14 @@ class Effects:
 
     Attributes:
         items: The effects.
-        complete: False when the upper layer had more than ``MAX_ENTRIES`` entries (then nothing
+        complete: False when the upper layer had more than ``limit`` entries (then nothing
             may land: what was not read cannot be judged).
+        limit: The most upper-layer entries the reader read (``read_effects``' ``max_entries``).
     """
 
     items: tuple[Effect, ...] = ()
     complete: bool = True
+    limit: int = MAX_ENTRIES
 
     def __iter__(self) -> Iterator[Effect]:
         return iter(self.items)
@@ -191,13 +193,14 @@ class Effects:
         return [p for effect in self.items for p in effect.paths]
 
 
-def read_effects(upper: str | os.PathLike[str], root: str | os.PathLike[str]) -> Effects:
-    """The effects of a proposal: ``upper`` (its upper layer) against ``root`` (the tree under it)."""
-    reader = _Reader(str(upper), str(root))
+def read_effects(upper: str | os.PathLike[str], root: str | os.PathLike[str], *, max_entries: int = MAX_ENTRIES) -> Effects:
+    """The effects of a proposal: ``upper`` (its upper layer) against ``root`` (the tree under it),
+    reading at most ``max_entries`` entries of ``upper`` (more: ``Effects.complete`` is False)."""
+    reader = _Reader(str(upper), str(root), budget=max_entries)
     reader.folder("", complete=False)
     effects = pair_renames(reader.effects, str(upper), str(root))
     effects = [replace(e, runs_later=runs_later(e, str(upper), str(root))) for e in effects]
-    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=reader.budget > 0)
+    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=not reader.truncated, limit=max_entries)
 
 
 def _order(path: str) -> tuple[str, ...]:
@@ -211,6 +214,8 @@ class _Reader:
     effects: list[Effect] = field(default_factory=list)
     budget: int = MAX_ENTRIES
     folders: dict[str, bool] = field(default_factory=dict)
+    truncated: bool = False
+    """An entry was left unread (the budget was spent)."""
 
     def folder(self, rel: str, *, complete: bool) -> None:
         """Read the upper folder ``rel``; with ``complete`` (inside an opaque folder, or a folder
@@ -222,9 +227,10 @@ class _Reader:
         except OSError:
             return
         for name in names:
-            self.budget -= 1
             if self.budget <= 0:
+                self.truncated = True
                 return
+            self.budget -= 1
             self.entry(_rel(rel, name), replaced=complete and bool(rel) and self.lower_folder(rel))
         if complete and self.lower_folder(rel):
             for name in sorted(set(_listdir(_join(self.root, rel))) - set(names)):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from frogtui.tools.bash import BashResult, CommandWrapper, OutputCallback, run_bash
-from frogtui.tools.effects import Effects, read_effects
+from frogtui.tools.effects import MAX_ENTRIES, Effects, read_effects
 
 UNSAFE_LAYER_CHARACTERS = frozenset(",:\\\"'=") | frozenset(chr(n) for n in range(32)) | {chr(127)}
 """Characters the layer folder's path may not have (it goes into the overlay's option string,
@@ -159,6 +159,10 @@ class ProposalRunner:
         ignored: Which effect paths git ignores (None: none is taken for ignored).
     """
 
+    max_entries: int = MAX_ENTRIES
+    """Upper-layer entries read at most (``read_effects``): a command that left more is too large
+    to review, and none of it lands."""
+
     def __init__(self, view: ProposalView, root: Path, layers_parent: Path, ignored: IgnoredPaths | None = None) -> None:
         self.view = view
         self.root = root
@@ -189,7 +193,7 @@ class ProposalRunner:
         failed = ""
         if result.exit_code == MOUNT_FAILED and MOUNT_FAILED_LINE in result.observation:
             failed = result.observation
-        effects = read_effects(layers.upper, self.root) if not failed else Effects()
+        effects = read_effects(layers.upper, self.root, max_entries=self.max_entries) if not failed else Effects()
         ignored = frozenset(self._ignored(effects)) if effects.items else frozenset()
         return Proposal(command, result, effects, layers, started_ns, ignored=ignored, failed=failed,
                         seconds=time.monotonic() - started)

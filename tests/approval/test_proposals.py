@@ -381,3 +381,33 @@ def test_verdicts_for_each_kind_of_effect_are_pinned(tree: Path, propose: Propos
     runs_later = {j.effect.path: j.effect.runs_later for j in everything if j.effect.runs_later}
     assert set(runs_later) == {".pre-commit-config.yaml", ".venv/bin/tool", "__pycache__/m.cpython-311.pyc", "src/a.py", "src/new/run.sh"}
     assert [j.verdict for j in judge(engine_for(tree), proposal, "all")].count("allow") == 20
+
+
+def test_an_upper_layer_past_the_entry_cap_is_incomplete_and_nothing_of_it_lands(tree: Path, propose: Proposer) -> None:
+    """The reader reads at most ``max_entries`` upper-layer entries (here a handful, in place of
+    500,000): exactly that many is complete; one more and the effects are incomplete, every one
+    is denied, and the gate denies the proposal under every mode, also when not one effect was
+    read before the cap (the upper layer's first entries were folders the tree has)."""
+    from frogtui.approval import Approver
+    from frogtui.protocol import ApprovalRequest, ToolCall
+
+    command = "touch src/n1 src/n2 src/n3 && echo y > src/a.py"  # upper: src, src/a.py, src/n1, src/n2, src/n3
+    propose.runner.max_entries = 5
+    exact = propose(command)
+    assert exact.effects.complete and len(exact.effects) == 4
+    propose.runner.max_entries = 4
+    cut = propose(command)
+    assert not cut.effects.complete and cut.effects.limit == 4 and len(cut.effects) == 3
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "**"\ndecision = "allow"\n')
+    assert {(j.verdict, j.rule) for j in judge(engine, cut, "all")} == {("deny", "too large to review")}
+    propose.runner.max_entries = 1
+    empty = propose(command)
+    assert not empty.effects.complete and empty.effects.items == ()
+    request = ApprovalRequest(call=ToolCall(id="c", name="Bash", arguments={"command": command}), step=1, root=str(tree),
+                              proposable=True)
+    for mode in ("policy", "all"):
+        for proposal in (cut, empty):
+            verdict = Approver(engine, mode=mode).judge_proposal(request, proposal)
+            assert (verdict.decision, verdict.rule, verdict.accepted) == ("deny", "too large to review", None)
+            assert f"more than {proposal.effects.limit:,} files and folders" in verdict.reason
+    assert (tree / "src" / "a.py").read_text() == "x = 1\n" and not (tree / "src" / "n1").exists()
