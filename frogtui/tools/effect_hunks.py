@@ -19,11 +19,13 @@ reads it into the review's files and hunks), from the same opcodes.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 
 from frogtui.protocol import Span
 
 CONTEXT_LINES = 3
+SAFE_NAME = re.compile(r"[^A-Za-z0-9._/-]")
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 
@@ -52,11 +54,12 @@ def changes(before: bytes, after: bytes) -> list[Span]:
 
 def unified(path: str, before: bytes | None, after: bytes) -> str:
     """The change as one ``git diff`` section (``CONTEXT_LINES`` of context, ``\\ No newline at end
-    of file`` where a side has none), text read as UTF-8 with ``surrogateescape`` (every byte kept)."""
+    of file`` where a side has none), text read as UTF-8 with ``surrogateescape`` (every byte kept).
+    ``path`` only names it (it picks the highlighter): written with every character but letters,
+    digits and ``._-/`` as ``_``, so that no name can break the section's header."""
     old, new = lines_of(before or b""), lines_of(after)
-    quoted = path.replace("\\", "\\\\").replace('"', '\\"')
-    name = f'"{quoted}"' if quoted != path else path
-    a, b = (f'"a/{name[1:]}', f'"b/{name[1:]}') if name.startswith('"') else (f"a/{name}", f"b/{name}")
+    name = SAFE_NAME.sub("_", path) or "_"
+    a, b = f"a/{name}", f"b/{name}"
     head = [f"diff --git {a} {b}\n"]
     if before is None:
         head += ["new file mode 100644\n", "--- /dev/null\n"]
