@@ -135,12 +135,12 @@ def _lines_of_span(span: Span, runs: list[Span]) -> list[tuple[str, int]]:
     raise HunksMismatch(f"no run of changed lines has the hunk at old lines {o1 + 1}-{o2}, new lines {n1 + 1}-{n2}")
 
 
-def where(span: Span, accepted_before: Sequence[Span]) -> str:
+def where(span: Span, accepted: Sequence[Span]) -> str:
     """Where a rejected hunk's old text is in the landed file (``lines 10-14``, ``line 3``), or
     where its new lines would have gone (``after line 9``): its old lines moved by what the
-    accepted hunks above it added or removed."""
-    o1, o2, _n1, _n2 = span
-    shift = sum((n2 - n1) - (i2 - i1) for i1, i2, n1, n2 in accepted_before if i2 <= o1)
+    ``accepted`` hunks above it added or removed."""
+    o1, o2, m1, _m2 = span
+    shift = sum((n2 - n1) - (i2 - i1) for i1, i2, n1, n2 in accepted if i2 <= o1 and n2 <= m1)
     first, last = o1 + shift + 1, o2 + shift
     if o2 == o1:
         return f"after line {first - 1}" if first > 1 else "at the start"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from frogtui.protocol import FileHunks
-from frogtui.tools.effect_hunks import HunksMismatch, changes, partial, unified
+from frogtui.tools.effect_hunks import HunksMismatch, changes, partial, unified, where
 from frogtui.tools.landing import land, outcome
 from tests.approval.test_proposals import Proposer
 from tests.overlay import needs_overlay
@@ -79,7 +79,8 @@ def test_a_new_file_accepted_in_part(tree: Path, propose: Proposer) -> None:
     (whole,) = changes(b"", text)
     first, rest = (0, 0, 0, 100), (0, 0, 100, 150)  # the review cuts a run of more than 100 lines into blocks
     assert whole == (0, 0, 0, 150)
-    assert land(proposal, hunks=(FileHunks("src/new.txt", accepted=(rest,), rejected=(first,)),)).ok
+    landed = land(proposal, hunks=(FileHunks("src/new.txt", accepted=(rest,), rejected=(first,)),))
+    assert landed.ok and landed.partly[0].left == ("at the start",)
     assert (tree / "src" / "new.txt").read_text() == "".join(f"{n}\n" for n in range(101, 151))
 
 
@@ -120,3 +121,6 @@ def test_partial_keeps_every_byte_and_the_diff_is_the_same_change() -> None:
     assert text.endswith("-d\n\\ No newline at end of file\n+d\n") and "b\udcff" in text
     with pytest.raises(HunksMismatch):
         partial(before, after, (first,), ())
+    # blocks of one run: where the rejected one is depends on which of them landed above it
+    assert where((0, 0, 100, 150), [(0, 0, 0, 100)]) == "after line 100" and where((0, 0, 0, 100), [(0, 0, 100, 150)]) == "at the start"
+    assert where((4, 6, 4, 4), [(0, 1, 0, 3), (9, 10, 7, 8)]) == "lines 7-8"
