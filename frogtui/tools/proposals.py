@@ -74,8 +74,17 @@ class Layers:
         return cls(folder, root)
 
     def remove(self) -> None:
-        """Remove the layer folder (what the command left there, whatever its modes)."""
-        remove_tree(self.folder)
+        """Remove the layer folder (what the command left there, whatever its modes): renamed out
+        of the way at once (``…-discarded``: a later ``ProposalRunner`` removes it too, should
+        frogtui end first), then removed on a thread of its own: each unlink of the command's
+        copies is a journal operation (1,000 files: 40-400 ms here), which no step waits on."""
+        gone = self.folder.with_name(self.folder.name + "-discarded")
+        try:
+            os.rename(self.folder, gone)
+        except OSError:
+            remove_tree(self.folder)
+            return
+        threading.Thread(target=remove_tree, args=(gone,), name="frogtui-discard-layers", daemon=True).start()
 
 
 def remove_tree(folder: Path) -> None:

@@ -100,6 +100,10 @@ def test_the_upper_layer_is_read_as_changes_and_nothing_reaches_the_tree(tree: P
     assert after == before, "nothing of a proposal reaches the working tree"
     proposal.discard()
     assert not proposal.layers.folder.exists()
+    deadline = time.monotonic() + 10
+    while list(proposal.layers.folder.parent.glob("frogtui-proposal-*")):
+        assert time.monotonic() < deadline, "the discarded layer folder is removed (on a thread of its own)"
+        time.sleep(0.01)
 
 
 def test_renames_are_paired_by_content_and_a_renamed_folder_is_one_effect(propose: Proposer) -> None:
