@@ -4,6 +4,7 @@ real overlay): it shows the command's output and each effect with its diff, dele
 model is told; a hunk rejected with space is left out of its file, exactly."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual.widgets import Checkbox
@@ -138,8 +139,8 @@ async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_othe
     (observation,) = tool_messages(app)
     assert observation.startswith("Note: this command ran as a proposal, on a copy of the repository; its changes to calc.py were "
                                   "applied except 1 of 2 hunks (line 2)\nExit code: 0"), observation
-    assert app.core.agent is not None
-    ((hunks,),) = [a.hunks for a in Conversation.of(app.core.agent.trajectory).approvals() if a.hunks]  # as the session saves it
+    saved = Conversation.read(json.loads(app.core.trajectory_file().read_text()))  # the session's file, as a resume reads it
+    ((hunks,),) = [a.hunks for a in saved.approvals() if a.hunks]
     assert hunks.path == "calc.py" and hunks.rejected == ((1, 2, 1, 2),) and hunks.accepted == ((5, 6, 5, 6),)
 
 
