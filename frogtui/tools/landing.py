@@ -423,6 +423,9 @@ def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | Non
     result = proposal.result
     observation = result.observation
     code = result.exit_code
+    if proposal.failed and proposal.in_place:
+        return ToolOutcome(f"OSError: {proposal.failed}; what it changed may still be in the tree (undo goes back to the "
+                           f"checkpoint before it)\n{observation}", ok=False, error="OSError")
     if proposal.failed:
         return ToolOutcome(f"OSError: the proposal's copy-on-write view could not be made; the command did not run\n{observation}",
                            ok=False, error="OSError")

@@ -37,6 +37,12 @@ class ToolRunner:
         """Whether a command can run as a proposal here (``propose``)."""
         return self.proposals is not None
 
+    @property
+    def proposes_in_place(self) -> bool:
+        """Whether a proposal's command runs on the tree itself (no copy-on-write view here): the
+        step's checkpoint is taken before it runs."""
+        return self.proposals is not None and self.proposals.in_place is not None
+
     def propose(self, call: ToolCall, *, cancel: threading.Event | None = None, on_output: OutputCallback | None = None) -> Proposal:
         """Run a Bash ``call`` as a proposal: on a copy-on-write view, its effects read, nothing
         of it in the working tree (``land`` applies what is accepted).
