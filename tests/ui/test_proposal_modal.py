@@ -31,6 +31,12 @@ def app_for(py_repo: Path, home: Path) -> FrogApp:
     return FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
 
 
+def drawn_hunks(screen: object) -> bool:
+    """The modal's hunk view is drawn (at its first resize, once its width is known)."""
+    views = screen.query(ProposalHunks)  # type: ignore[attr-defined]
+    return bool(views) and bool(views.first().rows)
+
+
 def tool_messages(app: FrogApp) -> list[str]:
     assert app.core.agent is not None
     return [m["content"] for m in app.core.agent.messages if m["role"] == "tool"]
@@ -118,7 +124,7 @@ async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_othe
     app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(ProposalHunks), what="the modal")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and drawn_hunks(app.screen), what="the modal")
         screen = app.screen
         view = screen.query_one(ProposalHunks)
         assert [h.label.split(" · ")[0] for h in view.file.review_hunks] == ["@@ -1,6 +1,6 @@"] * 2, "one hunk per change"
@@ -148,7 +154,7 @@ async def test_unticking_a_file_rejects_its_hunks_and_rejecting_all_unticks_it(p
     app = app_for(py_repo, home)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(ProposalHunks), what="the modal")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and drawn_hunks(app.screen), what="the modal")
         screen = app.screen
         view, box = screen.query_one(ProposalHunks), screen.query_one("#proposal-pick-0", Checkbox)
         box.value = False
