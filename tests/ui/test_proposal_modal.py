@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Checkbox
 
 from frogtui.agent.saved import Conversation
@@ -15,8 +16,8 @@ from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.proposal_hunks import ProposalHunks
-from tests.overlay import needs_overlay
-from tests.support import turn, write_replay, xml_call
+from tests.overlay import WAYS, needs_overlay
+from tests.support import git, turn, write_replay, xml_call
 from tests.ui.conftest import SIZE, fake_clock, submit, wait_for
 
 pytestmark = needs_overlay
@@ -115,12 +116,15 @@ async def test_x_runs_the_command_for_real_instead(py_repo: Path, home: Path) ->
     assert app.core.next_undo() is not None, "checkpointed like any command"
 
 
-async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_other(py_repo: Path, home: Path) -> None:
+@pytest.mark.parametrize("way", WAYS)
+async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_other(py_repo: Path, home: Path, way: str) -> None:
+    """On each way a proposal runs (a kernel overlay, fuse-overlayfs, or run in place and undone)."""
     (py_repo / "calc.py").write_text("def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a / b\n")
+    git(py_repo, "commit", "-qam", "mul")
     command = "sed -i -e 's/a - b/a + b/' -e 's|a / b|a * b|' calc.py && echo edited"
     replay = write_replay(home / "replay.jsonl", [turn("Fix.", xml_call("Bash", command=command)), turn("Done.", answer="ok")])
     rules = home / "rules.toml"
-    rules.write_text("[bash]\nread_only = false\n")
+    rules.write_text(f'[bash]\nread_only = false\nproposals = "{way}"\n')
     app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
