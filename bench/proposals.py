@@ -18,7 +18,8 @@ The proposal's phases are timed in the same runs, by wrapping the functions ``pr
   and the kernel's copy-ups); ``run - direct`` is what the view adds to running the command;
 * ``effects``: the upper layer read (``read_effects``); ``ignored``: ``git check-ignore``;
 * ``judge``: ``Approver.judge_proposal``; ``stale``/``apply``: ``land``'s stale check and writes;
-* ``discard``: the layer folder removed.
+* ``discard``: the layer folder removed (renamed, then removed on a thread of its own);
+* ``own``: the sum of the phases above but ``run``: frogtui's own work around the command.
 
 The direct side's changes are put back with ``git checkout``/``git clean`` between runs, outside
 the clock. The checkpoints (one before and one after on both sides: ``loop._land`` takes them
@@ -70,6 +71,8 @@ COMMANDS = {
 }
 """name -> (files changed, command)."""
 PHASES = ("layers", "run", "effects", "ignored", "judge", "stale", "apply", "discard", "checkpoints")
+OWN = ("layers", "effects", "ignored", "judge", "stale", "apply", "discard")
+"""frogtui's own work around the command (``own``): every phase but the run and the checkpoints."""
 
 
 def git(root: Path, *args: str) -> None:
@@ -240,7 +243,7 @@ def main() -> None:
         results: dict[str, Any] = {}
         shown = [p for p in PHASES if p != "checkpoints" or checkpoints is not None]
         print(f"{'command':28} {'changed':>7} {'direct':>8} {'proposal':>9} {'ratio':>5}  " + " ".join(f"{p:>8}" for p in shown)
-              + f" {'run-direct':>10}", flush=True)
+              + f" {'run-direct':>10} {'own':>8}", flush=True)
         for name, (changed, command) in COMMANDS.items():
             if args.only and name not in args.only:
                 continue
@@ -266,10 +269,12 @@ def main() -> None:
             figures = {phase: median(values) for phase, values in spent.items()}
             bare = [dm - dc for dm, dc in zip(direct_ms, direct_checkpoints, strict=True)]
             run_minus_direct = median([run - b for run, b in zip(spent["run"], bare, strict=True)])
+            own = median([sum(spent[phase][n] for phase in OWN) for n in range(args.runs)])
             results[name] = {"changed": changed, "effects": effects, "direct_ms": d, "proposal_ms": p,
-                             "ratio": round(statistics.median(ratios), 2), "phases_ms": figures, "run_minus_direct_ms": run_minus_direct}
+                             "ratio": round(statistics.median(ratios), 2), "phases_ms": figures, "run_minus_direct_ms": run_minus_direct,
+                             "own_ms": own}
             print(f"{name:28} {changed:>7} {d:8.1f} {p:9.1f} {statistics.median(ratios):5.2f}  "
-                  + " ".join(f"{figures[ph]:8.1f}" for ph in shown) + f" {run_minus_direct:10.1f}", flush=True)
+                  + " ".join(f"{figures[ph]:8.1f}" for ph in shown) + f" {run_minus_direct:10.1f} {own:8.1f}", flush=True)
         load = os.getloadavg()
         print(json.dumps({"files": args.files, "runs": args.runs, "cpus": os.cpu_count(), "checkpoints": args.checkpoints,
                           "load": [round(x, 1) for x in load], "results": results}))
