@@ -20,7 +20,7 @@ import os
 import shutil
 import stat
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from frogtui.tools.effects import Effect, Entry, digest, left_out, tree_files
 from frogtui.tools.observations import ToolOutcome, denied_by_person, denied_by_policy
@@ -331,7 +331,22 @@ def _chmod(tree: _Tree, rel: str, mode: int) -> None:
 PROPOSAL_NOTE = "Note: this command ran as a proposal, on a copy of the repository"
 
 
+NOT_UNDONE_NOTE = ("Note: this command ran on the working tree itself (no copy-on-write view here); its changes to these "
+                   "files git ignores could not be put back and stay as it left them: {paths}")
+NOT_UNDONE_SHOWN = 20
+
+
 def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
+    """``decided_outcome``, after a note naming what a proposal run in place could not put back."""
+    found = decided_outcome(proposal, allowed, reason, landed, by=by)
+    if not proposal.not_undone:
+        return found
+    paths = list(proposal.not_undone)
+    named = ", ".join(paths[:NOT_UNDONE_SHOWN]) + (f" and {len(paths) - NOT_UNDONE_SHOWN} more" if len(paths) > NOT_UNDONE_SHOWN else "")
+    return replace(found, observation=NOT_UNDONE_NOTE.format(paths=named) + "\n" + found.observation)
+
+
+def decided_outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
     """The call's outcome once the proposal is decided (``allowed``: its effects, or some, were
     to land; ``reason``: why not, ``by`` whom): the command's own observation (held back until
     now), after a note when not all of what it did was applied, or, when none was to land, after

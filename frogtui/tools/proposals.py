@@ -114,9 +114,10 @@ class InPlace(Protocol):
         """The tree before the command (to ``capture`` against). Raises OSError."""
         ...
 
-    def capture(self, before: object, upper: Path) -> object:
+    def capture(self, before: object, upper: Path) -> tuple[str, ...]:
         """Move what changed since ``before`` into ``upper`` (the kernel overlay's form) and put
-        the tree back. Raises OSError."""
+        the tree back; the paths it could not put back (files git ignores that the command
+        changed or deleted). Raises OSError."""
         ...
 
 
@@ -139,6 +140,8 @@ class Proposal:
         seconds: How long it ran, effects read included.
         in_place: It ran on the tree itself (``InPlace``): its changes were moved out afterwards
             (where ``failed``, they may still be in the tree).
+        not_undone: In place: the paths it changed that could not be put back (files git
+            ignores that were there before): they stay as the command left them.
     """
 
     command: str
@@ -150,6 +153,7 @@ class Proposal:
     failed: str = ""
     seconds: float = 0.0
     in_place: bool = False
+    not_undone: tuple[str, ...] = ()
     discarded: bool = field(default=False, repr=False)
 
     @property
@@ -220,10 +224,10 @@ class ProposalRunner:
         started_ns = time.time_ns()
         result = run_bash(command, str(self.root), timeout=timeout, cancel=cancel, wrap=self.view.wrapper(layers), env=env,
                           on_output=on_output)
-        failed = ""
+        failed, not_undone = "", ()
         if self.in_place is not None:
             try:
-                self.in_place.capture(before, layers.upper)
+                not_undone = self.in_place.capture(before, layers.upper)
             except OSError as err:
                 failed = f"{IN_PLACE_FAILED}: {err}"
             started_ns = time.time_ns()  # the tree was put back just now: a change after this is the person's
@@ -238,7 +242,7 @@ class ProposalRunner:
         effects = read_effects(layers.upper, self.root) if not failed else Effects()
         ignored = frozenset(self._ignored(effects)) if effects.items else frozenset()
         return Proposal(command, result, effects, layers, started_ns, ignored=ignored, failed=failed,
-                        seconds=time.monotonic() - started, in_place=self.in_place is not None)
+                        seconds=time.monotonic() - started, in_place=self.in_place is not None, not_undone=tuple(not_undone))
 
     def _ignored(self, effects: Effects) -> set[str]:
         """The effects' paths git ignores (a folder asked about as ``name/``, so that a pattern for

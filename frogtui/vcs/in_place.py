@@ -7,10 +7,13 @@ the command (from git's snapshot of it). The proposal is then judged and landed 
     ... the command runs on the tree ...
     capture.capture(before, upper)      # changes -> upper (files, links, whiteouts); the tree put back
 
-git's view is all that is read: files git tracks or would add. What it ignores (``.venv``,
-``node_modules``, caches), empty folders and folder modes are neither captured nor put back: they
-stay as the command left them (docs/APPROVALS.md says so, and the session's ignored-files report
-names ignored changes). The loop takes the step's checkpoint before the command runs, so a crash
+git's view is what is read: files git tracks or would add. Of what git ignores (``.venv``,
+``node_modules``, caches), a file the command made is moved out too (so it is judged, and a
+program planted in ``.venv/bin`` never lands unseen); one that was there before and that the
+command changed or deleted cannot be put back (git holds no copy of it): it stays as the command
+left it, and the model is told (``capture``'s answer). Empty folders outside the ignored ones,
+folder modes, FIFOs and sockets are not read either: they stay as the command left them
+(docs/APPROVALS.md). The loop takes the step's checkpoint before the command runs, so a crash
 between the command and the tree being put back leaves a checkpoint that undo goes back to.
 """
 from __future__ import annotations
@@ -19,6 +22,7 @@ import errno
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +30,29 @@ import git
 
 from frogtui.errors import FrogtuiError
 from frogtui.vcs.hunks import decode, encode
+from frogtui.vcs.ignored import IgnoredFiles, ignored_files
+from frogtui.vcs.ignored import changed as changed_ignored
 from frogtui.vcs.repository import run_git, temporary_index
 from frogtui.vcs.snapshot import snapshot
+
+
+@dataclass(frozen=True)
+class Before:
+    """The tree before the command: git's snapshot, and the ignored files' fingerprints."""
+
+    tree: str
+    ignored: IgnoredFiles
+
+
+def _parents(paths: Iterable[str]) -> set[str]:
+    """Every folder above one of ``paths`` (an empty folder ``name/`` counts as one)."""
+    found: set[str] = set()
+    for path in paths:
+        folder = path.rstrip("/") if path.endswith("/") else os.path.dirname(path)
+        while folder and folder not in found:
+            found.add(folder)
+            folder = os.path.dirname(folder)
+    return found
 
 
 @dataclass(frozen=True)
@@ -46,48 +71,52 @@ class TreeCapture:
         self.repo = repo
         self.root = Path(repo.working_tree_dir or ".")
 
-    def before(self) -> str:
-        """git's snapshot of the tree now (a tree sha).
+    def before(self) -> Before:
+        """git's snapshot of the tree now, and the ignored files' fingerprints.
 
         Raises:
             OSError: git cannot snapshot the tree.
         """
         try:
-            return snapshot(self.repo).tree
+            return Before(snapshot(self.repo).tree, ignored_files(self.repo))
         except FrogtuiError as err:
             raise OSError(f"the tree cannot be snapshot before the command: {err}") from None
 
-    def capture(self, before: object, upper: Path) -> list[Change]:
+    def capture(self, before: object, upper: Path) -> tuple[str, ...]:
         """Move what changed in the tree since ``before`` (``before()``'s) into ``upper`` and put
-        the tree back as it was then; the changes.
+        the tree back as it was then; the ignored paths that could not be put back (changed or
+        deleted: git holds no copy of them).
 
         Raises:
             OSError: git cannot say what changed, or the tree cannot be put back (what was moved out
                 so far is in ``upper``; the loop's checkpoint before the command holds the rest).
         """
-        assert isinstance(before, str)
+        assert isinstance(before, Before)
         try:
             after = snapshot(self.repo).tree
-            changes = self.changes(before, after) if after != before else []
-            if not changes:
-                return []
-            folders, modes = self._folders(before), {}
+            changes = self.changes(before.tree, after) if after != before.tree else []
+            ignored_after = ignored_files(self.repo)
+            ignored = changed_ignored(before.ignored, ignored_after)
+            made = [p for p in ignored if p not in before.ignored.files]
+            kept = tuple(p for p in ignored if p in before.ignored.files)
+            if not changes and not made:
+                return kept
+            folders, modes = self._folders(before.tree) | _parents(before.ignored.files), {}
             for change in changes:
                 if change.status == "D":
                     self._whiteout(change.path, upper, modes)
-            for change in changes:
-                if change.status != "D":
-                    self._move_out(change.path, upper, folders, modes)
+            for path in [c.path for c in changes if c.status != "D"] + made:
+                self._move_out(path, upper, folders, modes)
             for folder, mode in sorted(modes.items(), key=lambda item: -len(item[0].parts)):
                 os.chmod(folder, mode)
             restored = [c.path for c in changes if c.status != "A"]
             if restored:
-                with temporary_index(self.repo, before) as env:
+                with temporary_index(self.repo, before.tree) as env:
                     stdin = b"".join(encode(path) + b"\0" for path in restored)
                     run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
         except FrogtuiError as err:
             raise OSError(f"what the command changed cannot be read back: {err}") from None
-        return changes
+        return kept
 
     def changes(self, before: str, after: str) -> list[Change]:
         """The paths that differ between two trees (no renames: a rename is a deletion and an addition)."""
@@ -123,12 +152,18 @@ class TreeCapture:
         os.mknod(target, stat.S_IFCHR | 0o600, os.makedev(0, 0))
 
     def _move_out(self, rel: str, upper: Path, folders: set[str], modes: dict[Path, int]) -> None:
-        """Move the tree's ``rel`` (a file or link) into ``upper``; remove the folders above it that
-        are left empty and were not folders before."""
-        full = self._inside(rel)
+        """Move the tree's ``rel`` (a file or link; ``name/``: an empty folder) into ``upper``;
+        remove the folders above it that are left empty and were not folders before."""
+        full = self._inside(rel.rstrip("/"))
         try:
             st = os.lstat(full)
         except FileNotFoundError:
+            return
+        if rel.endswith("/"):
+            self._upper_folder(upper, rel.rstrip("/"), modes)
+            os.rmdir(full)
+            rel = rel.rstrip("/")
+            self._remove_empty(os.path.dirname(rel), folders)
             return
         self._upper_folder(upper, os.path.dirname(rel), modes)
         target = upper / rel
@@ -143,7 +178,10 @@ class TreeCapture:
                 shutil.copyfile(full, target, follow_symlinks=False)
                 os.chmod(target, stat.S_IMODE(st.st_mode))
             os.unlink(full)
-        folder = os.path.dirname(rel)
+        self._remove_empty(os.path.dirname(rel), folders)
+
+    def _remove_empty(self, folder: str, folders: set[str]) -> None:
+        """Remove ``folder`` and those above it while empty and not folders before the command."""
         while folder and folder not in folders:
             try:
                 os.rmdir(os.path.join(self.root, folder))

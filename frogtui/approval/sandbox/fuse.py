@@ -121,6 +121,8 @@ def settle(upper: Path) -> None:
         OSError: a whiteout cannot be made (a kernel before 5.8 refuses one to a person).
     """
     for top, dirs, files in os.walk(upper):
+        for name in [*files, *dirs]:
+            _drop_overlay_xattrs(os.path.join(top, name))
         names = set(files) | set(dirs)
         opaque = bool(names & set(OPAQUE_MARKERS)) or _xattr(top, FUSE_OPAQUE) == b"y"
         for marker in OPAQUE_MARKERS:
@@ -135,6 +137,18 @@ def settle(upper: Path) -> None:
                     os.mknod(gone, stat.S_IFCHR | 0o600, os.makedev(0, 0))
                 os.unlink(os.path.join(top, name))
         dirs[:] = [d for d in dirs if not d.startswith(WHITEOUT_PREFIX)]
+
+
+def _drop_overlay_xattrs(path: str) -> None:
+    """Remove the kernel overlay's attributes (``user.overlay.*``) a command set through the view:
+    fuse-overlayfs stores them as they are, and only ``settle`` may mark a folder opaque."""
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("user.overlay."):
+            os.removexattr(path, name, follow_symlinks=False)
 
 
 def _xattr(path: str, name: str) -> bytes | None:
