@@ -23,7 +23,7 @@ from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
-from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.protocol import Approval, ApprovalRequest, Approver, FileHunks, Model, Preview, ToolCall, TurnEnd, Usage
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, landing, observations, tool_spec
 from frogtui.tools.specs import runs_commands
 
@@ -433,7 +433,7 @@ class Agent:
             landed = None
             accepted = approval.accepted if approval is not None and approval.allowed else ()
             if accepted is None or accepted:
-                landed = self._land(step, call, proposal, accepted)
+                landed = self._land(step, call, proposal, accepted, approval.hunks if approval is not None else ())
             elif in_place:
                 self._checkpoint_after(step, call)
             allowed = approval is not None and approval.allowed
@@ -444,11 +444,12 @@ class Agent:
         self.sink.emit(ev.ToolFinished(step, call, outcome, self.clock() - started))
         return outcome, approval or Approval("deny")
 
-    def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None) -> Any:
-        """Land a proposal's accepted effects between the checkpoints before and after (one step)."""
+    def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None, hunks: tuple[FileHunks, ...] = ()) -> Any:
+        """Land a proposal's accepted effects (of a text file accepted in part, its accepted
+        hunks) between the checkpoints before and after (one step)."""
         self._checkpoint_before(step, call)
         try:
-            return self.runner.land(proposal, accepted)
+            return self.runner.land(proposal, accepted, hunks)
         finally:
             self._checkpoint_after(step, call)
 

@@ -5,7 +5,7 @@ import os
 import threading
 from collections.abc import Callable
 
-from frogtui.protocol import Preview, ToolCall
+from frogtui.protocol import FileHunks, Preview, ToolCall
 from frogtui.tools.bash import CommandWrapper, OutputCallback
 from frogtui.tools.environment import CREDENTIAL_NAME
 from frogtui.tools.files import StaleFileError
@@ -54,9 +54,10 @@ class ToolRunner:
         return self.proposals.propose(str(call.arguments["command"]), env=self.bash_env(), timeout=call.arguments.get("timeout"),
                                       cancel=cancel, on_output=on_output)
 
-    def land(self, proposal: Proposal, accepted: tuple[str, ...] | None) -> Landed:
-        """Apply ``proposal``'s accepted effects to the working tree (``landing.land``)."""
-        return land(proposal, accepted)
+    def land(self, proposal: Proposal, accepted: tuple[str, ...] | None, hunks: tuple[FileHunks, ...] = ()) -> Landed:
+        """Apply ``proposal``'s accepted effects (of a text file accepted in part, its accepted
+        hunks) to the working tree (``landing.land``)."""
+        return land(proposal, accepted, hunks)
 
     @property
     def confines_read_only(self) -> bool:
