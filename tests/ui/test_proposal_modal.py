@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Checkbox
 
 from frogtui.agent.saved import Conversation
@@ -14,7 +15,7 @@ from frogtui.ui.app import FrogApp
 from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.proposal_hunks import ProposalHunks
-from tests.overlay import needs_overlay
+from tests.overlay import WAYS, needs_overlay
 from tests.support import turn, write_replay, xml_call
 from tests.ui.conftest import SIZE, fake_clock, submit, wait_for
 
@@ -23,10 +24,10 @@ pytestmark = needs_overlay
 COMMAND = "sed -i 's/a - b/a + b/' calc.py && rm test_calc.py && echo edited"
 
 
-def app_for(py_repo: Path, home: Path) -> FrogApp:
+def app_for(py_repo: Path, home: Path, way: str = "auto") -> FrogApp:
     replay = write_replay(home / "replay.jsonl", [turn("Fix.", xml_call("Bash", command=COMMAND)), turn("Done.", answer="ok")])
     rules = home / "rules.toml"
-    rules.write_text("[bash]\nread_only = false\n")  # the sandbox on (bwrap), proposals on (the default)
+    rules.write_text(f'[bash]\nread_only = false\nproposals = "{way}"\n')  # the sandbox on (bwrap), proposals on (the default)
     return FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
 
 
@@ -35,12 +36,13 @@ def tool_messages(app: FrogApp) -> list[str]:
     return [m["content"] for m in app.core.agent.messages if m["role"] == "tool"]
 
 
-async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Path, home: Path) -> None:
-    app = app_for(py_repo, home)
+@pytest.mark.parametrize("way", WAYS)  # the fallbacks (fuse-overlayfs, run then undo) show and land the same
+async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Path, home: Path, way: str) -> None:
+    app = app_for(py_repo, home, way)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".proposal-diff"), what="the modal")
-        assert app.core.proposals_line.startswith("proposals: on"), app.core.proposals_line
+        assert app.core.proposals_line.startswith(("proposals: on", "proposals: WARNING on")), app.core.proposals_line
         screen = app.screen
         assert "apply what Bash did" in screen.query_one("#approval-dialog").border_title
         assert "edited" in screen.query_one("#approval-output").render().plain
@@ -66,8 +68,9 @@ async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Pa
     assert "a - b" in (py_repo / "calc.py").read_text() and (py_repo / "test_calc.py").exists()
 
 
-async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Path, home: Path) -> None:
-    app = app_for(py_repo, home)
+@pytest.mark.parametrize("way", WAYS)
+async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Path, home: Path, way: str) -> None:
+    app = app_for(py_repo, home, way)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
