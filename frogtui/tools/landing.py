@@ -87,7 +87,9 @@ def land(proposal: Proposal, accepted: Collection[str] | None = None, hunks: Seq
     file's change: one, before anything is applied).
     """
     effects = accepted_effects(proposal, accepted)
-    problems = [why for effect in effects for why in stale(effect, proposal)]
+    replaced = frozenset(e.path for e in effects if e.kind == "deleted" or (e.kind == "modified" and e.before is not None
+                                                                            and e.after is not None and e.before.kind != e.after.kind))
+    problems = [why for effect in effects for why in stale(effect, proposal, replaced)]
     if problems:
         return Landed(stale=tuple(problems))
     chosen = {choice.path: choice for choice in hunks}
@@ -168,27 +170,29 @@ def _deletions_first(effect: Effect) -> tuple[int, tuple[str, ...]]:
 
 
 # the stale check -------------------------------------------------------------------------------
-def stale(effect: Effect, proposal: Proposal) -> list[str]:
-    """Why ``effect`` can no longer land as it was read (empty: it can)."""
+def stale(effect: Effect, proposal: Proposal, replaced: frozenset[str] = frozenset()) -> list[str]:
+    """Why ``effect`` can no longer land as it was read (empty: it can). ``replaced``: the paths
+    another effect landing with it deletes or turns into another kind of entry (a folder that
+    becomes a link, a file that becomes a folder): what the tree has there is that effect's to check."""
     root = str(proposal.root)
     problems = []
     places = [(effect.source, effect.before)] if effect.source else [(effect.path, effect.before)]
     if effect.source:
         places.append((effect.path, None))
     for rel, before in places:
-        why = _changed(root, rel, before, effect, proposal.started_ns)
+        why = _changed(root, rel, before, effect, proposal.started_ns, replaced)
         if why:
             problems.append(f"{rel}: {why}")
     return problems
 
 
-def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_ns: int) -> str:
+def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_ns: int, replaced: frozenset[str] = frozenset()) -> str:
     full = os.path.join(root, rel)
-    if _through_link(root, rel):
+    if _through_link(root, rel, replaced):
         return "a folder above it is now a link"
     now = Entry.of(full)
     if before is None:
-        return "" if now is None else "it was made in the tree after the command ran"
+        return "" if now is None or rel in replaced else "it was made in the tree after the command ran"
     if now is None:
         return "it was deleted from the tree meanwhile"
     if (now.kind, now.mode, now.target) != (before.kind, before.mode, before.target) or (now.kind == "file" and now.size != before.size):
@@ -212,10 +216,12 @@ def _ctime(path: str) -> int:
         return 0
 
 
-def _through_link(root: str, rel: str) -> bool:
-    current = root
-    for part in rel.split("/")[:-1]:
+def _through_link(root: str, rel: str, replaced: frozenset[str] = frozenset()) -> bool:
+    current, parts = root, rel.split("/")[:-1]
+    for n, part in enumerate(parts, start=1):
         current = os.path.join(current, part)
+        if "/".join(parts[:n]) in replaced:
+            return False  # an effect landing first makes it a folder (``land`` goes through descriptors, never a link)
         try:
             if not stat.S_ISDIR(os.lstat(current).st_mode):
                 return True

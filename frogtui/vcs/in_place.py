@@ -141,9 +141,15 @@ class TreeCapture:
         """Mark ``rel`` deleted in ``upper``: a whiteout at the highest folder of it the command
         removed (a deleted folder is one whiteout, as the kernel's overlay writes it)."""
         parts = rel.split("/")
-        top = next((n for n in range(1, len(parts) + 1) if not os.path.lexists(os.path.join(self.root, *parts[:n]))), None)
-        if top is None:
-            return  # something else is there now: its own change (a file that became a folder) says so
+        for top in range(1, len(parts) + 1):
+            try:
+                st = os.lstat(os.path.join(self.root, *parts[:top]))
+            except FileNotFoundError:
+                break
+            if not stat.S_ISDIR(st.st_mode):
+                return  # a file or a link is there now (a folder became a link): its own change says so
+        else:
+            return  # something else is there now: its own change says so
         gone = "/".join(parts[:top])
         target = upper / gone
         if os.path.lexists(target):

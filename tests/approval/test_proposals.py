@@ -340,3 +340,13 @@ def test_a_write_through_a_link_is_judged_where_it_lands(tree: Path, propose: Pr
     engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n')
     judged = judge(engine, propose("echo x > src/docs-link/new.md"), "policy")
     assert [(j.effect.describe(), j.verdict) for j in judged] == [("added docs/new.md", "ask")]
+
+
+def test_a_file_that_became_a_folder_and_a_folder_that_became_a_link_land(tree: Path, propose: Proposer) -> None:
+    """A change of kind is two effects (the old entry replaced, the new one added); landing both is
+    not stale: the folder above the new file is a file in the tree only until the first lands."""
+    proposal = propose("rm docs/b.md && mkdir docs/b.md && echo x > docs/b.md/inner && rm -r src/d && ln -s a.py src/d")
+    assert "added docs/b.md/inner" in lines(proposal) and "added src/d -> a.py" in lines(proposal)
+    landed = land(proposal)
+    assert landed.ok, landed
+    assert (tree / "docs" / "b.md" / "inner").read_text() == "x\n" and (tree / "src" / "d").readlink() == Path("a.py")
