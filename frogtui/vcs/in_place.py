@@ -44,6 +44,21 @@ class Before:
     ignored: IgnoredFiles
 
 
+def _fingerprint(root: Path, path: str) -> tuple[int, int, int, int] | None:
+    """``path``'s fingerprint now, as ``vcs.ignored`` takes it (None: gone)."""
+    try:
+        info = os.lstat(os.path.join(root, path.rstrip("/")))
+    except OSError:
+        return None
+    if path.endswith("/"):
+        return (0, 0, info.st_ino, info.st_mode) if stat.S_ISDIR(info.st_mode) and not os.listdir(root / path) else None
+    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+
+
+def _under(path: str, tops: tuple[str, ...]) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in tops)
+
+
 def _parents(paths: Iterable[str]) -> set[str]:
     """Every folder above one of ``paths`` (an empty folder ``name/`` counts as one)."""
     found: set[str] = set()
@@ -94,11 +109,13 @@ class TreeCapture:
         assert isinstance(before, Before)
         try:
             after = snapshot(self.repo).tree
+            was_ignored = before.ignored.files
             changes = self.changes(before.tree, after) if after != before.tree else []
+            changes = [c for c in changes if c.path not in was_ignored]  # one the command un-ignored: there before, no copy of it
             ignored_after = ignored_files(self.repo)
-            ignored = changed_ignored(before.ignored, ignored_after)
-            made = [p for p in ignored if p not in before.ignored.files]
-            kept = tuple(p for p in ignored if p in before.ignored.files)
+            unchecked = before.ignored.unchecked + ignored_after.unchecked
+            made = [p for p in changed_ignored(before.ignored, ignored_after) if p not in was_ignored]
+            kept = tuple(p for p in sorted(was_ignored) if not _under(p, unchecked) and _fingerprint(self.root, p) != was_ignored[p])
             if not changes and not made:
                 return kept
             folders, modes = self._folders(before.tree) | _parents(before.ignored.files), {}

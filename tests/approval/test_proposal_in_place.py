@@ -70,3 +70,16 @@ def test_ignored_files_made_are_captured_and_those_changed_are_named_as_not_put_
     assert (tree / ".venv" / "bin" / "activate").read_text() == "# activate\nchanged\n", "git holds no copy: it stays"
     told = outcome(proposal, False, "rejected", None, by="person").observation
     assert told.startswith("Note: this command ran on the working tree itself") and ".venv/bin/activate" in told
+
+
+def test_an_ignored_file_the_command_unignores_is_left_where_it_is(tree: Path, propose: Proposer) -> None:
+    """Emptying ``.gitignore`` makes ``.venv``'s files new to git's view: they were there before,
+    and git holds no copy of them, so they are never moved out (rejected, they would be lost);
+    the ``.gitignore`` change is read back and put back as any file's."""
+    proposal = propose("printf '' > .gitignore && echo more >> .venv/bin/activate")
+    assert not proposal.failed, proposal.failed
+    assert lines(proposal) == ["modified .gitignore"]
+    assert (tree / ".gitignore").read_text() == ".venv/\n"
+    assert (tree / ".venv" / "pyvenv.cfg").read_text() == "home = /usr\n"
+    assert (tree / ".venv" / "bin" / "activate").read_text() == "# activate\nmore\n"
+    assert proposal.not_undone == (".venv/bin/activate",)
