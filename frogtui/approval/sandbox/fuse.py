@@ -13,6 +13,11 @@ sandbox (bubblewrap) started inside on the merged view, as ``overlay`` does with
   ``--kill-child`` the namespace's first process with ``unshare``: nothing outlives frogtui.
 * bwrap is started exactly as on the kernel's overlay (``overlay.OverlayView.argv``): the network
   off, a private temp folder, the person's ids, ``--cap-drop ALL``.
+* The daemon runs outside bwrap, with the person's rights on the files (it must read the tree and
+  write the layer folder): the command reaches it only through the FUSE requests of its view, and
+  the namespaces give it no network and no System V IPC (``--net``, ``--ipc``). A bug in
+  fuse-overlayfs is still reachable by the command; the kernel's overlay has no such daemon, which
+  is why it comes first.
 * fuse-overlayfs writes its upper layer much as the kernel does (a whiteout is a character device
   0/0), but marks a folder deleted and made again its own way (``user.fuseoverlayfs.opaque``, or a
   ``.wh..wh..opq`` file) and may write a whiteout as a ``.wh.NAME`` file where it cannot make the
@@ -68,7 +73,8 @@ class FusePrograms:
     def launcher(self) -> list[str]:
         """Everything before the shell's script: the namespaces, and death with frogtui."""
         return [self.setpriv, "--pdeathsig", "KILL", "--", self.unshare, "--user", "--map-root-user", "--mount", "--propagation",
-                "private", "--pid", "--fork", "--kill-child=SIGKILL", "--", self.sh, "-c", FUSE_SCRIPT, "sh", self.fuse_overlayfs]
+                "private", "--pid", "--net", "--ipc", "--fork", "--kill-child=SIGKILL", "--", self.sh, "-c", FUSE_SCRIPT, "sh",
+                self.fuse_overlayfs]
 
 
 @dataclass(frozen=True)
