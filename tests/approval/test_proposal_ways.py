@@ -5,6 +5,7 @@ kernel's form (``fuse.settle``). The fallbacks are simulated on a machine where 
 overlay works by naming them in the setting (tests/test_proposals_headless.py runs each end to end)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from frogtui.approval.rules import SandboxSettings, combine, parse_rules
-from frogtui.approval.sandbox import make_sandbox, make_view, proposals_line
+from frogtui.approval.sandbox import fuse, make_sandbox, make_view, proposals_line
 from frogtui.approval.sandbox.fuse import settle
 from frogtui.errors import ConfigError
 from frogtui.tools.effects import OPAQUE, read_effects
@@ -97,3 +98,34 @@ def test_fuse_overlayfs_marks_are_read_as_the_kernels(tmp_path: Path) -> None:
     assert [e.describe() for e in read_effects(upper, tree)] == [
         "added d/new.txt", "deleted d/old.txt", "deleted e/old.txt", "deleted gone.txt",
     ]
+
+
+@needs_overlay
+def test_where_fuse_overlayfs_cannot_mount_the_probe_says_why(sandbox: object, tmp_path: Path) -> None:
+    """Simulated: a fuse-overlayfs that fails as it does where ``/dev/fuse`` is not open to the
+    person (measured here as uid 65534: /dev/fuse is 0600 on this machine)."""
+    fake = tmp_path / "bin" / "fuse-overlayfs"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'fuse: failed to open /dev/fuse: Permission denied' >&2\n"
+                    "echo 'fuse-overlayfs: cannot mount: Permission denied' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    found = fuse.find_programs(tmp_path)
+    assert not isinstance(found, str), found
+    programs = dataclasses.replace(found, fuse_overlayfs=str(fake))
+    problem = fuse.probe(programs)
+    assert problem == ("fuse-overlayfs cannot mount in a user namespace here (fuse: failed to open /dev/fuse: Permission denied; "
+                       "fuse-overlayfs: cannot mount: Permission denied)")
+
+
+@needs_bwrap
+def test_auto_falls_back_in_order_and_the_line_says_why_each_was_not_taken(sandbox: object, tmp_path: Path) -> None:
+    """Where bubblewrap can make no user namespace (``privileges = "caps"``), neither view can be
+    mounted: ``auto`` runs then undoes, and says why not the others; outside git, off."""
+    caps = dataclasses.replace(sandbox, privileges="caps")
+    view, why = make_view(caps, tmp_path, "auto")
+    assert view is not None and view.kind == "undo"
+    assert proposals_line(view, why).startswith(
+        "proposals: WARNING on, run then undo from the checkpoint (no copy-on-write view here; kernel overlay: bubblewrap cannot "
+        "make a user namespace here; fuse-overlayfs: bubblewrap cannot make a user namespace here): ")
+    view, why = make_view(caps, tmp_path, "auto", repository=False)
+    assert view is None and why.endswith("run then undo: not a git repository (no checkpoint to undo from)")

@@ -197,7 +197,8 @@ def probe(programs: FusePrograms) -> str | None:
         if done.returncode != 0:
             lines = [line for line in (done.stdout + done.stderr).strip().splitlines()
                      if line and not line.startswith("frogtui:") and "unknown argument ignored" not in line]
-            _PROBES[key] = f"fuse-overlayfs cannot mount in a user namespace here ({(lines or [f'exit code {done.returncode}'])[-1]})"
+            said = "; ".join(lines[-3:]) or f"exit code {done.returncode}"
+            _PROBES[key] = f"fuse-overlayfs cannot mount in a user namespace here ({said})"
         elif (lower / "new").exists() or not (lower / "gone").exists():
             _PROBES[key] = "fuse-overlayfs wrote through to the tree under it"
         else:
