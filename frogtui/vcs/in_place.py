@@ -42,6 +42,8 @@ class Before:
 
     tree: str
     ignored: IgnoredFiles
+    nested: tuple[str, ...] = ()
+    """Nested repositories (not submodules) there were: git's view leaves them out."""
 
 
 def _fingerprint(root: Path, path: str) -> tuple[int, int, int, int] | None:
@@ -93,7 +95,8 @@ class TreeCapture:
             OSError: git cannot snapshot the tree.
         """
         try:
-            return Before(snapshot(self.repo).tree, ignored_files(self.repo))
+            taken = snapshot(self.repo)
+            return Before(taken.tree, ignored_files(self.repo), taken.nested)
         except FrogtuiError as err:
             raise OSError(f"the tree cannot be snapshot before the command: {err}") from None
 
@@ -108,7 +111,14 @@ class TreeCapture:
         """
         assert isinstance(before, Before)
         try:
-            after = snapshot(self.repo).tree
+            taken = snapshot(self.repo)
+            made_nested = [name for name in taken.nested if name not in before.nested]
+            modes: dict[Path, int] = {}
+            if made_nested:  # git's view leaves a nested repository out: its .git goes first, then git sees its files
+                for name in made_nested:
+                    self._move_git_folder(name, upper, modes)
+                taken = snapshot(self.repo)
+            after = taken.tree
             was_ignored = before.ignored.files
             changes = self.changes(before.tree, after) if after != before.tree else []
             changes = [c for c in changes if c.path not in was_ignored]  # one the command un-ignored: there before, no copy of it
@@ -116,9 +126,9 @@ class TreeCapture:
             unchecked = before.ignored.unchecked + ignored_after.unchecked
             made = [p for p in changed_ignored(before.ignored, ignored_after) if p not in was_ignored]
             kept = tuple(p for p in sorted(was_ignored) if not _under(p, unchecked) and _fingerprint(self.root, p) != was_ignored[p])
-            if not changes and not made:
+            if not changes and not made and not modes:
                 return kept
-            folders, modes = self._folders(before.tree) | _parents(before.ignored.files), {}
+            folders = self._folders(before.tree) | _parents(before.ignored.files)
             for change in changes:
                 if change.status == "D":
                     self._whiteout(change.path, upper, modes)
@@ -202,6 +212,26 @@ class TreeCapture:
                 os.chmod(target, stat.S_IMODE(st.st_mode))
             os.unlink(full)
         self._remove_empty(os.path.dirname(rel), folders)
+
+    def _move_git_folder(self, name: str, upper: Path, modes: dict[Path, int]) -> None:
+        """Move the ``.git`` of a nested repository the command made into ``upper`` (then its
+        files are the tree's as git sees them; its ``.git`` is an effect of its own, named as one
+        that runs later)."""
+        rel = f"{name}/.git"
+        full = self._inside(rel)
+        if not os.path.lexists(full):
+            return
+        self._upper_folder(upper, name, modes)
+        try:
+            os.rename(full, upper / rel)
+        except OSError as err:
+            if err.errno != errno.EXDEV:
+                raise
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.copytree(full, upper / rel, symlinks=True)
+                shutil.rmtree(full)
+            else:
+                self._move_out(rel, upper, set(), modes)
 
     def _remove_empty(self, folder: str, folders: set[str]) -> None:
         """Remove ``folder`` and those above it while empty and not folders before the command."""

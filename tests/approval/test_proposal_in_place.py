@@ -83,3 +83,17 @@ def test_an_ignored_file_the_command_unignores_is_left_where_it_is(tree: Path, p
     assert (tree / ".venv" / "pyvenv.cfg").read_text() == "home = /usr\n"
     assert (tree / ".venv" / "bin" / "activate").read_text() == "# activate\nmore\n"
     assert proposal.not_undone == (".venv/bin/activate",)
+
+
+def test_a_nested_repository_the_command_makes_is_read_back_with_its_git_folder(tree: Path, propose: Proposer) -> None:
+    """git's view leaves a nested repository out, so its files would have stayed in the tree
+    unjudged: its ``.git`` is moved out first, then its files are read back as any others, and
+    the ``.git`` itself is an effect that runs later (asked about by name)."""
+    before = files(tree)
+    proposal = propose("git init -q src/x && echo '#!/bin/sh' > src/x/run.sh && echo y > src/x/f")
+    assert not proposal.failed, proposal.failed
+    assert files(tree) == before and not (tree / "src" / "x").exists()
+    found = {effect.path: effect for effect in proposal.effects}
+    assert {"src/x", "src/x/f", "src/x/run.sh"} <= set(found) and any(p.startswith("src/x/.git") for p in found)
+    assert all(e.runs_later.startswith("in git's own folder") for p, e in found.items() if p.startswith("src/x/.git/") and e.after
+               and e.after.kind != "dir")
