@@ -138,6 +138,7 @@ def test_a_proposal_has_no_capabilities_and_no_network(repo: Path, way: str) -> 
     trajectory = run(repo, ["grep CapEff /proc/self/status; echo devices: $(tail -n +3 /proc/net/dev | cut -d: -f1); touch src/cap"],
                      way=way)
     (seen,) = observations(trajectory)
+    assert seen.startswith("Exit code: 0\nSTDOUT:\nCapEff:"), "nothing of the view's own (fuse-overlayfs's notes) in the output"
     assert "CapEff:\t0000000000000000" in seen
     assert "devices: lo\n" in seen, "a network namespace of its own: the loopback device only"
     assert (repo / "src" / "cap").exists()

@@ -48,11 +48,13 @@ from frogtui.tools.project_env import project_environ
 from frogtui.tools.proposals import MOUNT_FAILED, MOUNT_FAILED_LINE, Layers
 
 FUSE_SCRIPT = (
-    'f=$1 l=$2 r=$3; shift 3; "$f" -o "lowerdir=$l/lower,upperdir=$l/upper,workdir=$l/work" "$r" 2>&1 '
-    f'|| {{ echo "{MOUNT_FAILED_LINE}" >&2; exit {MOUNT_FAILED}; }}; exec "$@"'
+    'f=$1 l=$2 r=$3; shift 3; "$f" -o "lowerdir=$l/lower,upperdir=$l/upper,workdir=$l/work" "$r" >"$l/mount.log" 2>&1 '
+    f'|| {{ cat "$l/mount.log" >&2; echo "{MOUNT_FAILED_LINE}" >&2; exit {MOUNT_FAILED}; }}; exec "$@"'
 )
 """Run by ``sh`` as the first process of the new pid namespace: mount the view (the daemon goes to
-the background once the mount is ready), then exec the command's argv (bwrap). Paths come as
+the background once the mount is ready), then exec the command's argv (bwrap). What
+fuse-overlayfs prints goes to the layer folder, and to the output only when it cannot mount (it
+says ``unknown argument ignored: lazytime`` on every mount: not the command's). Paths come as
 arguments, never inside the script."""
 FUSE_OPAQUE = "user.fuseoverlayfs.opaque"
 OPAQUE_MARKERS = (".wh..wh..opq", ".wh..opq")
