@@ -11,7 +11,7 @@ effects; x runs the command for real instead.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -29,6 +29,9 @@ from frogtui.terminal_text import marked
 from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested
+
+if TYPE_CHECKING:  # with the first proposal's question
+    from frogtui.ui.proposal_hunks import ProposalHunks
 
 PROPOSAL_OUTPUT_LINES = 20
 """A proposal's output lines shown in the modal (the rest is counted)."""
@@ -298,7 +301,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             elif not event.value and view.accepted is not False:
                 view.set_all(False)
 
-    def on_proposal_hunks_toggled(self, event: Any) -> None:
+    def on_proposal_hunks_toggled(self, event: ProposalHunks.Toggled) -> None:
         """Hunks taken or left: the file stays ticked while one of its hunks is accepted."""
         number = (event.view.id or "").removeprefix("proposal-hunks-")
         box = self.query_one(f"#proposal-pick-{number}", Checkbox)

@@ -110,7 +110,8 @@ class ProposalHunks(HunkDiff, can_focus=True):
         self._redraw()
 
     def on_mount(self) -> None:
-        self._redraw()
+        if self.size.width:  # else at the first resize, once its width is known
+            self._redraw()
 
     def on_resize(self) -> None:
         if self._width() != self.width_drawn:

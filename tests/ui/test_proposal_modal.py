@@ -4,6 +4,7 @@ real overlay): it shows the command's output and each effect with its diff, dele
 model is told; a hunk rejected with space is left out of its file, exactly."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from frogtui.ui.approval_screen import ApprovalScreen
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.proposal_hunks import ProposalHunks
 from tests.overlay import WAYS, needs_overlay
-from tests.support import turn, write_replay, xml_call
+from tests.support import git, turn, write_replay, xml_call
 from tests.ui.conftest import SIZE, fake_clock, submit, wait_for
 
 pytestmark = needs_overlay
@@ -29,6 +30,12 @@ def app_for(py_repo: Path, home: Path, way: str = "auto") -> FrogApp:
     rules = home / "rules.toml"
     rules.write_text(f'[bash]\nread_only = false\nproposals = "{way}"\n')  # the sandbox on (bwrap), proposals on (the default)
     return FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
+
+
+def drawn_hunks(screen: object) -> bool:
+    """The modal's hunk view is drawn (at its first resize, once its width is known)."""
+    views = screen.query(ProposalHunks)  # type: ignore[attr-defined]
+    return bool(views) and bool(views.first().rows)
 
 
 def tool_messages(app: FrogApp) -> list[str]:
@@ -111,16 +118,19 @@ async def test_x_runs_the_command_for_real_instead(py_repo: Path, home: Path) ->
     assert app.core.next_undo() is not None, "checkpointed like any command"
 
 
-async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_other(py_repo: Path, home: Path) -> None:
+@pytest.mark.parametrize("way", WAYS)
+async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_other(py_repo: Path, home: Path, way: str) -> None:
+    """On each way a proposal runs (a kernel overlay, fuse-overlayfs, or run in place and undone)."""
     (py_repo / "calc.py").write_text("def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a / b\n")
+    git(py_repo, "commit", "-qam", "mul")
     command = "sed -i -e 's/a - b/a + b/' -e 's|a / b|a * b|' calc.py && echo edited"
     replay = write_replay(home / "replay.jsonl", [turn("Fix.", xml_call("Bash", command=command)), turn("Done.", answer="ok")])
     rules = home / "rules.toml"
-    rules.write_text("[bash]\nread_only = false\n")
+    rules.write_text(f'[bash]\nread_only = false\nproposals = "{way}"\n')
     app = FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(ProposalHunks), what="the modal")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and drawn_hunks(app.screen), what="the modal")
         screen = app.screen
         view = screen.query_one(ProposalHunks)
         assert [h.label.split(" · ")[0] for h in view.file.review_hunks] == ["@@ -1,6 +1,6 @@"] * 2, "one hunk per change"
@@ -141,8 +151,8 @@ async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_othe
     (observation,) = tool_messages(app)
     assert observation.startswith("Note: this command ran as a proposal, on a copy of the repository; its changes to calc.py were "
                                   "applied except 1 of 2 hunks (line 2)\nExit code: 0"), observation
-    assert app.core.agent is not None
-    ((hunks,),) = [a.hunks for a in Conversation.of(app.core.agent.trajectory).approvals() if a.hunks]  # as the session saves it
+    saved = Conversation.read(json.loads(app.core.trajectory_file().read_text()))  # the session's file, as a resume reads it
+    ((hunks,),) = [a.hunks for a in saved.approvals() if a.hunks]
     assert hunks.path == "calc.py" and hunks.rejected == ((1, 2, 1, 2),) and hunks.accepted == ((5, 6, 5, 6),)
 
 
@@ -150,7 +160,7 @@ async def test_unticking_a_file_rejects_its_hunks_and_rejecting_all_unticks_it(p
     app = app_for(py_repo, home)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(ProposalHunks), what="the modal")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and drawn_hunks(app.screen), what="the modal")
         screen = app.screen
         view, box = screen.query_one(ProposalHunks), screen.query_one("#proposal-pick-0", Checkbox)
         box.value = False
