@@ -19,7 +19,7 @@ import pytest
 
 from frogtui.cli import main
 from frogtui.config import config_dir
-from tests.overlay import WAYS, needs_fuse, needs_overlay
+from tests.overlay import WAYS, needs_bwrap, needs_fuse, needs_overlay
 from tests.support import git, turn, write_replay, xml_call
 
 SRC_ALLOWED = '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
@@ -188,7 +188,7 @@ def _running(marker: str) -> bool:
     return False
 
 
-@needs_overlay  # bwrap and util-linux, as every way here
+@needs_bwrap
 def test_kill_9_during_a_proposal_run_in_place_leaves_its_checkpoint(repo: Path, tmp_path: Path) -> None:
     """Run then undo: the command runs on the tree itself, so ``kill -9`` mid-command leaves what it
     did so far in the tree; the step's checkpoint, taken before it ran, holds the tree before it

@@ -11,9 +11,11 @@ git's view is what is read: files git tracks or would add. Of what git ignores (
 ``node_modules``, caches), a file the command made is moved out too (so it is judged, and a
 program planted in ``.venv/bin`` never lands unseen); one that was there before and that the
 command changed or deleted cannot be put back (git holds no copy of it): it stays as the command
-left it, and the model is told (``capture``'s answer). Empty folders outside the ignored ones,
-folder modes, FIFOs and sockets are not read either: they stay as the command left them
-(docs/APPROVALS.md). The loop takes the step's checkpoint before the command runs, so a crash
+left it, and the model is told (``capture``'s answer). A nested repository the command makes
+(which git's view leaves out) has its ``.git`` moved out first, then its files are read as any
+others. Empty folders outside the ignored ones, folder modes, FIFOs, sockets and device files, and
+what is inside a nested repository that was there before, are not read: they stay as the command
+left them (docs/APPROVALS.md). The loop takes the step's checkpoint before the command runs, so a crash
 between the command and the tree being put back leaves a checkpoint that undo goes back to.
 """
 from __future__ import annotations
