@@ -26,6 +26,8 @@ from frogtui.vcs.snapshot import open_repo
 from tests.overlay import WAYS, needs_overlay
 from tests.support import git
 
+WAY_NAMES = ("overlay", "fuse", "undo")
+
 pytestmark = needs_overlay
 
 
@@ -49,6 +51,7 @@ class Proposer:
         in_place = TreeCapture(repo) if repo is not None else None
         self.runner = ProposalRunner(view, self.workspace.root, tmp / "layers", ignored=ignored, in_place=in_place)
         self.in_place = in_place is not None
+        self.way = way
         """The command runs on the tree and is put back (run then undo: what git does not see stays)."""
 
     def __call__(self, command: str) -> Proposal:
@@ -221,10 +224,11 @@ def test_hard_links_land_as_copies_and_a_link_in_the_tree_is_not_followed(tree: 
 
 
 def test_huge_output_is_bounded_and_no_process_outlives_the_proposal(tree: Path, propose: Proposer) -> None:
-    proposal = propose("(sleep 77.31 &); head -c 5000000 /dev/zero | tr '\\0' x; echo $TMPDIR > tmp_was; echo t > $TMPDIR/t")
+    marker = f"77.31{WAY_NAMES.index(propose.way)}"  # one of its own per way: the ways run at once on the test workers
+    proposal = propose(f"(sleep {marker} &); head -c 5000000 /dev/zero | tr '\\0' x; echo $TMPDIR > tmp_was; echo t > $TMPDIR/t")
     assert len(proposal.result.observation) < 40_000
     time.sleep(0.1)
-    assert not any(b"77.31" in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in os.listdir("/proc") if pid.isdigit()
+    assert not any(marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in os.listdir("/proc") if pid.isdigit()
                    and os.path.exists(f"/proc/{pid}/cmdline"))
     assert list(propose.workspace.tmp_dir.iterdir()) == [], "the proposal's temp folder is its own"
 
