@@ -105,7 +105,8 @@ def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path, w
     assert (third["decision"], third["by"]) == ("deny", "mode")
     seen = observations(trajectory)
     assert seen[0].startswith("Exit code: 0")
-    assert seen[1].startswith("PermissionError: this command ran as a proposal, on a copy of the repository, and none of its changes")
+    where = "on the working tree, and its changes were taken back until approved" if way == "undo" else "on a copy of the repository"
+    assert seen[1].startswith(f"PermissionError: this command ran as a proposal, {where}, and none of its changes"), seen[1]
     assert "docs/b.md" in seen[1] and "Write: ask (default)" in seen[1]
     assert "deleted docs/b.md: needs a person" in seen[2] and "modified src/c.py: allowed (Write: src/**)" in seen[2]
     assert git(repo, "status", "--porcelain") == " M src/a.py\n"

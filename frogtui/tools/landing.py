@@ -418,9 +418,6 @@ def _chmod(tree: _Tree, rel: str, mode: int) -> None:
 
 
 # what the model is told ------------------------------------------------------------------------
-PROPOSAL_NOTE = "Note: this command ran as a proposal, on a copy of the repository"
-
-
 NOT_UNDONE_NOTE = ("Note: this command ran on the working tree itself (no copy-on-write view here); its changes to these "
                    "files git ignores could not be put back and stay as it left them: {paths}")
 NOT_UNDONE_SHOWN = 20
@@ -451,24 +448,24 @@ def decided_outcome(proposal: Proposal, allowed: bool, reason: str, landed: Land
         return ToolOutcome(f"OSError: the proposal's copy-on-write view could not be made; the command did not run\n{observation}",
                            ok=False, error="OSError")
     if result.cancelled or result.timed_out:
-        note = f"{PROPOSAL_NOTE}; nothing it changed was applied\n" if proposal.effects.items else ""
+        note = f"Note: {proposal.ran_as}; nothing it changed was applied\n" if proposal.effects.items else ""
         return ToolOutcome(note + observation, ok=False, exit_code=None, cancelled=result.cancelled, timed_out=result.timed_out)
     if not allowed:
         denial = denied_by_person(reason) if by == "person" else denied_by_policy(reason)
         return ToolOutcome(f"{denial}\n{observation}", ok=False, exit_code=code, denied=True)
     if landed is not None and landed.stale:
         stale = "; ".join(landed.stale)
-        return ToolOutcome(f"{PROPOSAL_NOTE}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",
+        return ToolOutcome(f"Note: {proposal.ran_as}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",
                            ok=False, exit_code=code)
     if landed is not None and landed.error:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; applying its changes stopped part way: {landed.error}\n{observation}", ok=False,
+        return ToolOutcome(f"Note: {proposal.ran_as}; applying its changes stopped part way: {landed.error}\n{observation}", ok=False,
                            exit_code=code, error=landed.error.split(":", 1)[0])
     applied = set(landed.applied) if landed is not None else set()
     left = [e.describe(full=False) for e in proposal.effects if not left_out(e) and e.path not in applied]
     notes = [f"only some of its changes were applied; not applied: {'; '.join(left)}"] if left else []
     notes += [partly_note(part) for part in (landed.partly if landed is not None else ())]
     if notes:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; {'; '.join(notes)}\n{observation}", ok=code == 0, exit_code=code)
+        return ToolOutcome(f"Note: {proposal.ran_as}; {'; '.join(notes)}\n{observation}", ok=code == 0, exit_code=code)
     return ToolOutcome(observation, ok=code == 0, exit_code=code)
 
 

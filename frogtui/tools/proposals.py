@@ -35,6 +35,8 @@ folder (which the sandbox never sees: it gets a fresh ``/tmp``)."""
 MOUNT_FAILED = 125
 """The exit status of a proposal whose view could not be mounted (the command did not run)."""
 MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
+RAN_ON_A_COPY = "this command ran as a proposal, on a copy of the repository"
+RAN_IN_PLACE = "this command ran as a proposal, on the working tree, and its changes were taken back until approved"
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,11 @@ class Proposal:
     in_place: bool = False
     not_undone: tuple[str, ...] = ()
     discarded: bool = field(default=False, repr=False)
+
+    @property
+    def ran_as(self) -> str:
+        """How it ran, as the model and the person are told it."""
+        return RAN_IN_PLACE if self.in_place else RAN_ON_A_COPY
 
     @property
     def upper(self) -> Path:

@@ -149,7 +149,8 @@ async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_othe
         await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
     assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
     (observation,) = tool_messages(app)
-    assert observation.startswith("Note: this command ran as a proposal, on a copy of the repository; its changes to calc.py were "
+    where = "on the working tree, and its changes were taken back until approved" if way == "undo" else "on a copy of the repository"
+    assert observation.startswith(f"Note: this command ran as a proposal, {where}; its changes to calc.py were "
                                   "applied except 1 of 2 hunks (line 2)\nExit code: 0"), observation
     saved = Conversation.read(json.loads(app.core.trajectory_file().read_text()))  # the session's file, as a resume reads it
     ((hunks,),) = [a.hunks for a in saved.approvals() if a.hunks]
