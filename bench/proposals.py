@@ -1,6 +1,7 @@
 """Cost of a proposal per step, against the same command run directly in the sandbox, phase by phase.
 
 Usage: python bench/proposals.py [--files 5000] [--runs 9] [--only NAME] [--checkpoints] [--profile NAME]
+                                 [--way auto|overlay|fuse|undo]
 
 A throwaway git repository of FILES files (100 per folder) and, for each command, two sides,
 alternating after a warm-up run each:
@@ -20,6 +21,9 @@ The proposal's phases are timed in the same runs, by wrapping the functions ``pr
 * ``judge``: ``Approver.judge_proposal``; ``stale``/``apply``: ``land``'s stale check and writes;
 * ``discard``: the layer folder removed (renamed, then removed on a thread of its own);
 * ``own``: the sum of the phases above but ``run``: frogtui's own work around the command.
+
+``--way`` picks how the proposal runs (``approval.sandbox.views``: the kernel's overlay,
+fuse-overlayfs, or run then undo from git's view, ``vcs.in_place``).
 
 The direct side's changes are put back with ``git checkout``/``git clean`` between runs, outside
 the clock. The checkpoints (one before and one after on both sides: ``loop._land`` takes them
@@ -60,6 +64,8 @@ from frogtui.protocol import ApprovalRequest, ToolCall  # noqa: E402
 from frogtui.tools import ToolRunner  # noqa: E402
 from frogtui.tools.proposals import Layers, ProposalRunner  # noqa: E402
 from frogtui.tools.workspace import Workspace  # noqa: E402
+from frogtui.vcs.in_place import TreeCapture  # noqa: E402
+from frogtui.vcs.snapshot import open_repo  # noqa: E402
 
 COMMANDS = {
     "true": (0, "true"),
@@ -153,6 +159,7 @@ def main() -> None:
     parser.add_argument("--only", action="append", choices=list(COMMANDS), help="only this command (repeatable)")
     parser.add_argument("--checkpoints", action="store_true", help="both sides take a checkpoint before and after, in the clock")
     parser.add_argument("--profile", choices=list(COMMANDS), help="cProfile the proposal side of this command instead")
+    parser.add_argument("--way", default="auto", choices=["auto", "overlay", "fuse", "undo"])
     args = parser.parse_args()
     phases = Phases()
     install(phases)
@@ -164,7 +171,7 @@ def main() -> None:
         tmp_dir.mkdir()
         workspace = Workspace(root, tmp_dir=tmp_dir)
         sandbox = make_sandbox(workspace, SandboxSettings())
-        view, why = make_view(sandbox.wrap, workspace.root)
+        view, why = make_view(sandbox.wrap, workspace.root, args.way)
         if view is None:
             sys.exit(f"no copy-on-write view here: {why}")
         checkpoints = None
@@ -181,7 +188,8 @@ def main() -> None:
                                   capture_output=True, text=True, check=False)
             return {p for p in done.stdout.split("\0") if p}
 
-        proposals = ProposalRunner(view, workspace.root, Path(folder) / "layers", ignored=ignored)
+        in_place = TreeCapture(open_repo(root)) if view.kind == "undo" else None
+        proposals = ProposalRunner(view, workspace.root, Path(folder) / "layers", ignored=ignored, in_place=in_place)
         runner = ToolRunner(workspace, wrap=sandbox.wrap, proposals=proposals)
         rules = combine(parse_rules('[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n', "bench"), None)
         gate = Approver(PolicyEngine(workspace, rules), mode="policy")
@@ -276,7 +284,7 @@ def main() -> None:
             print(f"{name:28} {changed:>7} {d:8.1f} {p:9.1f} {statistics.median(ratios):5.2f}  "
                   + " ".join(f"{figures[ph]:8.1f}" for ph in shown) + f" {run_minus_direct:10.1f} {own:8.1f}", flush=True)
         load = os.getloadavg()
-        print(json.dumps({"files": args.files, "runs": args.runs, "cpus": os.cpu_count(), "checkpoints": args.checkpoints,
+        print(json.dumps({"files": args.files, "runs": args.runs, "way": view.kind, "cpus": os.cpu_count(), "checkpoints": args.checkpoints,
                           "load": [round(x, 1) for x in load], "results": results}))
 
 

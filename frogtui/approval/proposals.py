@@ -31,7 +31,6 @@ from frogtui.tools.effects import Effect, left_out
 from frogtui.tools.proposals import Proposal
 from frogtui.tools.specs import WRITE
 
-RAN_AS_PROPOSAL = "this command ran as a proposal, on a copy of the repository"
 CACHE_RULE = "ignored by git (a cache or build output)"
 CONTROL_RULE = "control file"
 LINK_OUT_RULE = "link out of the repository"
@@ -135,7 +134,7 @@ def too_large(proposal: Proposal) -> str:
 
 def too_large_answer(proposal: Proposal) -> Approval:
     """None of a proposal lands whose effects were not all read, with or without effects read."""
-    why = f"{RAN_AS_PROPOSAL}, and none of its changes was applied: {too_large(proposal)}"
+    why = f"{proposal.ran_as}, and none of its changes was applied: {too_large(proposal)}"
     return Approval("deny", why, by="rule", rule=TOO_LARGE_RULE)
 
 
