@@ -234,3 +234,22 @@ def test_a_proposal_past_the_entry_cap_lands_nothing_and_the_model_is_told_why(r
     assert seen.startswith("PermissionError: this command ran as a proposal, on a copy of the repository, and none of its changes")
     assert "more than 1 files and folders changed, more than frogtui reads to review" in seen
     assert git(repo, "status", "--porcelain") == ""
+
+
+@needs_bwrap
+def test_run_then_undo_is_off_where_git_converts_file_contents_and_the_file_is_untouched(repo: Path) -> None:
+    """Put back from git, a CRLF file under ``* text=auto`` came back LF after a rejected command:
+    there, run then undo is not a way, the session's line says why, and the command is asked
+    about by its text (``--approve policy``: not run), the person's bytes as they were."""
+    (repo / ".gitattributes").write_text("* text=auto\n")
+    mine = b"x = 1\r\n# my edit\r\n"
+    (repo / "src" / "a.py").write_bytes(mine)
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text(f'[bash]\nproposals = "undo"\n{SRC_ALLOWED}')
+    replay = write_replay(repo.parent / "replay.jsonl", [turn("go", xml_call("Bash", command="sed -i 's/1/2/' src/a.py")),
+                                                         turn("done", answer="done")])
+    assert main(["run", "go", "--repo", str(repo), "--model", f"replay:{replay}", "--approve", "policy"]) == 0
+    logs = sorted((Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions").glob("*/session.log"), key=os.path.getmtime)
+    assert ("proposals: WARNING off (run then undo cannot put a file back byte for byte here (git converts file contents): "
+            ".gitattributes has the attribute text=auto") in logs[-1].read_text()
+    assert (repo / "src" / "a.py").read_bytes() == mine

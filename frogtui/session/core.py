@@ -53,7 +53,7 @@ from frogtui.tools.project_env import describe_python
 from frogtui.tools.proposals import ProposalRunner
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.ignored import ignored_among
-from frogtui.vcs.in_place import TreeCapture
+from frogtui.vcs.in_place import CANNOT_PUT_BACK, TreeCapture, converts
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import (
     GitState,
@@ -234,12 +234,24 @@ class SessionCore:
         if not engine.rules.proposals:
             return None, OFF_SETTING
         state = self.repo_state
-        view, why = make_view(sandbox.wrap, workspace.root, engine.rules.proposals_way, repository=state is not None)
+        view, why = make_view(sandbox.wrap, workspace.root, engine.rules.proposals_way, repository=state is not None,
+                              undo_problem=self._undo_problem())
         if view is None:
             return None, proposals_line(view, why)
         in_place = TreeCapture(state.repo) if state is not None and getattr(view, "in_place", False) else None
         runner = ProposalRunner(view, workspace.root, self.session.folder / "proposals", ignored=self._ignored_among, in_place=in_place)
         return runner, proposals_line(view, why)
+
+    def _undo_problem(self) -> str:
+        """Why running a proposal then undoing it cannot put the repository's files back as they
+        are (``vcs.in_place.converts``), '' when it can."""
+        if self.repo_state is None:
+            return ""
+        try:
+            why = converts(self.repo_state.repo)
+        except FrogtuiError as err:
+            return f"git cannot say whether it converts file contents: {err}"
+        return f"{CANNOT_PUT_BACK}: {why}" if why else ""
 
     def _ignored_among(self, paths: Sequence[str]) -> set[str]:
         """The paths git ignores, among a proposal's effects (none outside git, or when git cannot say)."""

@@ -34,7 +34,7 @@ from frogtui.errors import FrogtuiError
 from frogtui.vcs.hunks import decode, encode
 from frogtui.vcs.ignored import IgnoredFiles, ignored_files
 from frogtui.vcs.ignored import changed as changed_ignored
-from frogtui.vcs.repository import run_git, temporary_index
+from frogtui.vcs.repository import GitFailed, run_git, temporary_index
 from frogtui.vcs.snapshot import snapshot
 
 
@@ -74,6 +74,59 @@ def _parents(paths: Iterable[str]) -> set[str]:
     return found
 
 
+CANNOT_PUT_BACK = "run then undo cannot put a file back byte for byte here (git converts file contents)"
+CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding")
+"""The attributes under which git's copy of a file is not its bytes (line endings, a filter's
+clean and smudge, ``$Id$``, an encoding): put back from git, a CRLF file would come back LF."""
+
+
+def converts(repo: git.Repo, tree: str | None = None) -> str:
+    """Why git's copy of a file in ``tree`` (None: the person's index and the untracked files) may
+    not give back its bytes, as run then undo puts a file back (``core.autocrlf``, or the first
+    path with an attribute of ``CONVERTING``); '' when it gives back every file as it was. Read
+    where ``git check-attr`` reads (every ``.gitattributes``, ``info/attributes``, the person's
+    and the system's); a git-lfs filter gives back what it took, and is not counted.
+
+    Raises:
+        FrogtuiError: git cannot say.
+    """
+    try:
+        autocrlf = run_git(repo, "config", "--get", "core.autocrlf").decode().strip()
+    except GitFailed:  # not set
+        autocrlf = ""
+    if autocrlf.lower() in ("true", "input", "yes", "on", "1"):
+        return f"core.autocrlf = {autocrlf} (a file with CRLF line endings would come back with git's)"
+    listed = (run_git(repo, "ls-tree", "-r", "-z", "--name-only", tree) if tree is not None
+              else run_git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard"))
+    paths = [p for p in listed.split(b"\0") if p]
+    if not paths or not _attribute_files(repo, paths):
+        return ""
+    out = run_git(repo, "check-attr", "-z", "--stdin", *CONVERTING, stdin=b"".join(p + b"\0" for p in paths))
+    fields = out.split(b"\0")
+    for path, name, value in zip(fields[0::3], fields[1::3], fields[2::3], strict=False):
+        if value in (b"unspecified", b"unset", b"") or (name == b"filter" and value == b"lfs"):
+            continue
+        shown = name.decode() if value == b"set" else f"{name.decode()}={decode(value)}"
+        return f"{decode(path)} has the attribute {shown} (.gitattributes): git's copy of it may not be its bytes"
+    return ""
+
+
+def _attribute_files(repo: git.Repo, paths: list[bytes]) -> bool:
+    """Whether any file git reads attributes from is there (a ``.gitattributes`` among ``paths``,
+    ``info/attributes``, ``core.attributesFile`` or its default, the system's)."""
+    if any(p == b".gitattributes" or p.endswith(b"/.gitattributes") for p in paths):
+        return True
+    try:
+        configured = run_git(repo, "config", "--path", "--get", "core.attributesFile").decode().strip()
+    except GitFailed:
+        configured = ""
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    files = [os.path.join(repo.common_dir, "info", "attributes"), configured or os.path.join(xdg, "git", "attributes")]
+    if not os.environ.get("GIT_ATTR_NOSYSTEM"):
+        files.append("/etc/gitattributes")
+    return any(os.path.isfile(f) and os.path.getsize(f) for f in files)
+
+
 @dataclass(frozen=True)
 class Change:
     """One path git sees changed: ``A`` added, ``M`` modified (content or mode), ``T`` a change of
@@ -94,10 +147,14 @@ class TreeCapture:
         """git's snapshot of the tree now, and the ignored files' fingerprints.
 
         Raises:
-            OSError: git cannot snapshot the tree.
+            OSError: git cannot snapshot the tree, or git's copy of a file there may not be its
+                bytes (``converts``): the command does not run.
         """
         try:
             taken = snapshot(self.repo)
+            why = converts(self.repo, taken.tree)
+            if why:
+                raise OSError(f"{CANNOT_PUT_BACK}: {why}")
             return Before(taken.tree, ignored_files(self.repo), taken.nested)
         except FrogtuiError as err:
             raise OSError(f"the tree cannot be snapshot before the command: {err}") from None

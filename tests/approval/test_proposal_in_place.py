@@ -97,3 +97,32 @@ def test_a_nested_repository_the_command_makes_is_read_back_with_its_git_folder(
     assert {"src/x", "src/x/f", "src/x/run.sh"} <= set(found) and any(p.startswith("src/x/.git") for p in found)
     assert all(e.runs_later.startswith("in git's own folder") for p, e in found.items() if p.startswith("src/x/.git/") and e.after
                and e.after.kind != "dir")
+
+
+@pytest.mark.parametrize("setting", ["* text=auto\n", "*.txt eol=crlf\n", "*.txt ident\n", "[attr]conv text\n*.txt conv\n",
+                                     "core.autocrlf"])
+def test_a_repository_where_git_converts_file_contents_is_never_run_in_place(tree: Path, tmp_path: Path, setting: str) -> None:
+    """Put back from git, a file whose content git converts (line endings, ``$Id$``) would not
+    come back as the person's bytes: a CRLF file with their edit came back LF after a rejected
+    ``sed -i``. The command does not run there, and the person is told why (their file untouched)."""
+    if setting == "core.autocrlf":
+        git(tree, "config", "core.autocrlf", "true")
+    else:
+        (tree / ".gitattributes").write_text(setting)
+    mine = b"line one\r\nmy edit\r\n"
+    (tree / "notes.txt").write_bytes(mine)
+    propose = Proposer(tree, tmp_path, "undo")
+    with pytest.raises(OSError, match="cannot put a file back byte for byte"):
+        propose("printf 'x\\n' >> notes.txt")
+    assert (tree / "notes.txt").read_bytes() == mine
+
+
+@pytest.mark.parametrize("setting", ["*.png binary\n*.py diff=python\n", "*.bin -text\n", "*.big filter=lfs diff=lfs merge=lfs -text\n"])
+def test_attributes_that_convert_nothing_leave_run_then_undo_on(tree: Path, tmp_path: Path, setting: str) -> None:
+    (tree / ".gitattributes").write_text(setting)
+    mine = b"line one\r\nmy edit\r\n"
+    (tree / "notes.txt").write_bytes(mine)
+    proposal = Proposer(tree, tmp_path, "undo")("printf 'x\\n' >> notes.txt")
+    assert not proposal.failed, proposal.failed
+    assert lines(proposal) == ["modified notes.txt"] or lines(proposal) == ["added notes.txt"], lines(proposal)
+    assert (tree / "notes.txt").read_bytes() == mine, "put back byte for byte"

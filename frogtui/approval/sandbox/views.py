@@ -25,24 +25,29 @@ ProposalView = OverlayView | FuseView | DirectView
 _ORDER = ("overlay", "fuse", "undo")
 
 
-def make_view(sandbox: object, root: Path, setting: str = "auto", *, repository: bool = True) -> tuple[ProposalView | None, str]:
+def make_view(sandbox: object, root: Path, setting: str = "auto", *, repository: bool = True,
+              undo_problem: str = "") -> tuple[ProposalView | None, str]:
     """The way a proposal runs for ``sandbox`` (the session's ``Sandbox.wrap``) under ``setting``
     (``rules.PROPOSAL_WAYS``), and why the ways before it were not taken (or, with None, why none was);
-    ``repository``: the tree is a git repository (running then undoing needs its checkpoints)."""
+    ``repository``: the tree is a git repository (running then undoing needs its checkpoints);
+    ``undo_problem``: why git cannot put its files back as they are (``vcs.in_place.converts``):
+    then running then undoing is not a way here either."""
     if not isinstance(sandbox, BwrapWrapper):
         return None, "Bash has no bubblewrap sandbox"
     problems: list[str] = []
     for kind in _ORDER if setting in ("auto", "") else (setting,):
-        view, why = _make(kind, sandbox, root, repository)
+        view, why = _make(kind, sandbox, root, repository, undo_problem)
         if view is not None:
             return view, "; ".join(problems)
         problems.append(f"{_NAMES[kind]}: {why}" if setting in ("auto", "") else why)
     return None, "; ".join(problems)
 
 
-def _make(kind: str, sandbox: BwrapWrapper, root: Path, repository: bool) -> tuple[ProposalView | None, str]:
+def _make(kind: str, sandbox: BwrapWrapper, root: Path, repository: bool, undo_problem: str = "") -> tuple[ProposalView | None, str]:
     if kind == "undo":
-        return (DirectView(sandbox), "") if repository else (None, "not a git repository (no checkpoint to undo from)")
+        if not repository:
+            return None, "not a git repository (no checkpoint to undo from)"
+        return (DirectView(sandbox), "") if not undo_problem else (None, undo_problem)
     if sandbox.privileges == "caps":
         return None, "bubblewrap cannot make a user namespace here"
     if kind == "overlay":
