@@ -53,7 +53,7 @@ from frogtui.tools.project_env import describe_python
 from frogtui.tools.proposals import ProposalRunner
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.ignored import ignored_among
-from frogtui.vcs.in_place import CANNOT_PUT_BACK, TreeCapture, converts
+from frogtui.vcs.in_place import CANNOT_PUT_BACK, TreeCapture, cannot_put_back
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import (
     GitState,
@@ -244,13 +244,13 @@ class SessionCore:
 
     def _undo_problem(self) -> str:
         """Why running a proposal then undoing it cannot put the repository's files back as they
-        are (``vcs.in_place.converts``), '' when it can."""
+        are (``vcs.in_place.cannot_put_back``), '' when it can."""
         if self.repo_state is None:
             return ""
         try:
-            why = converts(self.repo_state.repo)
+            why = cannot_put_back(self.repo_state.repo)
         except FrogtuiError as err:
-            return f"git cannot say whether it converts file contents: {err}"
+            return f"git cannot say whether it could put each file back: {err}"
         return f"{CANNOT_PUT_BACK}: {why}" if why else ""
 
     def _ignored_among(self, paths: Sequence[str]) -> set[str]:

@@ -74,31 +74,49 @@ def _parents(paths: Iterable[str]) -> set[str]:
     return found
 
 
-CANNOT_PUT_BACK = "run then undo cannot put a file back byte for byte here (git converts file contents)"
+CANNOT_PUT_BACK = "run then undo cannot put every file back as it was here"
 CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding")
 """The attributes under which git's copy of a file is not its bytes (line endings, a filter's
 clean and smudge, ``$Id$``, an encoding): put back from git, a CRLF file would come back LF."""
+GITLINK = b"160000"
 
 
-def converts(repo: git.Repo, tree: str | None = None) -> str:
-    """Why git's copy of a file in ``tree`` (None: the person's index and the untracked files) may
-    not give back its bytes, as run then undo puts a file back (``core.autocrlf``, or the first
-    path with an attribute of ``CONVERTING``); '' when it gives back every file as it was. Read
-    where ``git check-attr`` reads (every ``.gitattributes``, ``info/attributes``, the person's
-    and the system's); a git-lfs filter gives back what it took, and is not counted.
+def cannot_put_back(repo: git.Repo, tree: str | None = None) -> str:
+    """Why a file of ``tree`` (None: the person's index and the untracked files) may not be put
+    back as it is from git's copy, as run then undo puts files back; '' when each can.
+
+    - a submodule: git's snapshot holds its commit, not its files (a command that removed it
+      left it empty, the person's work in it lost; one that edited a file in it was never seen);
+    - git converts file contents (``core.autocrlf``, or an attribute of ``CONVERTING``, read
+      where ``git check-attr`` reads: every ``.gitattributes``, ``info/attributes``, the
+      person's and the system's; git-lfs's filter gives back what it took and is not counted).
 
     Raises:
         FrogtuiError: git cannot say.
     """
+    if tree is not None:
+        entries = [(meta.split(b" ")[0], path) for meta, _, path in
+                   (e.partition(b"\t") for e in run_git(repo, "ls-tree", "-r", "-z", tree).split(b"\0") if e)]
+    else:
+        entries = [(meta.split(b" ")[0], path) for meta, _, path in
+                   (e.partition(b"\t") for e in run_git(repo, "ls-files", "-s", "-z").split(b"\0") if e)]
+        entries += [(b"", p) for p in run_git(repo, "ls-files", "-z", "--others", "--exclude-standard").split(b"\0") if p]
+    submodule = next((path for mode, path in entries if mode == GITLINK), None)
+    if submodule is not None:
+        return (f"the submodule {decode(submodule)}: git holds its commit, not its files (what a command did in it could "
+                "be neither read back nor put back)")
+    why = _converts(repo, [path for _, path in entries])
+    return f"git converts file contents: {why}" if why else ""
+
+
+def _converts(repo: git.Repo, paths: list[bytes]) -> str:
+    """The first reason git's copy of one of ``paths`` may not be its bytes ('' none)."""
     try:
         autocrlf = run_git(repo, "config", "--get", "core.autocrlf").decode().strip()
     except GitFailed:  # not set
         autocrlf = ""
     if autocrlf.lower() in ("true", "input", "yes", "on", "1"):
         return f"core.autocrlf = {autocrlf} (a file with CRLF line endings would come back with git's)"
-    listed = (run_git(repo, "ls-tree", "-r", "-z", "--name-only", tree) if tree is not None
-              else run_git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard"))
-    paths = [p for p in listed.split(b"\0") if p]
     if not paths or not _attribute_files(repo, paths):
         return ""
     out = run_git(repo, "check-attr", "-z", "--stdin", *CONVERTING, stdin=b"".join(p + b"\0" for p in paths))
@@ -148,11 +166,11 @@ class TreeCapture:
 
         Raises:
             OSError: git cannot snapshot the tree, or git's copy of a file there may not be its
-                bytes (``converts``): the command does not run.
+                bytes (``cannot_put_back``): the command does not run.
         """
         try:
             taken = snapshot(self.repo)
-            why = converts(self.repo, taken.tree)
+            why = cannot_put_back(self.repo, taken.tree)
             if why:
                 raise OSError(f"{CANNOT_PUT_BACK}: {why}")
             return Before(taken.tree, ignored_files(self.repo), taken.nested)

@@ -112,7 +112,7 @@ def test_a_repository_where_git_converts_file_contents_is_never_run_in_place(tre
     mine = b"line one\r\nmy edit\r\n"
     (tree / "notes.txt").write_bytes(mine)
     propose = Proposer(tree, tmp_path, "undo")
-    with pytest.raises(OSError, match="cannot put a file back byte for byte"):
+    with pytest.raises(OSError, match="cannot put every file back as it was here: git converts file contents"):
         propose("printf 'x\\n' >> notes.txt")
     assert (tree / "notes.txt").read_bytes() == mine
 
@@ -126,3 +126,31 @@ def test_attributes_that_convert_nothing_leave_run_then_undo_on(tree: Path, tmp_
     assert not proposal.failed, proposal.failed
     assert lines(proposal) == ["modified notes.txt"] or lines(proposal) == ["added notes.txt"], lines(proposal)
     assert (tree / "notes.txt").read_bytes() == mine, "put back byte for byte"
+
+
+@pytest.fixture
+def with_submodule(tree: Path, tmp_path: Path) -> Path:
+    """``tree`` with a submodule ``sub`` (its ``f`` committed there) and the person's uncommitted work in it."""
+    source = tmp_path / "sub-source"
+    source.mkdir()
+    (source / "f").write_text("sub\n")
+    git(source, "init", "-q")
+    git(source, "add", "-A")
+    git(source, "commit", "-qm", "sub")
+    git(tree, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), "sub")
+    git(tree, "commit", "-qm", "with sub")
+    (tree / "sub" / "mine.txt").write_text("my work in the submodule\n")
+    return tree
+
+
+@pytest.mark.parametrize("command", ["rm -rf sub", "echo changed >> sub/f", "rm -rf sub && echo x > sub"])
+def test_a_repository_with_a_submodule_is_never_run_in_place(with_submodule: Path, tmp_path: Path, command: str) -> None:
+    """git's snapshot holds a submodule as its commit, not its files: a command run in place that
+    removed ``sub`` left it empty when rejected (the person's uncommitted work in it lost), and
+    one that edited ``sub/f`` left the edit in the tree, never judged. The command does not run."""
+    tree = with_submodule
+    before = {p: (tree / p).read_text() for p in ("sub/f", "sub/mine.txt")}
+    propose = Proposer(tree, tmp_path, "undo")
+    with pytest.raises(OSError, match="submodule sub"):
+        propose(command)
+    assert {p: (tree / p).read_text() for p in before} == before

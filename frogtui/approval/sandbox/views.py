@@ -30,7 +30,7 @@ def make_view(sandbox: object, root: Path, setting: str = "auto", *, repository:
     """The way a proposal runs for ``sandbox`` (the session's ``Sandbox.wrap``) under ``setting``
     (``rules.PROPOSAL_WAYS``), and why the ways before it were not taken (or, with None, why none was);
     ``repository``: the tree is a git repository (running then undoing needs its checkpoints);
-    ``undo_problem``: why git cannot put its files back as they are (``vcs.in_place.converts``):
+    ``undo_problem``: why git cannot put its files back as they are (``vcs.in_place.cannot_put_back``):
     then running then undoing is not a way here either."""
     if not isinstance(sandbox, BwrapWrapper):
         return None, "Bash has no bubblewrap sandbox"
