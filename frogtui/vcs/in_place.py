@@ -13,10 +13,11 @@ program planted in ``.venv/bin`` never lands unseen); one that was there before 
 command changed or deleted cannot be put back (git holds no copy of it): it stays as the command
 left it, and the model is told (``capture``'s answer). A nested repository the command makes
 (which git's view leaves out) has its ``.git`` moved out first, then its files are read as any
-others. Empty folders outside the ignored ones, folder modes, FIFOs, sockets and device files, and
-what is inside a nested repository that was there before, are not read: they stay as the command
-left them (docs/APPROVALS.md). The loop takes the step's checkpoint before the command runs, so a crash
-between the command and the tree being put back leaves a checkpoint that undo goes back to.
+others. Empty folders outside the ignored ones, folder modes, FIFOs, sockets and device files are
+not read: they stay as the command left them (docs/APPROVALS.md). Where git's copy cannot give a
+file back as it was (a submodule, a nested repository that was there before, git converting file
+contents: ``cannot_put_back``), the command is not run this way at all. The loop takes the step's
+checkpoint before the command runs, so a crash between the command and the tree being put back leaves a checkpoint that undo goes back to.
 """
 from __future__ import annotations
 
@@ -81,12 +82,15 @@ clean and smudge, ``$Id$``, an encoding): put back from git, a CRLF file would c
 GITLINK = b"160000"
 
 
-def cannot_put_back(repo: git.Repo, tree: str | None = None) -> str:
+def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, ...] = ()) -> str:
     """Why a file of ``tree`` (None: the person's index and the untracked files) may not be put
     back as it is from git's copy, as run then undo puts files back; '' when each can.
+    ``nested``: the nested repositories the snapshot of ``tree`` left out.
 
     - a submodule: git's snapshot holds its commit, not its files (a command that removed it
       left it empty, the person's work in it lost; one that edited a file in it was never seen);
+    - a nested repository (not a submodule): the snapshot leaves it out whole (a command that
+      removed it lost it, its history too);
     - git converts file contents (``core.autocrlf``, or an attribute of ``CONVERTING``, read
       where ``git check-attr`` reads: every ``.gitattributes``, ``info/attributes``, the
       person's and the system's; git-lfs's filter gives back what it took and is not counted).
@@ -101,6 +105,10 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None) -> str:
         entries = [(meta.split(b" ")[0], path) for meta, _, path in
                    (e.partition(b"\t") for e in run_git(repo, "ls-files", "-s", "-z").split(b"\0") if e)]
         entries += [(b"", p) for p in run_git(repo, "ls-files", "-z", "--others", "--exclude-standard").split(b"\0") if p]
+        nested = tuple(decode(p).rstrip("/") for _, p in entries if p.endswith(b"/"))  # git names a nested repository as a folder
+    if nested:
+        return (f"the nested repository {nested[0]}: git's snapshot leaves it out (what a command did in it could be neither "
+                "read back nor put back)")
     submodule = next((path for mode, path in entries if mode == GITLINK), None)
     if submodule is not None:
         return (f"the submodule {decode(submodule)}: git holds its commit, not its files (what a command did in it could "
@@ -170,7 +178,7 @@ class TreeCapture:
         """
         try:
             taken = snapshot(self.repo)
-            why = cannot_put_back(self.repo, taken.tree)
+            why = cannot_put_back(self.repo, taken.tree, taken.nested)
             if why:
                 raise OSError(f"{CANNOT_PUT_BACK}: {why}")
             return Before(taken.tree, ignored_files(self.repo), taken.nested)

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from frogtui.tools.landing import land, outcome
+from frogtui.vcs.in_place import cannot_put_back
+from frogtui.vcs.snapshot import open_repo
 from tests.approval.test_proposals import Proposer, lines
 from tests.overlay import needs_bwrap
 from tests.support import git
@@ -154,3 +156,18 @@ def test_a_repository_with_a_submodule_is_never_run_in_place(with_submodule: Pat
     with pytest.raises(OSError, match="submodule sub"):
         propose(command)
     assert {p: (tree / p).read_text() for p in before} == before
+
+
+def test_a_repository_holding_a_nested_repository_is_never_run_in_place(tree: Path, tmp_path: Path) -> None:
+    """A nested repository (not a submodule) is left out of git's snapshot: ``rm -rf vendor/lib``
+    run in place and rejected lost it, history and all, and nothing said so. The command does not
+    run, and where one is there when the session starts, run then undo is not a way (off, said why)."""
+    nested = tree / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    (nested / "work.txt").write_text("mine\n")
+    propose = Proposer(tree, tmp_path, "undo")
+    with pytest.raises(OSError, match="the nested repository vendor/lib"):
+        propose("rm -rf vendor/lib")
+    assert (nested / "work.txt").read_text() == "mine\n" and (nested / ".git").is_dir()
+    assert "the nested repository vendor/lib" in cannot_put_back(open_repo(tree))
