@@ -26,7 +26,7 @@ import os
 import shutil
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import git
@@ -47,6 +47,8 @@ class Before:
     ignored: IgnoredFiles
     nested: tuple[str, ...] = ()
     """Nested repositories (not submodules) there were: git's view leaves them out."""
+    modes: dict[str, int] = field(default_factory=dict)
+    """Each file's permission bits (git's copy holds only the executable bit): a file put back gets its own."""
 
 
 def _fingerprint(root: Path, path: str) -> tuple[int, int, int, int] | None:
@@ -99,8 +101,7 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
         FrogtuiError: git cannot say.
     """
     if tree is not None:
-        entries = [(meta.split(b" ")[0], path) for meta, _, path in
-                   (e.partition(b"\t") for e in run_git(repo, "ls-tree", "-r", "-z", tree).split(b"\0") if e)]
+        entries = tree_entries(repo, tree)
     else:
         entries = [(meta.split(b" ")[0], path) for meta, _, path in
                    (e.partition(b"\t") for e in run_git(repo, "ls-files", "-s", "-z").split(b"\0") if e)]
@@ -115,6 +116,26 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
                 "be neither read back nor put back)")
     why = _converts(repo, [path for _, path in entries])
     return f"git converts file contents: {why}" if why else ""
+
+
+def tree_entries(repo: git.Repo, tree: str) -> list[tuple[bytes, bytes]]:
+    """Each file, link and submodule of ``tree``: its git mode and its path."""
+    out = run_git(repo, "ls-tree", "-r", "-z", tree)
+    return [(meta.split(b" ")[0], path) for meta, _, path in (e.partition(b"\t") for e in out.split(b"\0") if e)]
+
+
+def _modes(root: Path, entries: list[tuple[bytes, bytes]]) -> dict[str, int]:
+    """The permission bits each regular file of ``entries`` has in the tree now (git keeps only
+    whether it is executable: one put back from git would get 644 or 755 by the umask)."""
+    modes: dict[str, int] = {}
+    for mode, raw in entries:
+        if mode in (b"100644", b"100755"):
+            path = decode(raw)
+            try:
+                modes[path] = stat.S_IMODE(os.lstat(os.path.join(root, path)).st_mode)
+            except OSError:
+                continue
+    return modes
 
 
 def _converts(repo: git.Repo, paths: list[bytes]) -> str:
@@ -181,7 +202,8 @@ class TreeCapture:
             why = cannot_put_back(self.repo, taken.tree, taken.nested)
             if why:
                 raise OSError(f"{CANNOT_PUT_BACK}: {why}")
-            return Before(taken.tree, ignored_files(self.repo), taken.nested)
+            modes = _modes(self.root, tree_entries(self.repo, taken.tree))
+            return Before(taken.tree, ignored_files(self.repo), taken.nested, modes)
         except FrogtuiError as err:
             raise OSError(f"the tree cannot be snapshot before the command: {err}") from None
 
@@ -226,6 +248,9 @@ class TreeCapture:
                 with temporary_index(self.repo, before.tree) as env:
                     stdin = b"".join(encode(path) + b"\0" for path in restored)
                     run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
+                for path in restored:
+                    if path in before.modes:
+                        self._chmod(path, before.modes[path])
         except FrogtuiError as err:
             raise OSError(f"what the command changed cannot be read back: {err}") from None
         return kept
@@ -248,6 +273,18 @@ class TreeCapture:
         if os.path.realpath(parent) != os.path.normpath(parent):
             raise OSError(errno.ELOOP, f"{rel}: a folder above it is a link")
         return full
+
+    def _chmod(self, rel: str, mode: int) -> None:
+        """Give the tree's file ``rel`` (put back from git) the permission bits it had (never through a link)."""
+        try:
+            fd = os.open(self._inside(rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+        except OSError:
+            return  # not a file now (the person's, since): left as it is
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                os.fchmod(fd, mode)
+        finally:
+            os.close(fd)
 
     def _whiteout(self, rel: str, upper: Path, modes: dict[Path, int]) -> None:
         """Mark ``rel`` deleted in ``upper``: a whiteout at the highest folder of it the command

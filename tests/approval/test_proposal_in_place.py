@@ -171,3 +171,17 @@ def test_a_repository_holding_a_nested_repository_is_never_run_in_place(tree: Pa
         propose("rm -rf vendor/lib")
     assert (nested / "work.txt").read_text() == "mine\n" and (nested / ".git").is_dir()
     assert "the nested repository vendor/lib" in cannot_put_back(open_repo(tree))
+
+
+@pytest.mark.parametrize("command", ["echo more >> src/key.txt", "rm src/key.txt", "sed -i s/k/K/ src/key.txt && chmod +x src/key.txt"])
+def test_a_file_put_back_gets_the_mode_it_had(tree: Path, propose: Proposer, command: str) -> None:
+    """Put back from git, a file the person keeps at 0600 came back 0644 (git's mode, the umask's):
+    readable by every user of the machine after a rejected command."""
+    key = tree / "src" / "key.txt"
+    key.write_text("key\n")
+    key.chmod(0o600)
+    (tree / "src" / "d" / "keep.txt").chmod(0o640)
+    proposal = propose(command + " && chmod 644 src/d/keep.txt && echo x >> src/d/keep.txt")
+    assert not proposal.failed, proposal.failed
+    assert key.read_text() == "key\n" and oct(key.stat().st_mode & 0o7777) == oct(0o600)
+    assert oct((tree / "src" / "d" / "keep.txt").stat().st_mode & 0o7777) == oct(0o640)
