@@ -25,6 +25,7 @@ import errno
 import os
 import shutil
 import stat
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,10 +85,12 @@ clean and smudge, ``$Id$``, an encoding): put back from git, a CRLF file would c
 GITLINK = b"160000"
 
 
-def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, ...] = ()) -> str:
+def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, ...] = (),
+                    entries: list[tuple[bytes, bytes]] | None = None) -> str:
     """Why a file of ``tree`` (None: the person's index and the untracked files) may not be put
     back as it is from git's copy, as run then undo puts files back; '' when each can.
-    ``nested``: the nested repositories the snapshot of ``tree`` left out.
+    ``nested``: the nested repositories the snapshot of ``tree`` left out; ``entries``: its
+    ``tree_entries`` when the caller has them.
 
     - a submodule: git's snapshot holds its commit, not its files (a command that removed it
       left it empty, the person's work in it lost; one that edited a file in it was never seen);
@@ -101,7 +104,7 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
         FrogtuiError: git cannot say.
     """
     if tree is not None:
-        entries = tree_entries(repo, tree)
+        entries = tree_entries(repo, tree) if entries is None else entries
     else:
         entries = [(meta.split(b" ")[0], path) for meta, _, path in
                    (e.partition(b"\t") for e in run_git(repo, "ls-files", "-s", "-z").split(b"\0") if e)]
@@ -140,13 +143,11 @@ def _modes(root: Path, entries: list[tuple[bytes, bytes]]) -> dict[str, int]:
 
 def _converts(repo: git.Repo, paths: list[bytes]) -> str:
     """The first reason git's copy of one of ``paths`` may not be its bytes ('' none)."""
-    try:
-        autocrlf = run_git(repo, "config", "--get", "core.autocrlf").decode().strip()
-    except GitFailed:  # not set
-        autocrlf = ""
+    settings = _settings(repo)
+    autocrlf = settings.get("core.autocrlf", "")
     if autocrlf.lower() in ("true", "input", "yes", "on", "1"):
         return f"core.autocrlf = {autocrlf} (a file with CRLF line endings would come back with git's)"
-    if not paths or not _attribute_files(repo, paths):
+    if not paths or not _attribute_files(repo, paths, settings.get("core.attributesfile", "")):
         return ""
     out = run_git(repo, "check-attr", "-z", "--stdin", *CONVERTING, stdin=b"".join(p + b"\0" for p in paths))
     fields = out.split(b"\0")
@@ -158,15 +159,25 @@ def _converts(repo: git.Repo, paths: list[bytes]) -> str:
     return ""
 
 
-def _attribute_files(repo: git.Repo, paths: list[bytes]) -> bool:
+def _settings(repo: git.Repo) -> dict[str, str]:
+    """``core.autocrlf`` and ``core.attributesFile`` (a path, ``~`` expanded) where set, in one git call."""
+    try:
+        out = run_git(repo, "config", "-z", "--type=path", "--get-regexp", r"^core\.(autocrlf|attributesfile)$")
+    except GitFailed:  # neither is set
+        return {}
+    found = {}
+    for record in out.split(b"\0"):
+        key, _, value = decode(record).partition("\n")
+        if key:
+            found[key.lower()] = value.strip()
+    return found
+
+
+def _attribute_files(repo: git.Repo, paths: list[bytes], configured: str) -> bool:
     """Whether any file git reads attributes from is there (a ``.gitattributes`` among ``paths``,
-    ``info/attributes``, ``core.attributesFile`` or its default, the system's)."""
+    ``info/attributes``, ``core.attributesFile`` (``configured``) or its default, the system's)."""
     if any(p == b".gitattributes" or p.endswith(b"/.gitattributes") for p in paths):
         return True
-    try:
-        configured = run_git(repo, "config", "--path", "--get", "core.attributesFile").decode().strip()
-    except GitFailed:
-        configured = ""
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     files = [os.path.join(repo.common_dir, "info", "attributes"), configured or os.path.join(xdg, "git", "attributes")]
     if not os.environ.get("GIT_ATTR_NOSYSTEM"):
@@ -199,11 +210,18 @@ class TreeCapture:
         """
         try:
             taken = snapshot(self.repo)
-            why = cannot_put_back(self.repo, taken.tree, taken.nested)
-            if why:
-                raise OSError(f"{CANNOT_PUT_BACK}: {why}")
-            modes = _modes(self.root, tree_entries(self.repo, taken.tree))
-            return Before(taken.tree, ignored_files(self.repo), taken.nested, modes)
+            entries = tree_entries(self.repo, taken.tree)
+            modes: dict[str, int] = {}
+            reading = threading.Thread(target=lambda: modes.update(_modes(self.root, entries)), name="frogtui-modes", daemon=True)
+            reading.start()  # an lstat per file, beside git's processes below (each waits on the disk)
+            try:
+                why = cannot_put_back(self.repo, taken.tree, taken.nested, entries)
+                if why:
+                    raise OSError(f"{CANNOT_PUT_BACK}: {why}")
+                ignored = ignored_files(self.repo)
+            finally:
+                reading.join()
+            return Before(taken.tree, ignored, taken.nested, modes)
         except FrogtuiError as err:
             raise OSError(f"the tree cannot be snapshot before the command: {err}") from None
 
