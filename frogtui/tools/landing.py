@@ -96,6 +96,9 @@ def land(proposal: Proposal, accepted: Collection[str] | None = None, hunks: Seq
     if problems:
         return Landed(stale=tuple(problems))
     chosen = {choice.path: choice for choice in hunks}
+    if len(chosen) != len(hunks):
+        twice = next(path for path in chosen if sum(choice.path == path for choice in hunks) > 1)
+        return Landed(error=f"{HunksMismatch.__name__}: {twice}: two hunk choices for one file")
     sources: dict[str, str] = {}
     partly: list[Partly] = []
     try:

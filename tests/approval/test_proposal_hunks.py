@@ -124,3 +124,15 @@ def test_partial_keeps_every_byte_and_the_diff_is_the_same_change() -> None:
     # blocks of one run: where the rejected one is depends on which of them landed above it
     assert where((0, 0, 100, 150), [(0, 0, 0, 100)]) == "after line 100" and where((0, 0, 0, 100), [(0, 0, 100, 150)]) == "at the start"
     assert where((4, 6, 4, 4), [(0, 1, 0, 3), (9, 10, 7, 8)]) == "lines 7-8"
+
+
+@needs_overlay
+def test_two_choices_for_one_file_land_nothing(tree: Path, propose: Proposer) -> None:
+    """Two hunk choices for one path (a front end's fault): the last one silently won; which of
+    the two the person meant cannot be known, so nothing lands and the error says which file."""
+    proposal = propose("sed -i -e 's/^line 3$/THREE/' -e 's/^line 20$/TWENTY/' src/m.py")
+    three, twenty = hunks_of(tree, proposal, "src/m.py")
+    landed = land(proposal, hunks=(FileHunks("src/m.py", accepted=(three,), rejected=(twenty,)),
+                                   FileHunks("src/m.py", accepted=(twenty,), rejected=(three,))))
+    assert not landed.ok and landed.error == "HunksMismatch: src/m.py: two hunk choices for one file", landed
+    assert (tree / "src" / "m.py").read_text() == LINES
