@@ -254,24 +254,32 @@ class TreeCapture:
             if not changes and not made and not modes:
                 return kept
             folders = self._folders(before.tree) | _parents(before.ignored.files)
-            for change in changes:
-                if change.status == "D":
-                    self._whiteout(change.path, upper, modes)
-            for path in [c.path for c in changes if c.status != "D"] + made:
-                self._move_out(path, upper, folders, modes)
-            for folder, mode in sorted(modes.items(), key=lambda item: -len(item[0].parts)):
-                os.chmod(folder, mode)
             restored = [c.path for c in changes if c.status != "A"]
-            if restored:
-                with temporary_index(self.repo, before.tree) as env:
-                    stdin = b"".join(encode(path) + b"\0" for path in restored)
-                    run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
-                for path in restored:
-                    if path in before.modes:
-                        self._chmod(path, before.modes[path])
+            try:
+                for change in changes:
+                    if change.status == "D":
+                        self._whiteout(change.path, upper, modes)
+                for path in [c.path for c in changes if c.status != "D"] + made:
+                    self._move_out(path, upper, folders, modes)
+                for folder, mode in sorted(modes.items(), key=lambda item: -len(item[0].parts)):
+                    os.chmod(folder, mode)
+            finally:  # also when a move failed part way: the person's own files go back before anything else is said
+                self._put_back(before, restored)
         except FrogtuiError as err:
             raise OSError(f"what the command changed cannot be read back: {err}") from None
         return kept
+
+    def _put_back(self, before: Before, paths: list[str]) -> None:
+        """Write ``paths`` back as they were in ``before`` (git's copy, with the permission bits
+        they had), over what the command left there."""
+        if not paths:
+            return
+        with temporary_index(self.repo, before.tree) as env:
+            stdin = b"".join(encode(path) + b"\0" for path in paths)
+            run_git(self.repo, "checkout-index", "-f", "-z", "--stdin", env=env, stdin=stdin)
+        for path in paths:
+            if path in before.modes:
+                self._chmod(path, before.modes[path])
 
     def changes(self, before: str, after: str) -> list[Change]:
         """The paths that differ between two trees (no renames: a rename is a deletion and an addition)."""

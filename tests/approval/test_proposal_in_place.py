@@ -185,3 +185,17 @@ def test_a_file_put_back_gets_the_mode_it_had(tree: Path, propose: Proposer, com
     assert not proposal.failed, proposal.failed
     assert key.read_text() == "key\n" and oct(key.stat().st_mode & 0o7777) == oct(0o600)
     assert oct((tree / "src" / "d" / "keep.txt").stat().st_mode & 0o7777) == oct(0o640)
+
+
+def test_when_reading_back_fails_part_way_the_persons_files_are_put_back(tree: Path, propose: Proposer) -> None:
+    """A path the command made that cannot be moved into the layer folder (its name too long
+    there, where the tree's is not) failed the capture after the changed files were moved out and
+    before any was put back: the person's own version of ``docs/b.md`` was gone from the tree (only
+    the checkpoint held it). Put back first, whatever fails after."""
+    (tree / "docs" / "b.md").write_text("# b\nmy edit\n")
+    room = 4090 - len(str(tree)) - len("//f")  # under the tree it fits PATH_MAX (4096), under the layer folder it does not
+    deep = "/".join(["d" * 200] * (room // 201) + ["e" * (room % 201 or 1)])
+    proposal = propose(f"echo evil >> docs/b.md && rm src/d/keep.txt && mkdir -p {deep} && touch {deep}/f")
+    assert proposal.failed and "could not be read back" in proposal.failed
+    assert (tree / "docs" / "b.md").read_text() == "# b\nmy edit\n"
+    assert (tree / "src" / "d" / "keep.txt").read_text() == "keep\n"
