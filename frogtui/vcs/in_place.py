@@ -96,6 +96,7 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
       left it empty, the person's work in it lost; one that edited a file in it was never seen);
     - a nested repository (not a submodule): the snapshot leaves it out whole (a command that
       removed it lost it, its history too);
+    - git is told to ignore file modes (``core.fileMode = false``): a ``chmod +x`` is not seen;
     - git converts file contents (``core.autocrlf``, or an attribute of ``CONVERTING``, read
       where ``git check-attr`` reads: every ``.gitattributes``, ``info/attributes``, the
       person's and the system's; git-lfs's filter gives back what it took and is not counted).
@@ -117,7 +118,11 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
     if submodule is not None:
         return (f"the submodule {decode(submodule)}: git holds its commit, not its files (what a command did in it could "
                 "be neither read back nor put back)")
-    why = _converts(repo, [path for _, path in entries])
+    settings = _settings(repo)
+    if settings.get("core.filemode", "").lower() in ("false", "no", "off", "0"):
+        return (f"git is told to ignore file modes (core.fileMode = {settings['core.filemode']}): a chmod +x could be "
+                "neither read back nor put back")
+    why = _converts(repo, [path for _, path in entries], settings)
     return f"git converts file contents: {why}" if why else ""
 
 
@@ -141,9 +146,8 @@ def _modes(root: Path, entries: list[tuple[bytes, bytes]]) -> dict[str, int]:
     return modes
 
 
-def _converts(repo: git.Repo, paths: list[bytes]) -> str:
-    """The first reason git's copy of one of ``paths`` may not be its bytes ('' none)."""
-    settings = _settings(repo)
+def _converts(repo: git.Repo, paths: list[bytes], settings: dict[str, str]) -> str:
+    """The first reason git's copy of one of ``paths`` may not be its bytes ('' none); ``settings``: ``_settings``'."""
     autocrlf = settings.get("core.autocrlf", "")
     if autocrlf.lower() in ("true", "input", "yes", "on", "1"):
         return f"core.autocrlf = {autocrlf} (a file with CRLF line endings would come back with git's)"
@@ -160,9 +164,10 @@ def _converts(repo: git.Repo, paths: list[bytes]) -> str:
 
 
 def _settings(repo: git.Repo) -> dict[str, str]:
-    """``core.autocrlf`` and ``core.attributesFile`` (a path, ``~`` expanded) where set, in one git call."""
+    """``core.autocrlf``, ``core.fileMode`` and ``core.attributesFile`` (a path, ``~`` expanded)
+    where set (lower-case keys), in one git call."""
     try:
-        out = run_git(repo, "config", "-z", "--type=path", "--get-regexp", r"^core\.(autocrlf|attributesfile)$")
+        out = run_git(repo, "config", "-z", "--type=path", "--get-regexp", r"^core\.(autocrlf|filemode|attributesfile)$")
     except GitFailed:  # neither is set
         return {}
     found = {}

@@ -199,3 +199,14 @@ def test_when_reading_back_fails_part_way_the_persons_files_are_put_back(tree: P
     assert proposal.failed and "could not be read back" in proposal.failed
     assert (tree / "docs" / "b.md").read_text() == "# b\nmy edit\n"
     assert (tree / "src" / "d" / "keep.txt").read_text() == "keep\n"
+
+
+def test_a_repository_where_git_ignores_file_modes_is_never_run_in_place(tree: Path, tmp_path: Path) -> None:
+    """``core.fileMode = false`` (repositories from Windows, some shared folders) makes git blind to
+    ``chmod +x``: run in place, the executable bit stayed in the tree with no effect read (under
+    ``--approve policy``: "it changed nothing"), never judged, never put back. The command does not run."""
+    git(tree, "config", "core.fileMode", "false")
+    with pytest.raises(OSError, match=r"core.fileMode = false"):
+        Proposer(tree, tmp_path, "undo")("chmod +x docs/b.md")
+    assert not (tree / "docs" / "b.md").stat().st_mode & 0o111
+    assert "core.fileMode = false" in cannot_put_back(open_repo(tree))
