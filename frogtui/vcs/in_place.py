@@ -97,6 +97,7 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
     - a nested repository (not a submodule): the snapshot leaves it out whole (a command that
       removed it lost it, its history too);
     - git is told to ignore file modes (``core.fileMode = false``): a ``chmod +x`` is not seen;
+    - git is told to ignore case (``core.ignoreCase = true``): a new ``B.md`` beside ``b.md`` is not seen;
     - git converts file contents (``core.autocrlf``, or an attribute of ``CONVERTING``, read
       where ``git check-attr`` reads: every ``.gitattributes``, ``info/attributes``, the
       person's and the system's; git-lfs's filter gives back what it took and is not counted).
@@ -122,6 +123,9 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
     if settings.get("core.filemode", "").lower() in ("false", "no", "off", "0"):
         return (f"git is told to ignore file modes (core.fileMode = {settings['core.filemode']}): a chmod +x could be "
                 "neither read back nor put back")
+    if settings.get("core.ignorecase", "").lower() in ("true", "yes", "on", "1"):
+        return (f"git is told to ignore case (core.ignoreCase = {settings['core.ignorecase']}): a new file named as a "
+                "tracked one but for its case would be neither read back nor put back")
     why = _converts(repo, [path for _, path in entries], settings)
     return f"git converts file contents: {why}" if why else ""
 
@@ -164,10 +168,10 @@ def _converts(repo: git.Repo, paths: list[bytes], settings: dict[str, str]) -> s
 
 
 def _settings(repo: git.Repo) -> dict[str, str]:
-    """``core.autocrlf``, ``core.fileMode`` and ``core.attributesFile`` (a path, ``~`` expanded)
+    """``core.autocrlf``, ``core.fileMode``, ``core.ignoreCase`` and ``core.attributesFile`` (a path, ``~`` expanded)
     where set (lower-case keys), in one git call."""
     try:
-        out = run_git(repo, "config", "-z", "--type=path", "--get-regexp", r"^core\.(autocrlf|filemode|attributesfile)$")
+        out = run_git(repo, "config", "-z", "--type=path", "--get-regexp", r"^core\.(autocrlf|filemode|ignorecase|attributesfile)$")
     except GitFailed:  # neither is set
         return {}
     found = {}

@@ -210,3 +210,13 @@ def test_a_repository_where_git_ignores_file_modes_is_never_run_in_place(tree: P
         Proposer(tree, tmp_path, "undo")("chmod +x docs/b.md")
     assert not (tree / "docs" / "b.md").stat().st_mode & 0o111
     assert "core.fileMode = false" in cannot_put_back(open_repo(tree))
+
+
+def test_a_repository_where_git_ignores_case_is_never_run_in_place(tree: Path, tmp_path: Path) -> None:
+    """``core.ignoreCase = true`` on a file system that tells case apart: git takes a new
+    ``docs/B.md`` for the tracked ``docs/b.md``, so run in place it stayed in the tree, no effect
+    read, never judged. The command does not run."""
+    git(tree, "config", "core.ignoreCase", "true")
+    with pytest.raises(OSError, match=r"core.ignoreCase = true"):
+        Proposer(tree, tmp_path, "undo")("echo evil > docs/B.md")
+    assert sorted(p.name for p in (tree / "docs").iterdir()) == ["b.md"]
