@@ -235,7 +235,7 @@ class SessionCore:
             return None, OFF_SETTING
         state = self.repo_state
         view, why = make_view(sandbox.wrap, workspace.root, engine.rules.proposals_way, repository=state is not None,
-                              undo_problem=self._undo_problem())
+                              undo_problem=self._undo_problem)
         if view is None:
             return None, proposals_line(view, why)
         in_place = TreeCapture(state.repo) if state is not None and getattr(view, "in_place", False) else None

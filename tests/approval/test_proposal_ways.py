@@ -18,7 +18,7 @@ from frogtui.approval.sandbox.fuse import settle
 from frogtui.errors import ConfigError
 from frogtui.tools.effects import OPAQUE, read_effects
 from frogtui.tools.workspace import Workspace
-from tests.overlay import needs_bwrap, needs_fuse, needs_overlay
+from tests.overlay import needs_bwrap, needs_fuse, needs_overlay, overlay_problem
 
 
 @pytest.mark.parametrize(("value", "on", "way"), [
@@ -68,6 +68,24 @@ def test_outside_git_there_is_no_undo_and_the_line_says_why(sandbox: object, tmp
     view, why = make_view(sandbox, tmp_path, "undo", repository=False)
     assert view is None
     assert proposals_line(view, why).startswith("proposals: WARNING off (not a git repository (no checkpoint to undo from))")
+
+
+@needs_bwrap
+def test_where_git_cannot_put_files_back_there_is_no_undo_and_it_is_asked_only_when_needed(sandbox: object, tmp_path: Path) -> None:
+    """``undo_problem`` (``vcs.in_place.cannot_put_back``) costs git processes: asked only when
+    the ways before run then undo do not work."""
+    asked: list[bool] = []
+
+    def problem() -> str:
+        asked.append(True)
+        return "the submodule sub: git holds its commit, not its files"
+
+    view, why = make_view(sandbox, tmp_path, "undo", undo_problem=problem)
+    assert view is None and asked == [True]
+    assert proposals_line(view, why).startswith("proposals: WARNING off (the submodule sub: git holds its commit, not its files)")
+    if overlay_problem() is None:
+        view, _ = make_view(sandbox, tmp_path, "auto", undo_problem=problem)
+        assert view is not None and view.kind == "overlay" and asked == [True], "not asked: the kernel's overlay works"
 
 
 def test_without_a_sandbox_there_is_no_way() -> None:

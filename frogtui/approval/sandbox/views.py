@@ -13,6 +13,7 @@ run the fallbacks on a machine where the kernel's overlay works.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from frogtui.approval.sandbox import fuse, overlay
@@ -26,12 +27,13 @@ _ORDER = ("overlay", "fuse", "undo")
 
 
 def make_view(sandbox: object, root: Path, setting: str = "auto", *, repository: bool = True,
-              undo_problem: str = "") -> tuple[ProposalView | None, str]:
+              undo_problem: str | Callable[[], str] = "") -> tuple[ProposalView | None, str]:
     """The way a proposal runs for ``sandbox`` (the session's ``Sandbox.wrap``) under ``setting``
     (``rules.PROPOSAL_WAYS``), and why the ways before it were not taken (or, with None, why none was);
     ``repository``: the tree is a git repository (running then undoing needs its checkpoints);
-    ``undo_problem``: why git cannot put its files back as they are (``vcs.in_place.cannot_put_back``):
-    then running then undoing is not a way here either."""
+    ``undo_problem``: why git cannot put its files back as they are (``vcs.in_place.cannot_put_back``;
+    a callable: asked only when the ways before it do not work): then running then undoing is
+    not a way here either."""
     if not isinstance(sandbox, BwrapWrapper):
         return None, "Bash has no bubblewrap sandbox"
     problems: list[str] = []
@@ -43,11 +45,13 @@ def make_view(sandbox: object, root: Path, setting: str = "auto", *, repository:
     return None, "; ".join(problems)
 
 
-def _make(kind: str, sandbox: BwrapWrapper, root: Path, repository: bool, undo_problem: str = "") -> tuple[ProposalView | None, str]:
+def _make(kind: str, sandbox: BwrapWrapper, root: Path, repository: bool,
+          undo_problem: str | Callable[[], str] = "") -> tuple[ProposalView | None, str]:
     if kind == "undo":
         if not repository:
             return None, "not a git repository (no checkpoint to undo from)"
-        return (DirectView(sandbox), "") if not undo_problem else (None, undo_problem)
+        problem = undo_problem() if callable(undo_problem) else undo_problem
+        return (DirectView(sandbox), "") if not problem else (None, problem)
     if sandbox.privileges == "caps":
         return None, "bubblewrap cannot make a user namespace here"
     if kind == "overlay":
