@@ -227,11 +227,14 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
 def _proposals_line(sandbox: Sandbox, rules: RuleSet, folder: Path) -> str:
     """Whether a command the rules would ask about runs first as a proposal here, or why not."""
     from frogtui.approval.sandbox import OFF_SETTING, make_view, proposals_line
+    from frogtui.vcs.in_place import undo_problem
     from frogtui.vcs.snapshot import open_repo
 
     if not rules.proposals:
         return OFF_SETTING
-    return proposals_line(*make_view(sandbox.wrap, folder, rules.proposals_way, repository=open_repo(folder) is not None))
+    repo = open_repo(folder)
+    return proposals_line(*make_view(sandbox.wrap, folder, rules.proposals_way, repository=repo is not None,
+                                     undo_problem=(lambda: undo_problem(repo)) if repo is not None else ""))
 
 
 def _server_line(spec: str, config: Config) -> tuple[str, bool]:

@@ -53,7 +53,7 @@ from frogtui.tools.project_env import describe_python
 from frogtui.tools.proposals import ProposalRunner
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.ignored import ignored_among
-from frogtui.vcs.in_place import CANNOT_PUT_BACK, TreeCapture, cannot_put_back
+from frogtui.vcs.in_place import TreeCapture, undo_problem
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import (
     GitState,
@@ -244,14 +244,8 @@ class SessionCore:
 
     def _undo_problem(self) -> str:
         """Why running a proposal then undoing it cannot put the repository's files back as they
-        are (``vcs.in_place.cannot_put_back``), '' when it can."""
-        if self.repo_state is None:
-            return ""
-        try:
-            why = cannot_put_back(self.repo_state.repo)
-        except FrogtuiError as err:
-            return f"git cannot say whether it could put each file back: {err}"
-        return f"{CANNOT_PUT_BACK}: {why}" if why else ""
+        are (``vcs.in_place.undo_problem``), '' when it can."""
+        return undo_problem(self.repo_state.repo) if self.repo_state is not None else ""
 
     def _ignored_among(self, paths: Sequence[str]) -> set[str]:
         """The paths git ignores, among a proposal's effects (none outside git, or when git cannot say)."""

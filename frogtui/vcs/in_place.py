@@ -130,6 +130,16 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
     return f"git converts file contents: {why}" if why else ""
 
 
+def undo_problem(repo: git.Repo) -> str:
+    """Why running a proposal on the tree and putting it back cannot be done in ``repo`` as it is
+    now (``cannot_put_back``, said as the session's and doctor's line says it), '' when it can."""
+    try:
+        why = cannot_put_back(repo)
+    except FrogtuiError as err:
+        return f"git cannot say whether it could put each file back: {err}"
+    return f"{CANNOT_PUT_BACK}: {why}" if why else ""
+
+
 def tree_entries(repo: git.Repo, tree: str) -> list[tuple[bytes, bytes]]:
     """Each file, link and submodule of ``tree``: its git mode and its path."""
     out = run_git(repo, "ls-tree", "-r", "-z", tree)

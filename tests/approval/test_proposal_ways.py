@@ -19,6 +19,7 @@ from frogtui.errors import ConfigError
 from frogtui.tools.effects import OPAQUE, read_effects
 from frogtui.tools.workspace import Workspace
 from tests.overlay import needs_bwrap, needs_fuse, needs_overlay, overlay_problem
+from tests.support import git
 
 
 @pytest.mark.parametrize(("value", "on", "way"), [
@@ -147,3 +148,19 @@ def test_auto_falls_back_in_order_and_the_line_says_why_each_was_not_taken(sandb
         "make a user namespace here; fuse-overlayfs: bubblewrap cannot make a user namespace here): ")
     view, why = make_view(caps, tmp_path, "auto", repository=False)
     assert view is None and why.endswith("run then undo: not a git repository (no checkpoint to undo from)")
+
+
+@needs_bwrap
+def test_doctor_says_run_then_undo_is_off_where_git_cannot_put_files_back(tmp_path: Path) -> None:
+    from frogtui.doctor import _proposals_line
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / ".gitattributes").write_text("*.txt eol=crlf\n")
+    (repo / "a.txt").write_text("a\n")
+    (tmp_path / "tmp").mkdir()
+    box = make_sandbox(Workspace(repo, tmp_dir=tmp_path / "tmp"), SandboxSettings())
+    line = _proposals_line(box, combine(parse_rules('[bash]\nproposals = "undo"\n', "user"), None), repo)
+    assert line.startswith("proposals: WARNING off (run then undo cannot put every file back as it was here: git converts file "
+                           "contents: a.txt has the attribute eol=crlf"), line
