@@ -33,6 +33,7 @@ from pathlib import Path
 import git
 
 from frogtui.errors import FrogtuiError
+from frogtui.vcs import ignored as ignored_module
 from frogtui.vcs.hunks import decode, encode
 from frogtui.vcs.ignored import IgnoredFiles, ignored_files
 from frogtui.vcs.ignored import changed as changed_ignored
@@ -128,6 +129,12 @@ def cannot_put_back(repo: git.Repo, tree: str | None = None, nested: tuple[str, 
                 "tracked one but for its case would be neither read back nor put back")
     why = _converts(repo, [path for _, path in entries], settings)
     return f"git converts file contents: {why}" if why else ""
+
+
+def _too_many(found: IgnoredFiles) -> str:
+    tops = ", ".join(found.unchecked[:3]) + (f" and {len(found.unchecked) - 3} more" if len(found.unchecked) > 3 else "")
+    return (f"more than {ignored_module.MAX_FILES} files and folders git ignores ({tops}): what a command made or changed "
+            "among them could not be seen")
 
 
 def undo_problem(repo: git.Repo) -> str:
@@ -238,6 +245,8 @@ class TreeCapture:
                 if why:
                     raise OSError(f"{CANNOT_PUT_BACK}: {why}")
                 ignored = ignored_files(self.repo)
+                if ignored.unchecked:
+                    raise OSError(f"{CANNOT_PUT_BACK}: {_too_many(ignored)}")
             finally:
                 reading.join()
             return Before(taken.tree, ignored, taken.nested, modes)
@@ -270,7 +279,7 @@ class TreeCapture:
             unchecked = before.ignored.unchecked + ignored_after.unchecked
             made = [p for p in changed_ignored(before.ignored, ignored_after) if p not in was_ignored]
             kept = tuple(p for p in sorted(was_ignored) if not _under(p, unchecked) and _fingerprint(self.root, p) != was_ignored[p])
-            if not changes and not made and not modes:
+            if not changes and not made and not modes and not ignored_after.unchecked:
                 return kept
             folders = self._folders(before.tree) | _parents(before.ignored.files)
             restored = [c.path for c in changes if c.status != "A"]
@@ -284,6 +293,8 @@ class TreeCapture:
                     os.chmod(folder, mode)
             finally:  # also when a move failed part way: the person's own files go back before anything else is said
                 self._put_back(before, restored)
+            if ignored_after.unchecked:  # what it made past the walk's end was not seen: it is in the tree, unjudged
+                raise OSError(f"{_too_many(ignored_after)}; what it made there is still in the tree")
         except FrogtuiError as err:
             raise OSError(f"what the command changed cannot be read back: {err}") from None
         return kept

@@ -220,3 +220,24 @@ def test_a_repository_where_git_ignores_case_is_never_run_in_place(tree: Path, t
     with pytest.raises(OSError, match=r"core.ignoreCase = true"):
         Proposer(tree, tmp_path, "undo")("echo evil > docs/B.md")
     assert sorted(p.name for p in (tree / "docs").iterdir()) == ["b.md"]
+
+
+def test_too_many_ignored_files_to_see_is_never_run_in_place(tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``vcs.ignored.MAX_FILES`` the ignored files are not all fingerprinted: a program a
+    command planted in such a ``.venv/bin`` was not seen, so it stayed in the tree, no effect
+    read, never judged. The command does not run; and one that makes that many ignored files
+    itself is failed once the rest is put back (what it made there is said to be in the tree)."""
+    from frogtui.vcs import ignored
+
+    monkeypatch.setattr(ignored, "MAX_FILES", 8)
+    for n in range(8):
+        (tree / ".venv" / f"lib{n}.py").write_text("")
+    propose = Proposer(tree, tmp_path, "undo")
+    with pytest.raises(OSError, match=r"more than 8 files and folders git ignores \(\.venv\)"):
+        propose("echo '#!/bin/sh' > .venv/bin/tool && chmod +x .venv/bin/tool")
+    assert not (tree / ".venv" / "bin" / "tool").exists()
+
+    monkeypatch.setattr(ignored, "MAX_FILES", 30)
+    proposal = propose("echo evil >> docs/b.md && mkdir .venv/many && for n in $(seq 40); do touch .venv/many/$n; done")
+    assert "more than 30 files and folders git ignores" in proposal.failed, proposal.failed
+    assert (tree / "docs" / "b.md").read_text() == "# b\n", "put back all the same"
