@@ -80,6 +80,8 @@ def _parents(paths: Iterable[str]) -> set[str]:
 
 
 CANNOT_PUT_BACK = "run then undo cannot put every file back as it was here"
+NOT_RUN = ("the command did not run (with [bash] proposals = false in your rules, such a command is asked about by its "
+           "text before it runs)")
 CONVERTING = ("text", "eol", "crlf", "filter", "ident", "working-tree-encoding")
 """The attributes under which git's copy of a file is not its bytes (line endings, a filter's
 clean and smudge, ``$Id$``, an encoding): put back from git, a CRLF file would come back LF."""
@@ -243,10 +245,10 @@ class TreeCapture:
             try:
                 why = cannot_put_back(self.repo, taken.tree, taken.nested, entries)
                 if why:
-                    raise OSError(f"{CANNOT_PUT_BACK}: {why}")
+                    raise OSError(f"{CANNOT_PUT_BACK}: {why}; {NOT_RUN}")
                 ignored = ignored_files(self.repo)
                 if ignored.unchecked:
-                    raise OSError(f"{CANNOT_PUT_BACK}: {_too_many(ignored)}")
+                    raise OSError(f"{CANNOT_PUT_BACK}: {_too_many(ignored)}; {NOT_RUN}")
             finally:
                 reading.join()
             return Before(taken.tree, ignored, taken.nested, modes)

@@ -114,8 +114,10 @@ def test_a_repository_where_git_converts_file_contents_is_never_run_in_place(tre
     mine = b"line one\r\nmy edit\r\n"
     (tree / "notes.txt").write_bytes(mine)
     propose = Proposer(tree, tmp_path, "undo")
-    with pytest.raises(OSError, match="cannot put every file back as it was here: git converts file contents"):
+    with pytest.raises(OSError, match="cannot put every file back as it was here: git converts file contents") as raised:
         propose("printf 'x\\n' >> notes.txt")
+    assert str(raised.value).endswith("; the command did not run (with [bash] proposals = false in your rules, such a command "
+                                      "is asked about by its text before it runs)")
     assert (tree / "notes.txt").read_bytes() == mine
 
 
