@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import git
 
 from frogtui.vcs.hunks import decode
-from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, run_git
+from frogtui.vcs.repository import GitFailed, run_git
 
 MAX_FILES = 200_000
 """Ignored files and folders looked at, at most (a large ``node_modules`` has about 100,000)."""
@@ -172,11 +172,13 @@ def ignored_among(repo: git.Repo, paths: list[str] | tuple[str, ...]) -> set[str
     """
     if not paths:
         return set()
-    stdin = b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+    # check-ignore refuses every pathspec magic, ``literal`` (GIT_LITERAL_PATHSPECS) too: each
+    # path goes as ``./path`` instead, where no magic is read (a name may start with ``:(``)
+    stdin = b"".join(b"./" + path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
     try:
-        out = run_git(repo, "check-ignore", "-z", "--stdin", env=LITERAL_PATHS, stdin=stdin)
+        out = run_git(repo, "check-ignore", "-z", "--stdin", env={"GIT_LITERAL_PATHSPECS": "0"}, stdin=stdin)
     except GitFailed as err:
         if err.status == 1:  # none of them is ignored
             return set()
         raise
-    return {decode(raw) for raw in out.split(b"\0") if raw}
+    return {decode(raw)[2:] for raw in out.split(b"\0") if raw.startswith(b"./")}
