@@ -7,7 +7,9 @@ Write default. Then, per effect:
 * a FIFO or socket, and Python bytecode (a cache that runs instead of its source), are left out:
   never carried over, never in the way;
 * a path git ignores (a cache, a build output, ``.venv``, ``node_modules``) that no rule decides
-  lands without asking, unless its file runs later (``Effect.runs_later``);
+  lands without asking, unless its file runs later (``Effect.runs_later``) or it deletes or
+  rewrites an ignored file that is not a cache (``.env``, a local database: no checkpoint holds
+  an ignored file, so undo could not bring it back);
 * a control file (what git or a hook runs at the next commit) is asked about even where a rule
   allows writing it; so is a link that points outside the repository;
 * the approval mode then applies (``apply_mode``: ``all`` lands what a person would be asked
@@ -106,7 +108,7 @@ def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> D
     """The Write decision with the proposal's own defaults (module docstring)."""
     if decision.kind == "deny":
         return decision
-    if decision.kind == "ask" and decision.rule == f"{WRITE.name}: ask (default)" and ignored and not effect.runs_later:
+    if decision.kind == "ask" and decision.rule == f"{WRITE.name}: ask (default)" and ignored and not effect.runs_later and _loses_nothing(effect):
         return Decision("allow", CACHE_RULE, f"{effect.path} is ignored by git and runs nothing later")
     if decision.kind == "allow" and effect.runs_later.startswith("a control file"):
         return Decision("ask", CONTROL_RULE, f"{effect.path} is {effect.runs_later}")
@@ -114,6 +116,18 @@ def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> D
         assert effect.after is not None
         return Decision("ask", LINK_OUT_RULE, f"{effect.path} is a link to {effect.after.target}, outside the repository")
     return decision
+
+
+def _loses_nothing(effect: Effect) -> bool:
+    """Whether landing ``effect`` on an ignored path loses nothing that undo could not bring back
+    (no checkpoint holds an ignored file): it only adds, or every path it writes lies in a cache
+    or a build output (``vcs.ignored.is_cache``). Deleting or rewriting ``.env`` or a local
+    database is asked about."""
+    from frogtui.vcs.ignored import is_cache  # GitPython: with the first proposal, not with the gate
+
+    if effect.kind == "added" and effect.before is None:
+        return True
+    return all(is_cache(path) for path in (effect.source, effect.path) if path)
 
 
 def _ignored(effect: Effect, ignored: frozenset[str]) -> bool:

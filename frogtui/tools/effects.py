@@ -395,6 +395,9 @@ def _pair_file(effects: list[Effect], gone: Effect, upper: str, root: str) -> li
         return effects
     old = gone.before_digest
     for candidate in candidates:
+        assert candidate.after is not None
+        if candidate.after.mode != gone.before.mode:
+            continue  # a rename and a mode change: shown as a deletion and an addition (with its mode)
         if old and digest(os.path.join(upper, candidate.path)) == old:
             renamed = Effect("renamed", candidate.path, gone.before, candidate.after, source=gone.path, binary=candidate.binary,
                              before_digest=old)
@@ -410,17 +413,23 @@ def _pair_folder(effects: list[Effect], gone: Effect, upper: str, root: str) -> 
         prefix = head.path + "/"
         inside = [e for e in effects if e.path.startswith(prefix)]
         names = {e.path[len(prefix):] + ("/" if e.is_dir else "") for e in inside if not (e.is_dir and _has_children(e, inside))}
-        if names != wanted or any(e.kind != "added" for e in inside):
+        if names != wanted or any(e.kind != "added" for e in inside) or head.after != gone.before:
             continue
-        same = all(
-            digest(os.path.join(root, gone.path, n)) == digest(os.path.join(upper, head.path, n))
-            for n in wanted if not n.endswith("/") and os.path.isfile(os.path.join(root, gone.path, n))
-        )
-        if same:
+        if all(_same_entry(os.path.join(root, gone.path, e.path[len(prefix):]), os.path.join(upper, e.path), e) for e in inside):
             renamed = Effect("renamed", head.path, gone.before, head.after, source=gone.path, files=gone.files)
             drop = {id(e) for e in inside} | {id(gone)}
             return [renamed if e is head else e for e in effects if id(e) not in drop]
     return effects
+
+
+def _same_entry(lower: str, upper: str, added: Effect) -> bool:
+    """Whether the tree's entry at ``lower`` is what ``added`` made at ``upper``, whole: kind,
+    mode, size, a link's target, a file's bytes (a renamed folder hides no change inside it: a
+    link retargeted out of the repository, a file made executable)."""
+    before = Entry.of(lower)
+    if before is None or before != added.after:
+        return False
+    return before.kind != "file" or digest(lower) == digest(upper)
 
 
 def _has_children(folder: Effect, effects: list[Effect]) -> bool:

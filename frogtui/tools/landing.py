@@ -203,11 +203,10 @@ def _apply(tree: _Tree, effect: Effect, upper: str) -> None:
     if effect.kind == "modified" and effect.before is not None and effect.before.kind != after.kind:
         _remove(tree, effect.path)
     source = os.path.join(upper, effect.path)
-    if after.kind == "dir":
+    if after.kind == "dir" and effect.kind == "renamed":
+        _copy_in(tree, effect.path, source)  # the upper layer holds the whole renamed folder, subfolders first made
+    elif after.kind == "dir":
         _make_folder(tree, effect.path, after.mode)
-        if effect.kind == "renamed":
-            for name in effect.files:
-                _copy_in(tree, f"{effect.path}/{name.rstrip('/')}", os.path.join(source, name.rstrip("/")))
     else:
         _copy_in(tree, effect.path, source)
 

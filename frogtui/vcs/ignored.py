@@ -125,12 +125,17 @@ def grouped(paths: list[str], tops: tuple[str, ...] = ()) -> list[str]:
     return sorted(result)
 
 
+def is_cache(path: str) -> bool:
+    """Whether ``path`` lies in a cache or a build output (``CACHE_NAMES``, ``CACHE_TOPS``): what a
+    tool makes again, so losing it loses nothing."""
+    name = path.rstrip("/")
+    return any(part in CACHE_NAMES for part in name.split("/")) or any(name == top or name.startswith(top + "/") for top in CACHE_TOPS)
+
+
 def quiet(path: str, after: IgnoredFiles) -> bool:
     """Whether a changed ignored ``path`` is a cache or a build output nothing runs later
     (``CACHE_NAMES``, ``CACHE_TOPS``), and not an executable file."""
-    name = path.rstrip("/")
-    cached = any(part in CACHE_NAMES for part in name.split("/")) or any(name == top or name.startswith(top + "/") for top in CACHE_TOPS)
-    if not cached:
+    if not is_cache(path):
         return False
     found = after.files.get(path)
     return found is None or not (stat.S_ISREG(found[3]) and found[3] & 0o111)
