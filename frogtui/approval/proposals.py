@@ -46,7 +46,8 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
     """Every effect of ``proposal`` with what the rules, under ``mode`` (named ``label``, as
     ``apply_mode`` names it), say of it."""
     if not proposal.effects.complete:
-        return [Judged(e, "deny", "too large", "the command changed more files than frogtui reads to review") for e in proposal.effects]
+        why = proposal.effects.why or "the command changed more files than frogtui reads to review"
+        return [Judged(e, "deny", "too large", why) for e in proposal.effects]
     judged: list[Judged] = []
     folders: list[Judged] = []
     """New folders judged ``allow``: a plain file or folder made inside one takes its verdict
@@ -108,7 +109,8 @@ def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> D
     """The Write decision with the proposal's own defaults (module docstring)."""
     if decision.kind == "deny":
         return decision
-    if decision.kind == "ask" and decision.rule == f"{WRITE.name}: ask (default)" and ignored and not effect.runs_later and _loses_nothing(effect):
+    default = decision.kind == "ask" and decision.rule == f"{WRITE.name}: ask (default)"
+    if default and ignored and not effect.runs_later and _loses_nothing(effect):
         return Decision("allow", CACHE_RULE, f"{effect.path} is ignored by git and runs nothing later")
     if decision.kind == "allow" and effect.runs_later.startswith("a control file"):
         return Decision("ask", CONTROL_RULE, f"{effect.path} is {effect.runs_later}")

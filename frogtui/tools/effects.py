@@ -41,6 +41,11 @@ BIG = 1 << 20
 """A file at least this large is shown as one summary line (as a binary one is)."""
 MAX_ENTRIES = 500_000
 """Upper-layer entries read at most; a proposal with more is too large to review (``Effects.complete``)."""
+MAX_DEPTH = 200
+"""Folders nested deeper than this in the upper layer make a proposal too large to review (the
+reader recurses once per level; a path past ``PATH_MAX`` cannot be named)."""
+MAX_PATH = 3800
+"""Bytes of an upper-layer path at most (the layer folder's own included; ``PATH_MAX`` is 4096)."""
 BYTECODE = re.compile(r"(^|/)__pycache__/[^/]+\.pyc$|\.py[co]$")
 VENV_PROGRAM = re.compile(r"(^|/)node_modules/\.bin/[^/]+$")
 STARTUP_NAMES = frozenset({"sitecustomize.py", "usercustomize.py", ".envrc", ".pythonrc.py"})
@@ -173,12 +178,15 @@ class Effects:
 
     Attributes:
         items: The effects.
-        complete: False when the upper layer had more than ``MAX_ENTRIES`` entries (then nothing
-            may land: what was not read cannot be judged).
+        complete: False when the upper layer had more than ``MAX_ENTRIES`` entries, folders
+            nested deeper than ``MAX_DEPTH``, a path longer than ``MAX_PATH`` or an entry that
+            could not be read (then nothing may land: what was not read cannot be judged).
     """
 
     items: tuple[Effect, ...] = ()
     complete: bool = True
+    why: str = ""
+    """Why not complete ('' when it is)."""
 
     def __iter__(self) -> Iterator[Effect]:
         return iter(self.items)
@@ -197,7 +205,8 @@ def read_effects(upper: str | os.PathLike[str], root: str | os.PathLike[str]) ->
     reader.folder("", complete=False)
     effects = pair_renames(reader.effects, str(upper), str(root))
     effects = [replace(e, runs_later=runs_later(e, str(upper), str(root))) for e in effects]
-    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=reader.budget > 0)
+    why = reader.why or ("" if reader.budget > 0 else f"the command changed more than {MAX_ENTRIES:,} files and folders")
+    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=not why, why=why)
 
 
 def _order(path: str) -> tuple[str, ...]:
@@ -211,19 +220,30 @@ class _Reader:
     effects: list[Effect] = field(default_factory=list)
     budget: int = MAX_ENTRIES
     folders: dict[str, bool] = field(default_factory=dict)
+    why: str = ""
+    """Why the upper layer was not read whole ('' while it is)."""
 
     def folder(self, rel: str, *, complete: bool) -> None:
         """Read the upper folder ``rel``; with ``complete`` (inside an opaque folder, or a folder
         the tree does not have) it holds the whole of the folder, and what the tree has there
         besides was deleted."""
+        if self.why or self.budget <= 0:
+            return
         upper_dir = _join(self.upper, rel)
+        if rel.count("/") >= MAX_DEPTH:
+            self.why = f"the command made folders nested deeper than {MAX_DEPTH} ({rel.split('/', 1)[0]}/…)"
+            return
         try:
             names = sorted(os.listdir(upper_dir))
-        except OSError:
+        except OSError as err:
+            self.why = f"{rel or '.'}: could not be read ({err.strerror})"
             return
         for name in names:
             self.budget -= 1
-            if self.budget <= 0:
+            if self.budget <= 0 or self.why:
+                return
+            if len(os.fsencode(_join(upper_dir, name))) > MAX_PATH:
+                self.why = f"the command made a path longer than {MAX_PATH} bytes ({rel.split('/', 1)[0]}/…)"
                 return
             self.entry(_rel(rel, name), replaced=complete and bool(rel) and self.lower_folder(rel))
         if complete and self.lower_folder(rel):

@@ -248,7 +248,7 @@ def _copy_in(tree: _Tree, rel: str, source: str) -> None:
     with tree.parent(rel) as (fd, name):
         if stat.S_ISREG(st.st_mode) and _write_over(source, fd, name, stat.S_IMODE(st.st_mode)):
             return
-        temporary = f".{name}.frogtui-landing"
+        temporary = f".frogtui-landing-{os.urandom(6).hex()}"  # short: a name of 255 bytes has no room for more
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary, dir_fd=fd)
         if stat.S_ISLNK(st.st_mode):
@@ -285,7 +285,13 @@ def _copy_bytes(source: str, writer: int, mode: int) -> None:
     try:
         reader = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
-            offset = _copy_range(reader, writer, os.fstat(reader).st_size)
+            size = os.fstat(reader).st_size
+            if _has_holes(reader, size):  # ``truncate -s 10G``: the holes stay holes, never 10 GB of zeros
+                os.ftruncate(writer, 0)
+                _copy_data(reader, writer, size)
+                offset = size
+            else:
+                offset = _copy_range(reader, writer, size)
             os.ftruncate(writer, offset)
             if stat.S_IMODE(os.fstat(writer).st_mode) != mode:
                 os.fchmod(writer, mode)
@@ -295,10 +301,32 @@ def _copy_bytes(source: str, writer: int, mode: int) -> None:
         os.close(writer)
 
 
-def _copy_range(reader: int, writer: int, size: int) -> int:
-    """Copy ``size`` bytes from the start of ``reader`` to the start of ``writer`` (in the kernel
-    where it can); the bytes copied."""
+def _has_holes(reader: int, size: int) -> bool:
+    try:
+        return os.lseek(reader, 0, os.SEEK_HOLE) < size
+    except OSError:
+        return False
+
+
+def _copy_data(reader: int, writer: int, size: int) -> None:
+    """Copy only the parts of ``reader`` that hold data (``SEEK_DATA``), each to the same offset."""
     offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(reader, offset, os.SEEK_DATA)
+        except OSError as err:
+            if err.errno == errno.ENXIO:  # nothing but a hole after offset
+                return
+            raise
+        end = min(os.lseek(reader, start, os.SEEK_HOLE), size)
+        _copy_range(reader, writer, end, start)
+        offset = end
+
+
+def _copy_range(reader: int, writer: int, size: int, start: int = 0) -> int:
+    """Copy the bytes of ``reader`` from ``start`` up to ``size`` to the same offsets of
+    ``writer`` (in the kernel where it can); the offset reached."""
+    offset = start
     try:
         while offset < size:
             copied = os.copy_file_range(reader, writer, size - offset, offset, offset)
@@ -309,11 +337,12 @@ def _copy_range(reader: int, writer: int, size: int) -> int:
     except OSError as err:
         if err.errno not in (errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
             raise
-    while True:
-        chunk = os.pread(reader, 1 << 20, offset)
+    while offset < size:
+        chunk = os.pread(reader, min(1 << 20, size - offset), offset)
         if not chunk:
             return offset
         offset += os.pwrite(writer, chunk, offset)
+    return offset
 
 
 def _chmod(tree: _Tree, rel: str, mode: int) -> None:

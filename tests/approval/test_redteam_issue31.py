@@ -150,14 +150,15 @@ def test_a_name_of_255_bytes_lands(tree: Path, propose: Proposer) -> None:
     assert (tree / "src" / name).read_text() == "x\n"
 
 
-@pytest.mark.parametrize("depth", [700, 2100])
-def test_a_deep_tree_is_too_large_to_review_not_a_crash(tree: Path, propose: Proposer, depth: int) -> None:
-    """700 nested folders overflowed the reader's recursion (RecursionError: the run died); 2,100
-    made a path longer than PATH_MAX (OSError out of the runner, its layer folder left behind)."""
-    path = "/".join(["a"] * depth)
+@pytest.mark.parametrize(("name", "depth"), [("a", 700), ("d" * 200, 20)], ids=["700-deep", "past-PATH_MAX"])
+def test_a_deep_tree_is_too_large_to_review_not_a_crash(tree: Path, propose: Proposer, name: str, depth: int) -> None:
+    """700 nested folders overflowed the reader's recursion (RecursionError: the run died); 20
+    folders of 200 letters made a path longer than PATH_MAX (OSError out of the runner, its
+    layer folder left behind). Removing the layer folder recursed too."""
+    path = "/".join([name] * depth)
     proposal = propose(f"mkdir -p src/{path} && echo made")
     assert "made" in proposal.result.observation
-    assert not proposal.effects.complete
+    assert not proposal.effects.complete and "nested deeper" in proposal.effects.why or "longer than" in proposal.effects.why
     assert overall(judge(engine_for(tree, SRC_ALLOWED), proposal, "all")) == "deny"
     proposal.discard()
     assert not (tree / "src" / "a").exists()
