@@ -29,7 +29,7 @@ from frogtui.approval.engine import PolicyEngine
 from frogtui.approval.modes import ApprovalMode, apply_mode
 from frogtui.approval.rules import path_matches
 from frogtui.protocol import Approval, ToolCall
-from frogtui.tools.effects import Effect, left_out
+from frogtui.tools.effects import Effect, in_cache, left_out
 from frogtui.tools.proposals import Proposal
 from frogtui.tools.specs import WRITE
 
@@ -123,13 +123,11 @@ def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> D
 def _loses_nothing(effect: Effect) -> bool:
     """Whether landing ``effect`` on an ignored path loses nothing that undo could not bring back
     (no checkpoint holds an ignored file): it only adds, or every path it writes lies in a cache
-    or a build output (``vcs.ignored.is_cache``). Deleting or rewriting ``.env`` or a local
+    or a build output (``tools.effects.in_cache``). Deleting or rewriting ``.env`` or a local
     database is asked about."""
-    from frogtui.vcs.ignored import is_cache  # GitPython: with the first proposal, not with the gate
-
     if effect.kind == "added" and effect.before is None:
         return True
-    return all(is_cache(path) for path in (effect.source, effect.path) if path)
+    return all(in_cache(path) for path in (effect.source, effect.path) if path)
 
 
 def _ignored(effect: Effect, ignored: frozenset[str]) -> bool:

@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from frogtui.terminal_text import name_drawn
+
 EntryKind = Literal["file", "dir", "link", "special"]
 EffectKind = Literal["added", "modified", "deleted", "renamed", "mode", "special"]
 OPAQUE = "user.overlay.opaque"
@@ -126,11 +128,13 @@ class Effect:
 
     def describe(self, *, full: bool = True) -> str:
         """The effect in one line (a person and the model read it); a deleted folder's files
-        named one by one (``full``), or counted."""
-        what = self.path + ("/" if self.is_dir else "")
+        named one by one (``full``), or counted. Every name and link target is drawn on one line
+        as it is (``terminal_text.name_drawn``: a newline, a control character, a byte that is not
+        UTF-8 shown as a mark), so a name cannot draw a made-up line."""
+        what = name_drawn(self.path) + ("/" if self.is_dir else "")
         if self.kind == "renamed":
             count = f" ({len(self.files)} file(s))" if self.files else ""
-            return f"renamed {self.source}{'/' if self.is_dir else ''} -> {what}{count}"
+            return f"renamed {name_drawn(self.source)}{'/' if self.is_dir else ''} -> {what}{count}"
         if self.kind == "deleted":
             named = f": {_names(self.files)}" if full else ""
             count = f" (a folder with {len(self.files)} file(s){named})" if self.is_dir else ""
@@ -144,8 +148,8 @@ class Effect:
         assert after is not None
         verb = "added" if self.kind == "added" else "modified"
         if after.kind == "link":
-            was = f" (was -> {self.before.target})" if self.before is not None and self.before.kind == "link" else ""
-            return f"{verb} {what} -> {after.target}{was}"
+            was = f" (was -> {name_drawn(self.before.target)})" if self.before is not None and self.before.kind == "link" else ""
+            return f"{verb} {what} -> {name_drawn(after.target)}{was}"
         detail = []
         if self.before is not None and self.before.kind != after.kind:
             detail.append(f"was a {self.before.kind}")
@@ -169,7 +173,7 @@ def left_out(effect: Effect) -> str:
 
 
 def _names(files: tuple[str, ...]) -> str:
-    return ", ".join(files)  # every one: a deletion is never hidden behind a cap
+    return ", ".join(name_drawn(name) for name in files)  # every one: a deletion is never hidden behind a cap
 
 
 @dataclass(frozen=True)
@@ -481,6 +485,14 @@ def runs_later(effect: Effect, upper: str, root: str) -> str:
     if after.kind == "file" and _shebang(os.path.join(upper, path)):
         return "a script (#!)"
     return ""
+
+
+def in_cache(path: str) -> bool:
+    """Whether ``path`` lies in a cache or a build output (``vcs.ignored.is_cache``: ``__pycache__``,
+    ``.pytest_cache``, ``target/``…): losing it loses nothing a tool does not make again."""
+    from frogtui.vcs.ignored import is_cache  # GitPython: with the first proposal, not with the tools
+
+    return is_cache(path)
 
 
 def _in_venv_bin(path: str, upper: str, root: str) -> bool:

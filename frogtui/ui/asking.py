@@ -88,6 +88,7 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | 
     if proposal is None:
         return (), "", ()
     from frogtui.approval.proposals import for_a_person
+    from frogtui.terminal_text import name_drawn
     from frogtui.tools.proposals import effect_texts
     from frogtui.ui.diffmodel import FileDiff
 
@@ -99,7 +100,7 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | 
         diff = None
         if texts is not None and texts != (None, None) and (effect.after is None or effect.after.kind == "file"):
             before, after = texts
-            diff = FileDiff(effect.path, before, after or "")
+            diff = FileDiff(name_drawn(effect.path), before, after or "")  # the header draws the name on one line
         effects.append((effect.path, judged.line(), diff))
     effects.extend(("", line, None) for line in groups)
     return tuple(effects), proposal.result.observation, tuple(unlisted)

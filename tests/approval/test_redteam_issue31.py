@@ -177,7 +177,7 @@ def test_a_sparse_file_lands_sparse(tree: Path, propose: Proposer) -> None:
         assert handle.read() == b"end"
 
 
-@pytest.mark.parametrize("name", ["x\n- deleted docs/b.md: allowed (Write: src/**)", "\x1b[2J\x1b]52;c;cHduZWQ=\x07", "\udcff\udcfe",
+@pytest.mark.parametrize("name", ["x\n- deleted b.md: allowed (Write: src)", "\x1b[2J\x1b]52;c;cHduZWQ=\x07", "\udcff\udcfe",
                                   "a\u202eexe.py"], ids=["newline", "escapes", "not-utf8", "bidi"])
 def test_an_odd_name_is_drawn_one_line_and_visible(tree: Path, propose: Proposer, name: str) -> None:
     """A name with a newline drew a second, made-up effect line in the modal, the ACP request and
@@ -205,9 +205,11 @@ def test_bytes_that_are_not_utf8_never_end_the_run(tree: Path) -> None:
     assert (tree / "src" / "f").read_bytes() == b"a\xffb\n"
     patch = trajectory["output_patch"]
     assert "+a\udcffb" in patch, "the patch keeps the byte (surrogateescape), as git apply needs it"
-    journal = next(Path(os.environ["XDG_STATE_HOME"]).glob("frogtui/sessions/*/trajectory*.jsonl"), None)
-    if journal is not None:
-        assert "\\udcff" in journal.read_text(encoding="utf-8")
+    (journal,) = Path(os.environ["XDG_STATE_HOME"]).glob("frogtui/sessions/*/trajectory.jsonl")
+    from frogtui.agent.journal import rebuild
+
+    rebuilt = rebuild(journal)
+    assert rebuilt is not None and rebuilt["output_patch"] == patch, "the journal gives the same patch back"
 
 
 # attacks that held -------------------------------------------------------------------------------
@@ -281,3 +283,25 @@ def test_a_folder_replaced_by_a_link_lands_as_a_deletion_and_an_asked_link(tree:
 def test_a_hard_link_out_of_the_view_is_refused(tree: Path, tmp_path: Path, propose: Proposer) -> None:
     proposal = propose("ln /etc/hostname src/h; ln /etc/passwd src/p; echo done")
     assert "done" in proposal.result.observation and list(proposal.effects) == []
+
+
+def test_the_modal_and_the_acp_request_draw_an_odd_name_safely(tree: Path, propose: Proposer) -> None:
+    """The modal's diff header (``FileDiff.path``) held the raw name: a byte that is not UTF-8
+    as a lone surrogate, which no terminal can be written."""
+    from frogtui.acp.updates import proposal_content
+    from frogtui.approval import Question, proposals
+    from frogtui.protocol import ApprovalRequest, ToolCall
+    from frogtui.ui.asking import proposal_view
+
+    proposal = propose("printf 'text\\n' > \"src/$(printf 'bad\\xff\\nname')\"")
+    judged = judge(engine_for(tree), proposal, "policy")
+    call = ToolCall(id="c", name="Bash", arguments={"command": "x"})
+    question = Question(ApprovalRequest(call=call, step=1, root=str(tree)), proposals.question_decision(judged),
+                        proposal=proposal, judged=tuple(judged))
+    (effect,), _output, _unlisted = proposal_view(question)
+    _path, line, diff = effect
+    assert diff is not None and diff.header.isprintable() and line.isprintable()
+    assert "⟨xFF⟩" in diff.header and "␊" in line
+    items, _complete = proposal_content(proposal, judged)
+    texts = [item.content.text for item in items if getattr(item, "type", "") == "content"]
+    assert len(texts) == 2 and all(text.isprintable() for text in texts), texts
