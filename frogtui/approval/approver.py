@@ -135,7 +135,9 @@ class Approver:
             accepted = tuple(j.effect.path for j in judged if j.verdict != "skip")
             if answer.accepted is not None:
                 accepted = tuple(path for path in accepted if path in set(answer.accepted))
-            return dataclasses.replace(landed, accepted=accepted, reason=f"ran as a proposal; {landed.reason}")
+            landing = set(accepted)
+            hunks = tuple(choice for choice in answer.hunks if choice.path in landing)
+            return dataclasses.replace(landed, accepted=accepted, hunks=hunks, reason=f"ran as a proposal; {landed.reason}")
         if answer.by != "person":  # the front end could not show it (``display``): its own reason
             return proposals.denied_answer(judged, by=answer.by, why=answer.reason)
         said = f" ({answer.reason})" if answer.reason else ""

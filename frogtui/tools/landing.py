@@ -7,6 +7,11 @@ ran holds the command's copy of the old content). One stale effect and nothing i
 Then the effects are applied in order, deletions first, then folders, files, links and modes
 in path order; every file is written beside its target and renamed over it.
 
+A text file accepted in part (``FileHunks``: the person took some hunks of its change) lands as
+the tree's file with exactly the accepted hunks (``effect_hunks.partial``), computed against the
+tree's file the command ran on (read again and checked against the hash taken then: stale
+otherwise), written as any file is.
+
 Every operation goes through folder descriptors opened from the root one component at a time
 without following links (``O_NOFOLLOW``): a link in the tree (made by the person meanwhile, or
 there all along) never carries a write outside the repository. The caller takes the checkpoint
@@ -16,13 +21,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import shutil
 import stat
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-from frogtui.tools.effects import Effect, Entry, digest, left_out, tree_files
+from frogtui.protocol import FileHunks
+from frogtui.tools.effect_hunks import HunksMismatch, partial, where
+from frogtui.tools.effects import BIG, Effect, Entry, digest, left_out, tree_files
 from frogtui.tools.observations import ToolOutcome, denied_by_person, denied_by_policy
 from frogtui.tools.proposals import Proposal
 
@@ -31,6 +39,16 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class UnsafePath(OSError):
     """A path of an effect goes through a link, or a folder became something else."""
+
+
+@dataclass(frozen=True)
+class Partly:
+    """A text file that landed in part: where each hunk that was not applied is (``lines 10-14``)."""
+
+    path: str
+    left: tuple[str, ...]
+    total: int
+    """How many hunks the person was shown."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +65,8 @@ class Landed:
     applied: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
     error: str = ""
+    partly: tuple[Partly, ...] = ()
+    """The applied text files of which only some hunks landed."""
 
     @property
     def ok(self) -> bool:
@@ -59,25 +79,87 @@ def accepted_effects(proposal: Proposal, accepted: Collection[str] | None) -> li
     return [e for e in proposal.effects if not left_out(e) and (accepted is None or e.path in accepted)]
 
 
-def land(proposal: Proposal, accepted: Collection[str] | None = None) -> Landed:
-    """Apply ``proposal``'s accepted effects to its tree (all of them when ``accepted`` is None).
+def land(proposal: Proposal, accepted: Collection[str] | None = None, hunks: Sequence[FileHunks] = ()) -> Landed:
+    """Apply ``proposal``'s accepted effects to its tree (all of them when ``accepted`` is None);
+    of a text file named in ``hunks``, only its accepted hunks.
 
-    Never raises for the disk: a failure is ``Landed.error``.
+    Never raises for the disk: a failure is ``Landed.error`` (hunks that are not those of the
+    file's change: one, before anything is applied).
     """
     effects = accepted_effects(proposal, accepted)
     problems = [why for effect in effects for why in stale(effect, proposal)]
     if problems:
         return Landed(stale=tuple(problems))
+    chosen = {choice.path: choice for choice in hunks}
+    sources: dict[str, str] = {}
+    partly: list[Partly] = []
+    try:
+        for n, effect in enumerate(e for e in effects if e.path in chosen):
+            choice = chosen[effect.path]
+            content = _partial_content(effect, proposal, choice)
+            if content is None:
+                return Landed(stale=(f"{effect.path}: it changed in the tree meanwhile",))
+            sources[effect.path] = _stage(proposal, n, content, effect)
+            left = tuple(where(span, choice.accepted) for span in sorted(choice.rejected))
+            if left:
+                partly.append(Partly(effect.path, left, len(choice.accepted) + len(choice.rejected)))
+    except HunksMismatch as err:
+        return Landed(error=f"{type(err).__name__}: {err}")
+    except OSError as err:
+        return Landed(error=f"{type(err).__name__}: {err}")
     applied: list[str] = []
     try:
         with _Tree(str(proposal.root)) as tree:
             for effect in sorted(effects, key=_deletions_first):
-                _apply(tree, effect, str(proposal.upper))
+                _apply(tree, effect, str(proposal.upper), sources.get(effect.path))
                 applied.append(effect.path)
             tree.set_folder_modes()
     except OSError as err:
         return Landed(applied=tuple(applied), error=f"{type(err).__name__}: {err}")
-    return Landed(applied=tuple(applied))
+    return Landed(applied=tuple(applied), partly=tuple(partly))
+
+
+def _partial_content(effect: Effect, proposal: Proposal, choice: FileHunks) -> bytes | None:
+    """The tree's file with ``choice``'s accepted hunks of ``effect`` (None: the tree's file is no
+    longer the one the command ran on).
+
+    Raises:
+        HunksMismatch: ``effect`` is not a text file's change, or the hunks are not its change's.
+        OSError: a side cannot be read.
+    """
+    after, before = effect.after, effect.before
+    if effect.kind not in ("modified", "added") or after is None or after.kind != "file" or (before is not None and before.kind != "file"):
+        raise HunksMismatch(f"{effect.path}: only a text file's new or changed content can be accepted in part")
+    if effect.binary or effect.big or (before is not None and before.size >= BIG):
+        raise HunksMismatch(f"{effect.path}: a binary or big file is accepted whole or not at all")
+    new = _read(os.path.join(str(proposal.upper), effect.path))
+    old = b"" if before is None else _read(os.path.join(str(proposal.root), effect.path))
+    if before is not None and hashlib.sha256(old).hexdigest() != effect.before_digest:
+        return None
+    try:
+        return partial(old, new, choice.accepted, choice.rejected)
+    except HunksMismatch as err:
+        raise HunksMismatch(f"{effect.path}: {err}") from None
+
+
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _stage(proposal: Proposal, n: int, content: bytes, effect: Effect) -> str:
+    """``content`` in a file of the proposal's layer folder (out of the sandbox's reach), with the
+    mode the command left: what lands at ``effect``'s path instead of the command's file."""
+    folder = proposal.layers.folder / "partial"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = str(folder / str(n))
+    assert effect.after is not None
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content)
+        os.fchmod(handle.fileno(), effect.after.mode)
+    return path
 
 
 def _deletions_first(effect: Effect) -> tuple[int, tuple[str, ...]]:
@@ -188,7 +270,9 @@ class _Tree:
                 os.close(opened)
 
 
-def _apply(tree: _Tree, effect: Effect, upper: str) -> None:
+def _apply(tree: _Tree, effect: Effect, upper: str, staged: str | None = None) -> None:
+    """Apply one effect; ``staged``: the file to put at its path instead of the command's (a text
+    file accepted in part)."""
     if effect.kind == "deleted":
         _remove(tree, effect.path)
         return
@@ -202,7 +286,7 @@ def _apply(tree: _Tree, effect: Effect, upper: str) -> None:
     assert after is not None
     if effect.kind == "modified" and effect.before is not None and effect.before.kind != after.kind:
         _remove(tree, effect.path)
-    source = os.path.join(upper, effect.path)
+    source = staged or os.path.join(upper, effect.path)
     if after.kind == "dir" and effect.kind == "renamed":
         _copy_in(tree, effect.path, source)  # the upper layer holds the whole renamed folder, subfolders first made
     elif after.kind == "dir":
@@ -367,6 +451,9 @@ def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | Non
     result = proposal.result
     observation = result.observation
     code = result.exit_code
+    if proposal.failed and proposal.in_place:
+        return ToolOutcome(f"OSError: {proposal.failed}; what it changed may still be in the tree (undo goes back to the "
+                           f"checkpoint before it)\n{observation}", ok=False, error="OSError")
     if proposal.failed:
         return ToolOutcome(f"OSError: the proposal's copy-on-write view could not be made; the command did not run\n{observation}",
                            ok=False, error="OSError")
@@ -385,7 +472,14 @@ def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | Non
                            exit_code=code, error=landed.error.split(":", 1)[0])
     applied = set(landed.applied) if landed is not None else set()
     left = [e.describe(full=False) for e in proposal.effects if not left_out(e) and e.path not in applied]
-    if left:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; only some of its changes were applied; not applied: {'; '.join(left)}\n{observation}",
-                           ok=code == 0, exit_code=code)
+    notes = [f"only some of its changes were applied; not applied: {'; '.join(left)}"] if left else []
+    notes += [partly_note(part) for part in (landed.partly if landed is not None else ())]
+    if notes:
+        return ToolOutcome(f"{PROPOSAL_NOTE}; {'; '.join(notes)}\n{observation}", ok=code == 0, exit_code=code)
     return ToolOutcome(observation, ok=code == 0, exit_code=code)
+
+
+def partly_note(part: Partly) -> str:
+    """``its changes to src/a.py were applied except 2 of 5 hunks (lines 10-14, after line 30)``:
+    where each hunk not applied is in the file as it now is."""
+    return f"its changes to {part.path} were applied except {len(part.left)} of {part.total} hunks ({', '.join(part.left)})"
