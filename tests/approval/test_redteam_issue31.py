@@ -292,16 +292,21 @@ def test_the_modal_and_the_acp_request_draw_an_odd_name_safely(tree: Path, propo
     from frogtui.approval import Question, proposals
     from frogtui.protocol import ApprovalRequest, ToolCall
     from frogtui.ui.asking import proposal_view
+    from frogtui.ui.diffmodel import FileDiff
 
-    proposal = propose("printf 'text\\n' > \"src/$(printf 'bad\\xff\\nname')\"")
+    Path(os.fsdecode(bytes(tree / "src") + b"/old\xff\nname")).write_text("old text\n")  # a deletion: drawn as a FileDiff
+    proposal = propose("printf 'text\\n' > \"src/$(printf 'bad\\xff\\nname')\"; rm src/old*")
     judged = judge(engine_for(tree), proposal, "policy")
     call = ToolCall(id="c", name="Bash", arguments={"command": "x"})
     question = Question(ApprovalRequest(call=call, step=1, root=str(tree)), proposals.question_decision(judged),
                         proposal=proposal, judged=tuple(judged))
-    (effect,), _output, _unlisted = proposal_view(question)
-    _path, line, diff = effect
-    assert diff is not None and diff.header.isprintable() and line.isprintable()
-    assert "⟨xFF⟩" in diff.header and "␊" in line
+    effects, _output, _unlisted = proposal_view(question)
+    assert len(effects) == 2
+    for _path, line, diff in effects:
+        assert diff is not None and line.isprintable() and "␊" in line
+        if isinstance(diff, FileDiff):  # a change taken as hunks (``ProposalHunks``) draws no name: its rows are the review's
+            assert diff.header.isprintable() and "⟨xFF⟩" in diff.header
+    assert any(isinstance(diff, FileDiff) for _path, _line, diff in effects)
     items, _complete = proposal_content(proposal, judged)
     texts = [item.content.text for item in items if getattr(item, "type", "") == "content"]
-    assert len(texts) == 2 and all(text.isprintable() for text in texts), texts
+    assert len(texts) == 3 and all(text.isprintable() for text in texts), texts
