@@ -184,6 +184,13 @@ def denied_answer(judged: list[Judged], *, by: str, why: str) -> Approval:
     return Approval("deny", f"{why}:\n{listing(judged)}", by=by, rule=stopped_by(judged))
 
 
+def too_large_answer(judged: list[Judged], why: str) -> Approval:
+    """None lands of a proposal too large to review (``Effects.complete`` false), whether or not
+    any effect was read before the reader stopped: the model is told why."""
+    reason = f"{RAN_AS_PROPOSAL}, and none of its changes was applied: it is too large to review ({why})"
+    return Approval("deny", f"{reason}:\n{listing(judged)}" if judged else reason, by="rule", rule="too large")
+
+
 def question_decision(judged: list[Judged]) -> Decision:
     """What the person is asked, as a policy decision: the effects that need them."""
     return Decision("ask", stopped_by(judged), f"the command ran as a proposal; its effects:\n{listing(judged)}")

@@ -320,26 +320,55 @@ class _Reader:
         before = self.lower(rel)
         if before is None:
             return  # made and deleted by the command
-        files = tuple(tree_files(_join(self.root, rel))) if before.kind == "dir" else ()
+        try:
+            files = tuple(tree_files(_join(self.root, rel))) if before.kind == "dir" else ()
+        except Unlisted as err:
+            self.why = f"the command deleted {rel}/, and {err}"
+            return
         old = digest(_join(self.root, rel)) if before.kind == "file" else ""
         self.effects.append(Effect("deleted", rel, before, None, files=files, replaced=replaced, before_digest=old))
 
 
+class Unlisted(OSError):
+    """A folder of the tree cannot be listed whole: nested deeper than ``MAX_DEPTH``, a path
+    longer than ``MAX_PATH``, or a folder that cannot be read."""
+
+
 def tree_files(folder: str) -> Iterator[str]:
-    """Every file, link and empty folder under ``folder`` (relative to it, links not followed)."""
-    for top, dirs, files in os.walk(folder):
-        rel = os.path.relpath(top, folder)
-        prefix = "" if rel == "." else rel + "/"
-        dirs.sort()
-        for name in sorted(files):
-            yield prefix + name
-        for name in list(dirs):
+    """Every file, link and empty folder under ``folder`` (relative to it, links not followed),
+    in ``os.walk``'s order, without recursion (a tree thousands of folders deep).
+
+    Raises:
+        Unlisted: a part of it cannot be listed (then what it holds is not known: never a
+            shorter list).
+    """
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        top = os.path.join(folder, rel) if rel else folder
+        if rel.count("/") >= MAX_DEPTH or len(os.fsencode(top)) > MAX_PATH:
+            raise Unlisted(f"{os.path.basename(folder)}/ holds folders nested deeper than frogtui lists ({MAX_DEPTH} levels)")
+        try:
+            with os.scandir(top) as found:
+                entries = [(entry.name, entry.is_dir()) for entry in found]  # is_dir follows a link, as os.walk
+        except OSError as err:
+            raise Unlisted(f"{rel or '.'} in {os.path.basename(folder)}/ cannot be listed ({err.strerror})") from None
+        prefix = rel + "/" if rel else ""
+        yield from (prefix + name for name, is_dir in sorted(entries) if not is_dir)
+        deeper = []
+        for name in sorted(name for name, is_dir in entries if is_dir):
             full = os.path.join(top, name)
             if os.path.islink(full):
                 yield prefix + name
-                dirs.remove(name)
-            elif not os.listdir(full):
+                continue
+            try:
+                empty = not os.listdir(full)
+            except OSError as err:
+                raise Unlisted(f"{prefix}{name} in {os.path.basename(folder)}/ cannot be listed ({err.strerror})") from None
+            if empty:
                 yield prefix + name + "/"
+            deeper.append(prefix + name)
+        stack.extend(reversed(deeper))
 
 
 def _listdir(path: str) -> list[str]:

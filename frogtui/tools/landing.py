@@ -196,8 +196,11 @@ def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_
     if now.kind == "file" and effect.before_digest and digest(full) != effect.before_digest:
         return "it changed in the tree meanwhile"
     if now.kind == "dir" and effect.kind in ("deleted", "renamed"):
-        if tuple(tree_files(full)) != effect.files:
-            return "what the folder holds changed meanwhile"
+        try:
+            if tuple(tree_files(full)) != effect.files:
+                return "what the folder holds changed meanwhile"
+        except OSError as err:
+            return f"what the folder holds cannot be listed ({err})"
         if any(_ctime(os.path.join(full, name)) > started_ns for name in effect.files):
             return "a file in it changed while the command ran"
     if now.kind != "dir" and _ctime(full) > started_ns:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import git as gitpython
@@ -18,6 +19,7 @@ from frogtui.cli import main
 from frogtui.config import config_dir
 from frogtui.tools.effects import Effect, Entry
 from frogtui.tools.landing import land
+from frogtui.tools.proposals import remove_tree
 from frogtui.vcs.ignored import ignored_among
 from tests.approval.test_proposals import Proposer, engine_for
 from tests.overlay import needs_overlay
@@ -162,6 +164,59 @@ def test_a_deep_tree_is_too_large_to_review_not_a_crash(tree: Path, propose: Pro
     assert overall(judge(engine_for(tree, SRC_ALLOWED), proposal, "all")) == "deny"
     proposal.discard()
     assert not (tree / "src" / "a").exists()
+
+
+@pytest.fixture
+def deep_tree(tree: Path) -> Iterator[Callable[[Path, int], None]]:
+    """Makes ``top/a/a/…/f``, ``depth`` folders (through descriptors: past PATH_MAX too), as the
+    Write tool or a person could leave it; removed after the test (pytest's own clean-up recurses)."""
+    yield _deep_tree
+    remove_tree(tree / "src" / "a")
+
+
+def _deep_tree(top: Path, depth: int) -> None:
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("a", dir_fd=fd)
+        inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(os.open("f", os.O_CREAT | os.O_WRONLY, dir_fd=fd))
+    os.close(fd)
+
+
+def test_a_deleted_tree_deeper_than_frogtui_lists_is_too_large_to_review(tree: Path, tmp_path: Path, deep_tree) -> None:
+    """The upper layer of ``rm -rf src/a`` (a whiteout) against a tree 1,500 deep: listing its
+    files (``os.walk``) overflowed Python's recursion; a proposal with no effect read was then
+    "allowed: it changed nothing" (the deletion silently not applied)."""
+    from frogtui.approval import Approver
+    from frogtui.protocol import ApprovalRequest, ToolCall
+    from frogtui.tools.bash import BashResult
+    from frogtui.tools.effects import read_effects
+    from frogtui.tools.proposals import Layers, Proposal
+
+    deep_tree(tree / "src", 1500)
+    layers = Layers.make(tmp_path / "layers", tree)
+    (layers.upper / "src").mkdir()
+    os.mknod(layers.upper / "src" / "a", 0o600 | 0o020000, 0)  # what the kernel leaves for a deletion
+    effects = read_effects(layers.upper, tree)
+    assert not effects.complete and "src/a/" in effects.why
+    proposal = Proposal("rm -rf src/a", BashResult("Exit code: 0\n", 0), effects, layers, 0)
+    call = ToolCall(id="c", name="Bash", arguments={"command": "rm -rf src/a"})
+    verdict = Approver(engine_for(tree), mode="all").judge_proposal(ApprovalRequest(call=call, step=1, root=str(tree), proposable=True),
+                                                                    proposal)
+    assert verdict.decision == "deny" and "too large to review" in verdict.reason and "src/a/" in verdict.reason
+
+
+@pytest.mark.slow
+def test_deleting_a_tree_deeper_than_frogtui_lists_lands_nothing_and_says_so(tree: Path, deep_tree) -> None:
+    """The same through ``frogtui run`` (slow: ``rm -rf`` on the view makes 1,500 whiteouts):
+    the run died; now nothing lands and the model is told why."""
+    deep_tree(tree / "src", 1500)
+    code, trajectory = run_headless(tree, ["rm -rf src/a; echo removed"], mode="all")
+    assert code == 0 and (tree / "src" / "a" / "a").is_dir()
+    (seen,) = [o["observation"] for s in trajectory["steps"] for o in s["observations"]]
+    assert seen.startswith("PermissionError") and "too large to review" in seen and "src/a/" in seen, seen
 
 
 def test_a_sparse_file_lands_sparse(tree: Path, propose: Proposer) -> None:
