@@ -91,7 +91,8 @@ class Effect:
         before: What the tree has at ``path`` (a rename: at ``source``); None: nothing.
         after: What the command left there; None: deleted.
         source: A rename's old path.
-        files: A deleted or renamed folder: every file under it (relative to the folder).
+        files: A deleted, renamed or replaced folder (a file or link where it was): every file
+            under it (relative to the folder).
         replaced: In a folder the command deleted and made again (an opaque folder).
         binary: Not UTF-8 text (or a NUL byte in it).
         runs_later: Why this file runs later ('' when it does not).
@@ -147,11 +148,14 @@ class Effect:
         after = self.after
         assert after is not None
         verb = "added" if self.kind == "added" else "modified"
+        folder = ""
+        if self.before is not None and self.before.kind == "dir":  # replaced: its files are deleted, named or counted
+            folder = f"was a folder with {len(self.files)} file(s)" + (f": {_names(self.files)}" if full else "")
         if after.kind == "link":
             was = f" (was -> {name_drawn(self.before.target)})" if self.before is not None and self.before.kind == "link" else ""
-            return f"{verb} {what} -> {name_drawn(after.target)}{was}"
-        detail = []
-        if self.before is not None and self.before.kind != after.kind:
+            return f"{verb} {what} -> {name_drawn(after.target)}{was}" + (f" ({folder})" if folder else "")
+        detail = [folder] if folder else []
+        if not folder and self.before is not None and self.before.kind != after.kind:
             detail.append(f"was a {self.before.kind}")
         if after.kind == "file" and (self.binary or self.big):
             detail.append(f"{'binary, ' if self.binary else ''}{after.size} bytes")
@@ -282,9 +286,13 @@ class _Reader:
         if before is None:
             self.effects.append(Effect("added", rel, None, after, replaced=replaced, binary=_binary(upper_path, after)))
             return
-        if before.kind == "dir":
-            self.deleted(rel, replaced=replaced)
-            self.effects.append(Effect("added", rel, None, after, replaced=replaced, binary=_binary(upper_path, after)))
+        if before.kind == "dir":  # one effect for one path: a person's tick is per path (a deletion never unticked apart)
+            try:
+                files = tuple(tree_files(_join(self.root, rel)))
+            except Unlisted as err:
+                self.why = f"the command replaced {rel}/, and {err}"
+                return
+            self.effects.append(Effect("modified", rel, before, after, files=files, replaced=replaced, binary=_binary(upper_path, after)))
             return
         if before.kind == after.kind == "file" and before.size == after.size:
             old = digest(_join(self.root, rel))

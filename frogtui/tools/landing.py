@@ -195,7 +195,7 @@ def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_
         return "it changed in the tree meanwhile"
     if now.kind == "file" and effect.before_digest and digest(full) != effect.before_digest:
         return "it changed in the tree meanwhile"
-    if now.kind == "dir" and effect.kind in ("deleted", "renamed"):
+    if now.kind == "dir" and effect.kind != "mode":  # deleted, renamed, or replaced by a file or link
         try:
             if tuple(tree_files(full)) != effect.files:
                 return "what the folder holds changed meanwhile"

@@ -325,14 +325,29 @@ def test_a_link_out_landed_by_all_is_never_followed_later(tree: Path, tmp_path: 
     assert list(outside.iterdir()) == [] and not (tmp_path / "escape").exists()
 
 
-def test_a_folder_replaced_by_a_link_lands_as_a_deletion_and_an_asked_link(tree: Path, tmp_path: Path, propose: Proposer) -> None:
+def test_a_folder_replaced_by_a_link_out_is_asked(tree: Path, tmp_path: Path, propose: Proposer) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     proposal = propose(f"rm -r src/d && ln -s {outside} src/d")
-    assert [e.describe() for e in proposal.effects] == ["deleted src/d/ (a folder with 3 file(s): keep.txt, link, sub/deep.txt)",
-                                                        f"added src/d -> {outside}"]
-    assert verdicts(tree, proposal)["src/d"] != ("allow",)
-    assert overall(judge(engine_for(tree, SRC_ALLOWED), proposal, "policy")) == "ask"
+    assert [e.describe() for e in proposal.effects] == [
+        f"modified src/d -> {outside} (was a folder with 3 file(s): keep.txt, link, sub/deep.txt)"]
+    assert verdicts(tree, proposal)["src/d"] == ("ask", "link out of the repository")
+
+
+@pytest.mark.parametrize("replacement", ["echo x > src/d", "ln -s ../docs src/d"])
+def test_a_folder_replaced_by_a_file_is_one_effect_with_its_files_named(tree: Path, propose: Proposer, replacement: str) -> None:
+    """A folder replaced by a file or a link was two effects on one path (``deleted src/d/`` and
+    ``added src/d``): the modal ticks effects by path, so a person who unticked the deletion
+    still had it land with the addition."""
+    proposal = propose(f"rm -r src/d && {replacement}")
+    paths = [e.path for e in proposal.effects]
+    assert paths == ["src/d"], [e.describe() for e in proposal.effects]
+    assert "was a folder with 3 file(s): keep.txt, link, sub/deep.txt" in proposal.effects.items[0].describe()
+    (tree / "src" / "d" / "new.txt").write_text("the person's\n")
+    assert land(proposal).stale, "a file put in the folder meanwhile is never deleted unseen"
+    (tree / "src" / "d" / "new.txt").unlink()
+    assert land(proposal).ok
+    assert (tree / "src" / "d").is_symlink() if "ln" in replacement else (tree / "src" / "d").read_text() == "x\n"
 
 
 def test_a_hard_link_out_of_the_view_is_refused(tree: Path, tmp_path: Path, propose: Proposer) -> None:
