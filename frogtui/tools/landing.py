@@ -74,9 +74,16 @@ class Landed:
 
 
 def accepted_effects(proposal: Proposal, accepted: Collection[str] | None) -> list[Effect]:
-    """The effects to land: every one (``accepted`` None) or those whose path is in ``accepted``;
-    never one that is left out (``effects.left_out``)."""
-    return [e for e in proposal.effects if not left_out(e) and (accepted is None or e.path in accepted)]
+    """The effects to land: every one (``accepted`` None) or those whose path is in ``accepted``,
+    with the folders the command made above them (a file ticked in a new folder left unticked
+    needs the folder: without it the landing stopped part way); never one that is left out
+    (``effects.left_out``)."""
+    effects = [e for e in proposal.effects if not left_out(e)]
+    if accepted is None:
+        return effects
+    wanted = set(accepted)
+    above = {path.rsplit("/", n)[0] for path in wanted for n in range(1, path.count("/") + 1)}
+    return [e for e in effects if e.path in wanted or (e.path in above and e.after is not None and e.after.kind == "dir")]
 
 
 def land(proposal: Proposal, accepted: Collection[str] | None = None, hunks: Sequence[FileHunks] = ()) -> Landed:

@@ -350,6 +350,15 @@ def test_a_folder_replaced_by_a_file_is_one_effect_with_its_files_named(tree: Pa
     assert (tree / "src" / "d").is_symlink() if "ln" in replacement else (tree / "src" / "d").read_text() == "x\n"
 
 
+def test_a_file_ticked_in_a_new_folder_left_unticked_lands_with_the_folder(tree: Path, propose: Proposer) -> None:
+    """A person unticks ``added src/new/`` and keeps the file in it: the landing deleted what came
+    first, then stopped part way (``a folder above it is not a folder of the tree``)."""
+    proposal = propose("rm docs/b.md; mkdir -p src/new/deeper; echo f > src/new/deeper/f; echo z > src/z.py")
+    landed = land(proposal, accepted=("docs/b.md", "src/new/deeper/f", "src/z.py"))
+    assert landed.ok, landed.error
+    assert (tree / "src" / "new" / "deeper" / "f").read_text() == "f\n" and (tree / "src" / "z.py").exists()
+
+
 def test_a_hard_link_out_of_the_view_is_refused(tree: Path, tmp_path: Path, propose: Proposer) -> None:
     proposal = propose("ln /etc/hostname src/h; ln /etc/passwd src/p; echo done")
     assert "done" in proposal.result.observation and list(proposal.effects) == []
