@@ -19,7 +19,7 @@ import pytest
 
 from frogtui.cli import main
 from frogtui.config import config_dir
-from tests.overlay import WAYS, needs_fuse, needs_overlay
+from tests.overlay import WAYS, needs_bwrap, needs_fuse, needs_overlay
 from tests.support import git, turn, write_replay, xml_call
 
 SRC_ALLOWED = '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
@@ -105,7 +105,8 @@ def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path, w
     assert (third["decision"], third["by"]) == ("deny", "mode")
     seen = observations(trajectory)
     assert seen[0].startswith("Exit code: 0")
-    assert seen[1].startswith("PermissionError: this command ran as a proposal, on a copy of the repository, and none of its changes")
+    where = "on the working tree, and its changes were taken back until approved" if way == "undo" else "on a copy of the repository"
+    assert seen[1].startswith(f"PermissionError: this command ran as a proposal, {where}, and none of its changes"), seen[1]
     assert "docs/b.md" in seen[1] and "Write: ask (default)" in seen[1]
     assert "deleted docs/b.md: needs a person" in seen[2] and "modified src/c.py: allowed (Write: src/**)" in seen[2]
     assert git(repo, "status", "--porcelain") == " M src/a.py\n"
@@ -138,6 +139,7 @@ def test_a_proposal_has_no_capabilities_and_no_network(repo: Path, way: str) -> 
     trajectory = run(repo, ["grep CapEff /proc/self/status; echo devices: $(tail -n +3 /proc/net/dev | cut -d: -f1); touch src/cap"],
                      way=way)
     (seen,) = observations(trajectory)
+    assert seen.startswith("Exit code: 0\nSTDOUT:\nCapEff:"), "nothing of the view's own (fuse-overlayfs's notes) in the output"
     assert "CapEff:\t0000000000000000" in seen
     assert "devices: lo\n" in seen, "a network namespace of its own: the loopback device only"
     assert (repo / "src" / "cap").exists()
@@ -187,7 +189,7 @@ def _running(marker: str) -> bool:
     return False
 
 
-@needs_overlay  # bwrap and util-linux, as every way here
+@needs_bwrap
 def test_kill_9_during_a_proposal_run_in_place_leaves_its_checkpoint(repo: Path, tmp_path: Path) -> None:
     """Run then undo: the command runs on the tree itself, so ``kill -9`` mid-command leaves what it
     did so far in the tree; the step's checkpoint, taken before it ran, holds the tree before it

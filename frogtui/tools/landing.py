@@ -5,7 +5,10 @@ tree's entry must still be what the effects were read against (kind, mode, size,
 content), and unchanged since the command started (its ctime; a file changed while the command
 ran holds the command's copy of the old content). One stale effect and nothing is applied.
 Then the effects are applied in order, deletions first, then folders, files, links and modes
-in path order; every file is written beside its target and renamed over it.
+in path order; a new file (or link) is written beside its target and renamed over it, a regular
+file the tree has (with no other hard link) is written over in place (``_copy_in``: a rename
+over 1,000 files made ext4 flush each one); the checkpoint taken before is what undoes a landing
+cut short.
 
 A text file accepted in part (``FileHunks``: the person took some hunks of its change) lands as
 the tree's file with exactly the accepted hunks (``effect_hunks.partial``), computed against the
@@ -26,7 +29,7 @@ import os
 import shutil
 import stat
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from frogtui.protocol import FileHunks
 from frogtui.tools.effect_hunks import HunksMismatch, partial, where
@@ -94,7 +97,9 @@ def land(proposal: Proposal, accepted: Collection[str] | None = None, hunks: Seq
     file's change: one, before anything is applied).
     """
     effects = accepted_effects(proposal, accepted)
-    problems = [why for effect in effects for why in stale(effect, proposal)]
+    replaced = frozenset(e.path for e in effects if e.kind == "deleted" or (e.kind == "modified" and e.before is not None
+                                                                            and e.after is not None and e.before.kind != e.after.kind))
+    problems = [why for effect in effects for why in stale(effect, proposal, replaced)]
     if problems:
         return Landed(stale=tuple(problems))
     chosen = {choice.path: choice for choice in hunks}
@@ -175,27 +180,29 @@ def _deletions_first(effect: Effect) -> tuple[int, tuple[str, ...]]:
 
 
 # the stale check -------------------------------------------------------------------------------
-def stale(effect: Effect, proposal: Proposal) -> list[str]:
-    """Why ``effect`` can no longer land as it was read (empty: it can)."""
+def stale(effect: Effect, proposal: Proposal, replaced: frozenset[str] = frozenset()) -> list[str]:
+    """Why ``effect`` can no longer land as it was read (empty: it can). ``replaced``: the paths
+    another effect landing with it deletes or turns into another kind of entry (a folder that
+    becomes a link, a file that becomes a folder): what the tree has there is that effect's to check."""
     root = str(proposal.root)
     problems = []
     places = [(effect.source, effect.before)] if effect.source else [(effect.path, effect.before)]
     if effect.source:
         places.append((effect.path, None))
     for rel, before in places:
-        why = _changed(root, rel, before, effect, proposal.started_ns)
+        why = _changed(root, rel, before, effect, proposal.started_ns, replaced)
         if why:
             problems.append(f"{rel}: {why}")
     return problems
 
 
-def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_ns: int) -> str:
+def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_ns: int, replaced: frozenset[str] = frozenset()) -> str:
     full = os.path.join(root, rel)
-    if _through_link(root, rel):
+    if _through_link(root, rel, replaced):
         return "a folder above it is now a link"
     now = Entry.of(full)
     if before is None:
-        return "" if now is None else "it was made in the tree after the command ran"
+        return "" if now is None or rel in replaced else "it was made in the tree after the command ran"
     if now is None:
         return "it was deleted from the tree meanwhile"
     if (now.kind, now.mode, now.target) != (before.kind, before.mode, before.target) or (now.kind == "file" and now.size != before.size):
@@ -222,10 +229,12 @@ def _ctime(path: str) -> int:
         return 0
 
 
-def _through_link(root: str, rel: str) -> bool:
-    current = root
-    for part in rel.split("/")[:-1]:
+def _through_link(root: str, rel: str, replaced: frozenset[str] = frozenset()) -> bool:
+    current, parts = root, rel.split("/")[:-1]
+    for n, part in enumerate(parts, start=1):
         current = os.path.join(current, part)
+        if "/".join(parts[:n]) in replaced:
+            return False  # an effect landing first makes it a folder (``land`` goes through descriptors, never a link)
         try:
             if not stat.S_ISDIR(os.lstat(current).st_mode):
                 return True
@@ -450,10 +459,22 @@ def _chmod(tree: _Tree, rel: str, mode: int) -> None:
 
 
 # what the model is told ------------------------------------------------------------------------
-PROPOSAL_NOTE = "Note: this command ran as a proposal, on a copy of the repository"
+NOT_UNDONE_NOTE = ("Note: this command ran on the working tree itself (no copy-on-write view here); its changes to these "
+                   "files git ignores could not be put back and stay as it left them: {paths}")
+NOT_UNDONE_SHOWN = 20
 
 
 def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
+    """``decided_outcome``, after a note naming what a proposal run in place could not put back."""
+    found = decided_outcome(proposal, allowed, reason, landed, by=by)
+    if not proposal.not_undone:
+        return found
+    paths = list(proposal.not_undone)
+    named = ", ".join(paths[:NOT_UNDONE_SHOWN]) + (f" and {len(paths) - NOT_UNDONE_SHOWN} more" if len(paths) > NOT_UNDONE_SHOWN else "")
+    return replace(found, observation=NOT_UNDONE_NOTE.format(paths=named) + "\n" + found.observation)
+
+
+def decided_outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
     """The call's outcome once the proposal is decided (``allowed``: its effects, or some, were
     to land; ``reason``: why not, ``by`` whom): the command's own observation (held back until
     now), after a note when not all of what it did was applied, or, when none was to land, after
@@ -468,24 +489,24 @@ def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | Non
         return ToolOutcome(f"OSError: the proposal's copy-on-write view could not be made; the command did not run\n{observation}",
                            ok=False, error="OSError")
     if result.cancelled or result.timed_out:
-        note = f"{PROPOSAL_NOTE}; nothing it changed was applied\n" if proposal.effects.items else ""
+        note = f"Note: {proposal.ran_as}; nothing it changed was applied\n" if proposal.effects.items else ""
         return ToolOutcome(note + observation, ok=False, exit_code=None, cancelled=result.cancelled, timed_out=result.timed_out)
     if not allowed:
         denial = denied_by_person(reason) if by == "person" else denied_by_policy(reason)
         return ToolOutcome(f"{denial}\n{observation}", ok=False, exit_code=code, denied=True)
     if landed is not None and landed.stale:
         stale = "; ".join(landed.stale)
-        return ToolOutcome(f"{PROPOSAL_NOTE}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",
+        return ToolOutcome(f"Note: {proposal.ran_as}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",
                            ok=False, exit_code=code)
     if landed is not None and landed.error:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; applying its changes stopped part way: {landed.error}\n{observation}", ok=False,
+        return ToolOutcome(f"Note: {proposal.ran_as}; applying its changes stopped part way: {landed.error}\n{observation}", ok=False,
                            exit_code=code, error=landed.error.split(":", 1)[0])
     applied = set(landed.applied) if landed is not None else set()
     left = [e.describe(full=False) for e in proposal.effects if not left_out(e) and e.path not in applied]
     notes = [f"only some of its changes were applied; not applied: {'; '.join(left)}"] if left else []
     notes += [partly_note(part) for part in (landed.partly if landed is not None else ())]
     if notes:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; {'; '.join(notes)}\n{observation}", ok=code == 0, exit_code=code)
+        return ToolOutcome(f"Note: {proposal.ran_as}; {'; '.join(notes)}\n{observation}", ok=code == 0, exit_code=code)
     return ToolOutcome(observation, ok=code == 0, exit_code=code)
 
 

@@ -35,6 +35,8 @@ folder (which the sandbox never sees: it gets a fresh ``/tmp``)."""
 MOUNT_FAILED = 125
 """The exit status of a proposal whose view could not be mounted (the command did not run)."""
 MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
+RAN_ON_A_COPY = "this command ran as a proposal, on a copy of the repository"
+RAN_IN_PLACE = "this command ran as a proposal, on the working tree, and its changes were taken back until approved"
 
 
 @dataclass(frozen=True)
@@ -166,9 +168,10 @@ class InPlace(Protocol):
         """The tree before the command (to ``capture`` against). Raises OSError."""
         ...
 
-    def capture(self, before: object, upper: Path) -> object:
+    def capture(self, before: object, upper: Path) -> tuple[str, ...]:
         """Move what changed since ``before`` into ``upper`` (the kernel overlay's form) and put
-        the tree back. Raises OSError."""
+        the tree back; the paths it could not put back (files git ignores that the command
+        changed or deleted). Raises OSError."""
         ...
 
 
@@ -191,6 +194,8 @@ class Proposal:
         seconds: How long it ran, effects read included.
         in_place: It ran on the tree itself (``InPlace``): its changes were moved out afterwards
             (where ``failed``, they may still be in the tree).
+        not_undone: In place: the paths it changed that could not be put back (files git
+            ignores that were there before): they stay as the command left them.
     """
 
     command: str
@@ -202,7 +207,13 @@ class Proposal:
     failed: str = ""
     seconds: float = 0.0
     in_place: bool = False
+    not_undone: tuple[str, ...] = ()
     discarded: bool = field(default=False, repr=False)
+
+    @property
+    def ran_as(self) -> str:
+        """How it ran, as the model and the person are told it."""
+        return RAN_IN_PLACE if self.in_place else RAN_ON_A_COPY
 
     @property
     def upper(self) -> Path:
@@ -272,10 +283,10 @@ class ProposalRunner:
         started_ns = time.time_ns()
         result = run_bash(command, str(self.root), timeout=timeout, cancel=cancel, wrap=self.view.wrapper(layers), env=env,
                           on_output=on_output)
-        failed = ""
+        failed, not_undone = "", ()
         if self.in_place is not None:
             try:
-                self.in_place.capture(before, layers.upper)
+                not_undone = self.in_place.capture(before, layers.upper)
             except OSError as err:
                 failed = f"{IN_PLACE_FAILED}: {err}"
             started_ns = time.time_ns()  # the tree was put back just now: a change after this is the person's
@@ -294,7 +305,7 @@ class ProposalRunner:
             layers.remove()  # nothing of a proposal that could not be read is left
             raise
         return Proposal(command, result, effects, layers, started_ns, ignored=ignored, failed=failed,
-                        seconds=time.monotonic() - started, in_place=self.in_place is not None)
+                        seconds=time.monotonic() - started, in_place=self.in_place is not None, not_undone=tuple(not_undone))
 
     def _ignored(self, effects: Effects) -> set[str]:
         """The effects' paths git ignores (a folder asked about as ``name/``, so that a pattern for

@@ -191,7 +191,7 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         lines = self.asked.output.splitlines()
         shown = "\n".join(marked(line) for line in lines[:PROPOSAL_OUTPUT_LINES])
         more = f"\n… {len(lines) - PROPOSAL_OUTPUT_LINES} more line(s)" if len(lines) > PROPOSAL_OUTPUT_LINES else ""
-        yield Static(Text("it ran as a proposal, on a copy of the repository: nothing of it is in your files yet\n" + shown + more),
+        yield Static(Text("it ran as a proposal: nothing of it is in your files yet\n" + shown + more),
                      id="approval-output", classes="proposal")
         for n, (path, line, diff) in enumerate(self.asked.effects):
             if not path:  # a group line (ignored paths by folder, or the rest past the limit): lands with the ticked

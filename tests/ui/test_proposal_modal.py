@@ -25,10 +25,10 @@ pytestmark = needs_overlay
 COMMAND = "sed -i 's/a - b/a + b/' calc.py && rm test_calc.py && echo edited"
 
 
-def app_for(py_repo: Path, home: Path) -> FrogApp:
+def app_for(py_repo: Path, home: Path, way: str = "auto") -> FrogApp:
     replay = write_replay(home / "replay.jsonl", [turn("Fix.", xml_call("Bash", command=COMMAND)), turn("Done.", answer="ok")])
     rules = home / "rules.toml"
-    rules.write_text("[bash]\nread_only = false\n")  # the sandbox on (bwrap), proposals on (the default)
+    rules.write_text(f'[bash]\nread_only = false\nproposals = "{way}"\n')  # the sandbox on (bwrap), proposals on (the default)
     return FrogApp(Config(repo=py_repo, model_spec=f"replay:{replay}", theme="frog-dark", rules_file=rules), clock=fake_clock())
 
 
@@ -43,12 +43,13 @@ def tool_messages(app: FrogApp) -> list[str]:
     return [m["content"] for m in app.core.agent.messages if m["role"] == "tool"]
 
 
-async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Path, home: Path) -> None:
-    app = app_for(py_repo, home)
+@pytest.mark.parametrize("way", WAYS)  # the fallbacks (fuse-overlayfs, run then undo) show and land the same
+async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Path, home: Path, way: str) -> None:
+    app = app_for(py_repo, home, way)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(".proposal-diff"), what="the modal")
-        assert app.core.proposals_line.startswith("proposals: on"), app.core.proposals_line
+        assert app.core.proposals_line.startswith(("proposals: on", "proposals: WARNING on")), app.core.proposals_line
         screen = app.screen
         assert "apply what Bash did" in screen.query_one("#approval-dialog").border_title
         assert "edited" in screen.query_one("#approval-output").render().plain
@@ -74,8 +75,9 @@ async def test_the_modal_shows_what_the_command_did_and_y_applies_it(py_repo: Pa
     assert "a - b" in (py_repo / "calc.py").read_text() and (py_repo / "test_calc.py").exists()
 
 
-async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Path, home: Path) -> None:
-    app = app_for(py_repo, home)
+@pytest.mark.parametrize("way", WAYS)
+async def test_n_rejects_and_the_model_is_told_what_was_not_applied(py_repo: Path, home: Path, way: str) -> None:
+    app = app_for(py_repo, home, way)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "fix it")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval modal")
@@ -147,7 +149,8 @@ async def test_space_rejects_one_of_two_hunks_and_the_file_gets_exactly_the_othe
         await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run to end")
     assert (py_repo / "calc.py").read_text() == "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
     (observation,) = tool_messages(app)
-    assert observation.startswith("Note: this command ran as a proposal, on a copy of the repository; its changes to calc.py were "
+    where = "on the working tree, and its changes were taken back until approved" if way == "undo" else "on a copy of the repository"
+    assert observation.startswith(f"Note: this command ran as a proposal, {where}; its changes to calc.py were "
                                   "applied except 1 of 2 hunks (line 2)\nExit code: 0"), observation
     saved = Conversation.read(json.loads(app.core.trajectory_file().read_text()))  # the session's file, as a resume reads it
     ((hunks,),) = [a.hunks for a in saved.approvals() if a.hunks]

@@ -13,6 +13,11 @@ sandbox (bubblewrap) started inside on the merged view, as ``overlay`` does with
   ``--kill-child`` the namespace's first process with ``unshare``: nothing outlives frogtui.
 * bwrap is started exactly as on the kernel's overlay (``overlay.OverlayView.argv``): the network
   off, a private temp folder, the person's ids, ``--cap-drop ALL``.
+* The daemon runs outside bwrap, with the person's rights on the files (it must read the tree and
+  write the layer folder): the command reaches it only through the FUSE requests of its view, and
+  the namespaces give it no network and no System V IPC (``--net``, ``--ipc``). A bug in
+  fuse-overlayfs is still reachable by the command; the kernel's overlay has no such daemon, which
+  is why it comes first.
 * fuse-overlayfs writes its upper layer much as the kernel does (a whiteout is a character device
   0/0), but marks a folder deleted and made again its own way (``user.fuseoverlayfs.opaque``, or a
   ``.wh..wh..opq`` file) and may write a whiteout as a ``.wh.NAME`` file where it cannot make the
@@ -43,11 +48,13 @@ from frogtui.tools.project_env import project_environ
 from frogtui.tools.proposals import MOUNT_FAILED, MOUNT_FAILED_LINE, Layers
 
 FUSE_SCRIPT = (
-    'f=$1 l=$2 r=$3; shift 3; "$f" -o "lowerdir=$l/lower,upperdir=$l/upper,workdir=$l/work" "$r" 2>&1 '
-    f'|| {{ echo "{MOUNT_FAILED_LINE}" >&2; exit {MOUNT_FAILED}; }}; exec "$@"'
+    'f=$1 l=$2 r=$3; shift 3; "$f" -o "lowerdir=$l/lower,upperdir=$l/upper,workdir=$l/work" "$r" >"$l/mount.log" 2>&1 '
+    f'|| {{ cat "$l/mount.log" >&2; echo "{MOUNT_FAILED_LINE}" >&2; exit {MOUNT_FAILED}; }}; exec "$@"'
 )
 """Run by ``sh`` as the first process of the new pid namespace: mount the view (the daemon goes to
-the background once the mount is ready), then exec the command's argv (bwrap). Paths come as
+the background once the mount is ready), then exec the command's argv (bwrap). What
+fuse-overlayfs prints goes to the layer folder, and to the output only when it cannot mount (it
+says ``unknown argument ignored: lazytime`` on every mount: not the command's). Paths come as
 arguments, never inside the script."""
 FUSE_OPAQUE = "user.fuseoverlayfs.opaque"
 OPAQUE_MARKERS = (".wh..wh..opq", ".wh..opq")
@@ -68,7 +75,8 @@ class FusePrograms:
     def launcher(self) -> list[str]:
         """Everything before the shell's script: the namespaces, and death with frogtui."""
         return [self.setpriv, "--pdeathsig", "KILL", "--", self.unshare, "--user", "--map-root-user", "--mount", "--propagation",
-                "private", "--pid", "--fork", "--kill-child=SIGKILL", "--", self.sh, "-c", FUSE_SCRIPT, "sh", self.fuse_overlayfs]
+                "private", "--pid", "--net", "--ipc", "--fork", "--kill-child=SIGKILL", "--", self.sh, "-c", FUSE_SCRIPT, "sh",
+                self.fuse_overlayfs]
 
 
 @dataclass(frozen=True)
@@ -121,6 +129,8 @@ def settle(upper: Path) -> None:
         OSError: a whiteout cannot be made (a kernel before 5.8 refuses one to a person).
     """
     for top, dirs, files in os.walk(upper):
+        for name in [*files, *dirs]:
+            _drop_overlay_xattrs(os.path.join(top, name))
         names = set(files) | set(dirs)
         opaque = bool(names & set(OPAQUE_MARKERS)) or _xattr(top, FUSE_OPAQUE) == b"y"
         for marker in OPAQUE_MARKERS:
@@ -135,6 +145,18 @@ def settle(upper: Path) -> None:
                     os.mknod(gone, stat.S_IFCHR | 0o600, os.makedev(0, 0))
                 os.unlink(os.path.join(top, name))
         dirs[:] = [d for d in dirs if not d.startswith(WHITEOUT_PREFIX)]
+
+
+def _drop_overlay_xattrs(path: str) -> None:
+    """Remove the kernel overlay's attributes (``user.overlay.*``) a command set through the view:
+    fuse-overlayfs stores them as they are, and only ``settle`` may mark a folder opaque."""
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith("user.overlay."):
+            os.removexattr(path, name, follow_symlinks=False)
 
 
 def _xattr(path: str, name: str) -> bytes | None:
@@ -177,7 +199,8 @@ def probe(programs: FusePrograms) -> str | None:
         if done.returncode != 0:
             lines = [line for line in (done.stdout + done.stderr).strip().splitlines()
                      if line and not line.startswith("frogtui:") and "unknown argument ignored" not in line]
-            _PROBES[key] = f"fuse-overlayfs cannot mount in a user namespace here ({(lines or [f'exit code {done.returncode}'])[-1]})"
+            said = "; ".join(lines[-3:]) or f"exit code {done.returncode}"
+            _PROBES[key] = f"fuse-overlayfs cannot mount in a user namespace here ({said})"
         elif (lower / "new").exists() or not (lower / "gone").exists():
             _PROBES[key] = "fuse-overlayfs wrote through to the tree under it"
         else:

@@ -69,7 +69,7 @@ ON_LINES = {
         where="on a copy-on-write view of the repository") + " before any of it lands",
     "undo": "proposals: WARNING on, run then undo from the checkpoint (no copy-on-write view here{why}): " + JUDGED.format(
         where="on the working tree itself after a checkpoint") + "; what is not accepted is put back from the checkpoint "
-        "(what git ignores is neither judged nor put back, docs/APPROVALS.md)",
+        "(except what git cannot hold: files it ignores that were there before, empty folders, folder modes; docs/APPROVALS.md)",
 }
 OFF_SETTING = "proposals: off ([bash] proposals = false): a command the rules would ask about is asked about by its text, before it runs"
 
