@@ -115,7 +115,7 @@ class Approver:
         mode: ApprovalMode = "policy" if self.mode == "edits" else self.mode  # edits: Bash exactly as under policy
         judged = proposals.judge(self.engine, proposal, mode, label="" if self.ask is not None else f"--approve {self.mode}")
         if not proposal.effects.complete:  # what was not read cannot be judged: none lands, said (effects read or not)
-            return proposals.too_large_answer(judged, proposal.effects.why)
+            return proposals.too_large_answer(judged, proposal.effects.why, proposal.ran_as)
         verdict = proposals.overall(judged)
         if verdict == "allow":
             return proposals.allowed_answer(judged)

@@ -183,10 +183,11 @@ def denied_answer(judged: list[Judged], *, by: str, why: str) -> Approval:
     return Approval("deny", f"{why}:\n{listing(judged)}", by=by, rule=stopped_by(judged))
 
 
-def too_large_answer(judged: list[Judged], why: str) -> Approval:
+def too_large_answer(judged: list[Judged], why: str, ran_as: str) -> Approval:
     """None lands of a proposal too large to review (``Effects.complete`` false), whether or not
-    any effect was read before the reader stopped: the model is told why."""
-    reason = f"{RAN_AS_PROPOSAL}, and none of its changes was applied: it is too large to review ({why})"
+    any effect was read before the reader stopped: the model is told why (``ran_as``: how the
+    command ran, ``Proposal.ran_as``)."""
+    reason = f"{ran_as}, and none of its changes was applied: it is too large to review ({why})"
     return Approval("deny", f"{reason}:\n{listing(judged)}" if judged else reason, by="rule", rule="too large")
 
 
