@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from frogtui.temp_folders import process_folder
 from frogtui.tools.bash import BashResult, CommandWrapper, OutputCallback, run_bash
 from frogtui.tools.effects import Effects, read_effects
 
 UNSAFE_LAYER_CHARACTERS = frozenset(",:\\\"'=") | frozenset(chr(n) for n in range(32)) | {chr(127)}
 """Characters the layer folder's path may not have (it goes into the overlay's option string,
 where ``,`` ends an option and ``:`` a layer); such a parent is replaced by the system's temp
-folder (which the sandbox never sees: it gets a fresh ``/tmp``)."""
+folder (which the sandbox never sees: it gets a fresh ``/tmp``), in the process's own folder there (``temp_folders``)."""
 MOUNT_FAILED = 125
 """The exit status of a proposal whose view could not be mounted (the command did not run)."""
 MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
@@ -59,7 +60,7 @@ class Layers:
             OSError: it cannot be made, or its path has characters an overlay's options cannot hold.
         """
         if set(str(parent)) & UNSAFE_LAYER_CHARACTERS:
-            parent = Path(tempfile.gettempdir())
+            parent = process_folder()  # removed with the process, or swept by the next frogtui
         parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         folder = Path(tempfile.mkdtemp(prefix="frogtui-proposal-", dir=parent))
         if set(str(folder)) & UNSAFE_LAYER_CHARACTERS:
