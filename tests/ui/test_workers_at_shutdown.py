@@ -1,54 +1,63 @@
-"""A thread worker that ends while the app closes touches no widget: the app's screens are being
-removed then, and a ``query_one`` raised ``NoMatches`` and failed the app as it ended (the attempts
-test, 1 run in 3 under load: its undo ended as the test's Pilot left). ``ui/from_workers.py``."""
+"""A thread worker that ends while the app closes, or after the widget it updates was removed,
+touches no widget (``ui/from_workers.py``). Textual's ``call_from_thread`` runs its callback
+whatever is left of the app: its ``query_one`` raised ``NoMatches`` in the worker (the attempts
+test's undo, 1 run in 3 under load, as the test's Pilot left) and failed the app as it ended."""
 from __future__ import annotations
 
-import os
+import asyncio
 import threading
-import time
-from pathlib import Path
+from collections.abc import Callable
 
-from textual.worker import WorkerState
+from textual.app import App, ComposeResult
+from textual.css.query import NoMatches
+from textual.widgets import Static
 
-from tests.support import turn, xml_call
-from tests.ui.conftest import submit, wait_for
+from frogtui.ui.from_workers import call_while_shown
 
 
-def release_when_closing(app: object, fifo: Path, done: list[bytes]) -> threading.Thread:
-    """A thread that waits for the app to start closing, then opens ``fifo`` for reading: the
-    worker, held opening it for writing, goes on just as the app removes its screens."""
+class Panes(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("pane", id="pane")
+
+    def mark(self) -> str:
+        self.query_one("#pane", Static).update("marked")
+        return "marked"
+
+
+async def in_a_thread(work: Callable[[], object]) -> list[object]:
+    """``work()`` on a thread of its own (a worker), the event loop going meanwhile: what it
+    returned or raised."""
+    out: list[object] = []
 
     def run() -> None:
-        deadline = time.monotonic() + 30
-        while app.is_running and time.monotonic() < deadline:  # type: ignore[attr-defined]
-            time.sleep(0.0005)
-        with fifo.open("rb") as reader:
-            done.append(reader.read())
+        try:
+            out.append(work())
+        except Exception as err:  # what the worker would have died of
+            out.append(err)
 
-    thread = threading.Thread(target=run, daemon=True)
+    thread = threading.Thread(target=run)
     thread.start()
-    return thread
+    while thread.is_alive():
+        await asyncio.sleep(0.005)
+    return out
 
 
-async def test_an_undo_that_ends_as_the_app_closes_touches_no_widget(make_app, py_repo: Path) -> None:
-    app = make_app([turn("Write.", xml_call("Write", file_path="new.txt", content="x\n")), turn("Done.", answer="ok")],
-                   approve="all")
-    done: list[bytes] = []
-    async with app.run_test() as pilot:
-        await submit(pilot, "go")
-        await wait_for(pilot, lambda: app.last_exit_reason is not None and not app.busy, what="the run")
-        assert (py_repo / "new.txt").exists()
-        fifo = app.session.notices_path
-        os.mkfifo(fifo)  # the undo's notice is kept there: its worker waits for a reader (a slow disk)
-        releaser = release_when_closing(app, fifo, done)
-        app.action_undo()
-        [worker] = [w for w in app.workers if w.group == "undo"]
-        await wait_for(pilot, lambda: not (py_repo / "new.txt").exists(), what="the undo")
-    # run_test raised here when the worker failed (exit_on_error): NoMatches for the trace pane
-    releaser.join(30)
-    assert done and b"new.txt" in done[0]
-    for _ in range(200):
-        if worker.state is not WorkerState.RUNNING:
-            break
-        time.sleep(0.01)
-    assert worker.state is not WorkerState.ERROR, worker.error
+async def test_a_call_while_the_app_runs_is_made_and_its_errors_are_raised() -> None:
+    app = Panes()
+    async with app.run_test():
+        assert await in_a_thread(lambda: call_while_shown(app, app.mark)) == [None]
+        assert str(app.query_one("#pane", Static).render()) == "marked"
+        [raised] = await in_a_thread(lambda: call_while_shown(app, app.query_one, "#nothing"))
+        assert isinstance(raised, NoMatches)  # a bug still fails the worker
+
+
+async def test_a_call_for_a_removed_widget_or_a_closed_app_does_nothing() -> None:
+    app = Panes()
+    async with app.run_test():
+        pane = app.query_one("#pane", Static)
+        await pane.remove()
+        assert await in_a_thread(lambda: call_while_shown(app, pane.update, "late")) == [None]
+    [raised] = await in_a_thread(lambda: app.call_from_thread(app.mark))  # the race, as it was
+    assert isinstance(raised, NoMatches)
+    assert await in_a_thread(lambda: call_while_shown(app, app.mark)) == [None]
+
