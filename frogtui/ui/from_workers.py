@@ -3,9 +3,11 @@
 A worker (undo, git init, an attempt's pick, a commit message drafted) can finish while the app
 closes (Ctrl+C, a test's Pilot leaving) or after the screen it updates was dismissed. Textual's
 ``call_from_thread`` runs its callback in a task of its own, outside the message queues, so it
-runs in the middle of the app's shutdown, after the screens' widgets were removed: a
-``query_one`` there raised ``NoMatches`` (in the attempts test, 1 run in 3 under load) and failed
-the app as it ended. Every worker's call to the UI goes through ``call_while_shown``.
+runs in the middle of the app's shutdown (``App._shutdown`` marks the app not running, then
+removes the screens' widgets; Pilot's ``run_test`` calls it while the workers still run), after
+the widgets were removed: a ``query_one`` there raised ``NoMatches`` in the worker, which failed
+the app as it ended (the attempts test's undo, 1 run in 3 under load). Every worker's call to the
+UI goes through ``call_while_shown``.
 """
 from __future__ import annotations
 
