@@ -1,6 +1,6 @@
 """Cost of a proposal per step, against the same command run directly in the sandbox.
 
-Usage: python bench/proposals.py [--files 5000] [--runs 15]
+Usage: python bench/proposals.py [--files 5000] [--runs 15] [--way auto|overlay|fuse|undo]
 
 A throwaway git repository of FILES files (100 per folder) and, for each command, two sides,
 alternating after a warm-up run each:
@@ -10,6 +10,9 @@ alternating after a warm-up run each:
   and mount namespace, bwrap on it, the upper layer read as effects, the ignored paths asked of
   git), judged by the gate (``Approver.judge_proposal`` with ``src/**`` allowed), landed
   (``ToolRunner.land``: the stale check and the writes) and its layer folder removed.
+
+``--way`` picks how the proposal runs (``approval.sandbox.views``: the kernel's overlay,
+fuse-overlayfs, or run then undo from git's view, ``vcs.in_place``).
 
 The direct side's changes are put back with ``git checkout``/``git clean`` between runs, outside
 the clock; the checkpoint both sides take (before the command, or before landing) is left out.
@@ -36,6 +39,8 @@ from frogtui.protocol import ApprovalRequest, ToolCall  # noqa: E402
 from frogtui.tools import ToolRunner  # noqa: E402
 from frogtui.tools.proposals import ProposalRunner  # noqa: E402
 from frogtui.tools.workspace import Workspace  # noqa: E402
+from frogtui.vcs.in_place import TreeCapture  # noqa: E402
+from frogtui.vcs.snapshot import open_repo  # noqa: E402
 
 COMMANDS = {
     "true": "true",
@@ -69,6 +74,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--way", default="auto", choices=["auto", "overlay", "fuse", "undo"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="frogtui-bench-proposals-") as folder:
         root = Path(folder) / "repo"
@@ -78,7 +84,7 @@ def main() -> None:
         tmp_dir.mkdir()
         workspace = Workspace(root, tmp_dir=tmp_dir)
         sandbox = make_sandbox(workspace, SandboxSettings())
-        view, why = make_view(sandbox.wrap, workspace.root)
+        view, why = make_view(sandbox.wrap, workspace.root, args.way)
         if view is None:
             sys.exit(f"no copy-on-write view here: {why}")
 
@@ -87,7 +93,8 @@ def main() -> None:
                                   capture_output=True, text=True, check=False)
             return {p for p in done.stdout.split("\0") if p}
 
-        proposals = ProposalRunner(view, workspace.root, Path(folder) / "layers", ignored=ignored)
+        in_place = TreeCapture(open_repo(root)) if view.kind == "undo" else None
+        proposals = ProposalRunner(view, workspace.root, Path(folder) / "layers", ignored=ignored, in_place=in_place)
         runner = ToolRunner(workspace, wrap=sandbox.wrap, proposals=proposals)
         rules = combine(parse_rules('[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n', "bench"), None)
         gate = Approver(PolicyEngine(workspace, rules), mode="policy")
@@ -126,7 +133,7 @@ def main() -> None:
             d, p = statistics.median(direct_ms), statistics.median(proposal_ms)
             results[name] = {"direct_ms": round(d, 1), "proposal_ms": round(p, 1), "ratio": round(p / d, 2), "effects": effects}
             print(f"{name:28} direct {d:7.1f} ms   proposal {p:7.1f} ms   ratio {p / d:4.2f}   effects {effects}", flush=True)
-        print(json.dumps({"files": args.files, "runs": args.runs, "cpus": os.cpu_count(), "results": results}))
+        print(json.dumps({"files": args.files, "runs": args.runs, "way": view.kind, "cpus": os.cpu_count(), "results": results}))
 
 
 if __name__ == "__main__":

@@ -227,10 +227,11 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
 def _proposals_line(sandbox: Sandbox, rules: RuleSet, folder: Path) -> str:
     """Whether a command the rules would ask about runs first as a proposal here, or why not."""
     from frogtui.approval.sandbox import OFF_SETTING, make_view, proposals_line
+    from frogtui.vcs.snapshot import open_repo
 
     if not rules.proposals:
         return OFF_SETTING
-    return proposals_line(*make_view(sandbox.wrap, folder))
+    return proposals_line(*make_view(sandbox.wrap, folder, rules.proposals_way, repository=open_repo(folder) is not None))
 
 
 def _server_line(spec: str, config: Config) -> tuple[str, bool]:

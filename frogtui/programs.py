@@ -228,13 +228,20 @@ STARTS: tuple[ProcessStart, ...] = (
     ProcessStart("frogtui.tools.bash:run_bash", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
                  "the sandbox's argv: which('bwrap'), and with the network on the Landlock launcher (python_argv, -I -S) "
                  "before it; a proposal (approval/sandbox/overlay.py) puts which('unshare') and /bin/sh, which mounts the "
-                 "copy-on-write view, before bwrap; `bash` itself by which('bash') (tools/bash.py shell_argv)",
+                 "copy-on-write view, before bwrap, or (approval/sandbox/fuse.py) which('setpriv') --pdeathsig KILL, "
+                 "which('unshare') with a pid namespace of its own, /bin/sh and which('fuse-overlayfs'), whose daemon dies with "
+                 "that namespace; `bash` itself by which('bash') (tools/bash.py shell_argv)",
                  "inside the sandbox; without one, on the host (the person was told at start, and asked under policy)"),
     ProcessStart("frogtui.approval.sandbox.bwrap:_run_probe", "bwrap (and the Landlock launcher) probes", "which('bwrap'), python_argv",
                  "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
     ProcessStart("frogtui.approval.sandbox.overlay:probe", "unshare + mount (can a proposal's copy-on-write view be mounted here?)",
                  "which('unshare'), which('mount'), /bin/sh", "in a throwaway user and mount namespace on a temp folder of its own; "
                  "working folder /, the clean PATH only"),
+    ProcessStart("frogtui.approval.sandbox.fuse:probe",
+                 "setpriv + unshare + fuse-overlayfs (can a proposal's view be mounted with fuse-overlayfs here?)",
+                 "which('setpriv'), which('unshare'), which('fuse-overlayfs'), /bin/sh",
+                 "in a throwaway user, mount and pid namespace on a temp folder of its own (the daemon dies with the "
+                 "namespace); working folder /, the clean PATH only"),
     ProcessStart("frogtui.approval.sandbox.gitconfig:_config_list",
                  "git config --global --list, git config --file CONFIG --list (the copies without credentials the sandbox and Read see)",
                  "which('git', repository)", "the global one: the person's environment with the clean PATH, in the repository "

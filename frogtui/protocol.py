@@ -152,6 +152,21 @@ class ApprovalRequest:
     ``Approval.proposal`` instead of asking about the command's text."""
 
 
+Span = tuple[int, int, int, int]
+"""One hunk of a change to a text file: the old file's lines ``[old_start, old_end)`` replaced by
+the new file's lines ``[new_start, new_end)``, 0-based (an empty side's start: where it would be)."""
+
+
+@dataclass(frozen=True)
+class FileHunks:
+    """A proposal's text file accepted in part: which hunks of its change land (``tools.effect_hunks``)."""
+
+    path: str
+    accepted: tuple[Span, ...]
+    rejected: tuple[Span, ...]
+    """Together with ``accepted``: every hunk the person was shown, each changed line in one."""
+
+
 @dataclass(frozen=True)
 class Approval:
     """The approver's answer."""
@@ -172,6 +187,9 @@ class Approval:
     """Run the command as a proposal: what it does is judged before it lands (``Approver.judge_proposal``)."""
     accepted: tuple[str, ...] | None = None
     """For a proposal's effects: the paths of those to land (a partial acceptance); None: all."""
+    hunks: tuple[FileHunks, ...] = ()
+    """For a proposal: its text files accepted in part (their paths are in ``accepted``), with the
+    hunks of each that land; an accepted file not named here lands whole."""
     run_for_real: bool = False
     """For a proposal: the person chose to run the command for real instead (directly, checkpointed,
     with the network as configured); none of the proposal's effects lands."""

@@ -1,6 +1,8 @@
 """Proposals end to end, headless (``frogtui run`` through ``cli.main``, a replay model, a real git
 repository, real bubblewrap on a real overlay): a command the rules would ask about runs on a
-copy-on-write view, and what it did lands only as the path rules allow (issue 31's done-when)."""
+copy-on-write view, and what it did lands only as the path rules allow (issue 31's done-when).
+Each runs on every way a proposal can run (``tests.overlay.WAYS``: the kernel's overlay,
+fuse-overlayfs, and the command run on the tree then undone), forced by ``[bash] proposals``."""
 from __future__ import annotations
 
 import json
@@ -17,13 +19,10 @@ import pytest
 
 from frogtui.cli import main
 from frogtui.config import config_dir
-from tests.overlay import needs_overlay
+from tests.overlay import WAYS, needs_bwrap, needs_fuse, needs_overlay
 from tests.support import git, turn, write_replay, xml_call
 
 SRC_ALLOWED = '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
-
-
-pytestmark = needs_overlay
 
 
 @pytest.fixture
@@ -44,15 +43,20 @@ def repo(tmp_path: Path) -> Path:
     return repo
 
 
-def run(repo: Path, commands: list[str], mode: str = "policy") -> dict:
+def run(repo: Path, commands: list[str], mode: str = "policy", way: str = "overlay") -> dict:
     config_dir().mkdir(parents=True, exist_ok=True)
-    (config_dir() / "rules.toml").write_text(SRC_ALLOWED)
+    (config_dir() / "rules.toml").write_text(f'[bash]\nproposals = "{way}"\n{SRC_ALLOWED}')
     turns = [turn(f"step {n}", xml_call("Bash", command=command)) for n, command in enumerate(commands)] + [turn("done", answer="done")]
     replay = write_replay(repo.parent / "replay.jsonl", turns)
     trajectory = repo.parent / "trajectory.json"
     code = main(["run", "go", "--repo", str(repo), "--model", f"replay:{replay}", "--approve", mode, "--trajectory", str(trajectory)])
     assert code == 0
+    logs = sorted((Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions").glob("*/session.log"), key=os.path.getmtime)
+    assert f"proposals: {WAY_LINES[way]}" in logs[-1].read_text(), "the way asked for ran"
     return json.loads(trajectory.read_text())
+
+
+WAY_LINES = {"overlay": "on, kernel overlay", "fuse": "on, fuse-overlayfs", "undo": "WARNING on, run then undo from the checkpoint"}
 
 
 def observations(trajectory: dict) -> list[str]:
@@ -81,7 +85,8 @@ def snapshot(root: Path) -> dict[str, tuple[str, int, bytes | str | None]]:
     return found
 
 
-def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path) -> None:
+@pytest.mark.parametrize("way", WAYS)
+def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path, way: str) -> None:
     """``sed -i`` on src/a.py lands (the Write rule allows src/**); ``rm docs/b.md`` does not (a
     Write there is asked about, and the run is headless), and the model is told docs/b.md; a
     command with both effects lands neither."""
@@ -89,7 +94,7 @@ def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path) -
         "sed -i 's/1/2/' src/a.py",
         "rm docs/b.md",
         "sed -i 's/1/3/' src/c.py && rm docs/b.md",
-    ])
+    ], way=way)
     assert (repo / "src" / "a.py").read_text() == "x = 2\n"
     assert (repo / "docs" / "b.md").read_text() == "# b\n"
     assert (repo / "src" / "c.py").read_text() == "y = 1\n", "one effect was not allowed: none lands"
@@ -100,14 +105,16 @@ def test_allowed_effects_land_a_denied_one_stops_the_whole_command(repo: Path) -
     assert (third["decision"], third["by"]) == ("deny", "mode")
     seen = observations(trajectory)
     assert seen[0].startswith("Exit code: 0")
-    assert seen[1].startswith("PermissionError: this command ran as a proposal, on a copy of the repository, and none of its changes")
+    where = "on the working tree, and its changes were taken back until approved" if way == "undo" else "on a copy of the repository"
+    assert seen[1].startswith(f"PermissionError: this command ran as a proposal, {where}, and none of its changes"), seen[1]
     assert "docs/b.md" in seen[1] and "Write: ask (default)" in seen[1]
     assert "deleted docs/b.md: needs a person" in seen[2] and "modified src/c.py: allowed (Write: src/**)" in seen[2]
     assert git(repo, "status", "--porcelain") == " M src/a.py\n"
     assert "+x = 2" in trajectory["output_patch"] and "docs/b.md" not in trajectory["output_patch"], "a landing is a step of the run"
 
 
-def test_what_lands_is_what_the_command_run_directly_leaves(repo: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("way", WAYS)
+def test_what_lands_is_what_the_command_run_directly_leaves(repo: Path, tmp_path: Path, way: str) -> None:
     """An opaque folder (``rm -r d; mkdir d``), a rename, a mode change and a new link land
     exactly as the same commands run directly on a copy leave the tree."""
     commands = [
@@ -121,15 +128,18 @@ def test_what_lands_is_what_the_command_run_directly_leaves(repo: Path, tmp_path
     shutil.copytree(repo, copy, symlinks=True)
     for command in commands:
         subprocess.run(["bash", "-c", command], cwd=copy, check=True)
-    trajectory = run(repo, commands)
+    trajectory = run(repo, commands, way=way)
     assert [a["decision"] for a in approvals(trajectory)] == ["allow"] * len(commands)
     assert all(a["reason"].startswith("ran as a proposal") for a in approvals(trajectory))
     assert snapshot(repo) == snapshot(copy)
 
 
-def test_a_proposal_has_no_capabilities_and_no_network(repo: Path) -> None:
-    trajectory = run(repo, ["grep CapEff /proc/self/status; echo devices: $(tail -n +3 /proc/net/dev | cut -d: -f1); touch src/cap"])
+@pytest.mark.parametrize("way", WAYS)
+def test_a_proposal_has_no_capabilities_and_no_network(repo: Path, way: str) -> None:
+    trajectory = run(repo, ["grep CapEff /proc/self/status; echo devices: $(tail -n +3 /proc/net/dev | cut -d: -f1); touch src/cap"],
+                     way=way)
     (seen,) = observations(trajectory)
+    assert seen.startswith("Exit code: 0\nSTDOUT:\nCapEff:"), "nothing of the view's own (fuse-overlayfs's notes) in the output"
     assert "CapEff:\t0000000000000000" in seen
     assert "devices: lo\n" in seen, "a network namespace of its own: the loopback device only"
     assert (repo / "src" / "cap").exists()
@@ -139,8 +149,11 @@ def mounts() -> list[str]:
     return sorted(Path("/proc/self/mountinfo").read_text().splitlines())
 
 
-def test_kill_9_during_a_proposal_leaves_the_tree_and_the_mount_table(repo: Path, tmp_path: Path) -> None:
-    marker = "31.4159"
+@pytest.mark.parametrize("way", [pytest.param("overlay", marks=needs_overlay), pytest.param("fuse", marks=needs_fuse)])
+def test_kill_9_during_a_proposal_leaves_the_tree_and_the_mount_table(repo: Path, tmp_path: Path, way: str) -> None:
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text(f'[bash]\nproposals = "{way}"\n')
+    marker = f"31.4159{len(way)}"
     replay = write_replay(tmp_path / "r.jsonl", [turn("x", xml_call("Bash", command=f"rm docs/b.md; touch src/new; sleep {marker}")),
                                                 turn("done", answer="done")])
     before_mounts, before_tree = mounts(), snapshot(repo)
@@ -158,6 +171,10 @@ def test_kill_9_during_a_proposal_leaves_the_tree_and_the_mount_table(repo: Path
         assert time.monotonic() < deadline, "a process of the proposal outlived frogtui"
         time.sleep(0.02)
     assert mounts() == before_mounts
+    deadline = time.monotonic() + 5
+    while _running(str(sessions)):
+        assert time.monotonic() < deadline, "a process of the view (fuse-overlayfs) outlived frogtui"
+        time.sleep(0.02)
     assert snapshot(repo) == before_tree
     assert git(repo, "status", "--porcelain") == ""
 
@@ -170,3 +187,34 @@ def _running(marker: str) -> bool:
         except OSError:
             continue
     return False
+
+
+@needs_bwrap
+def test_kill_9_during_a_proposal_run_in_place_leaves_its_checkpoint(repo: Path, tmp_path: Path) -> None:
+    """Run then undo: the command runs on the tree itself, so ``kill -9`` mid-command leaves what it
+    did so far in the tree; the step's checkpoint, taken before it ran, holds the tree before it
+    (undo goes back to it), and nothing of the command outlives frogtui."""
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text('[bash]\nproposals = "undo"\n')
+    marker = "31.41593"
+    replay = write_replay(tmp_path / "r.jsonl", [turn("x", xml_call("Bash", command=f"rm docs/b.md; touch src/new; sleep {marker}")),
+                                                turn("done", answer="done")])
+    start_tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    proc = subprocess.Popen([sys.executable, "-m", "frogtui", "run", "go", "--repo", str(repo), "--model", f"replay:{replay}",
+                             "--approve", "policy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
+    deadline = time.monotonic() + 30
+    while not (repo / "src" / "new").exists():
+        assert time.monotonic() < deadline and proc.poll() is None, "the command never ran"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while _running(marker):
+        assert time.monotonic() < deadline, "a process of the command outlived frogtui"
+        time.sleep(0.02)
+    assert not (repo / "docs" / "b.md").exists(), "it ran on the tree: what it did so far is there"
+    (session,) = (Path(os.environ["XDG_STATE_HOME"]) / "frogtui" / "sessions").iterdir()
+    from frogtui.vcs.verify import recorded_under
+
+    checkpoints = recorded_under(f"refs/frogtui/{session.name}")
+    assert checkpoints.get(f"refs/frogtui/{session.name}/1") == start_tree, checkpoints

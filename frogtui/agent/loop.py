@@ -23,7 +23,7 @@ from frogtui.agent.toolcalls import StreamParser, TextPiece, format_call
 from frogtui.agent.trajectory import Trajectory, run_file
 from frogtui.config import Limits
 from frogtui.errors import ContextOverflowError, FrogtuiError, ModelError
-from frogtui.protocol import Approval, ApprovalRequest, Approver, Model, Preview, ToolCall, TurnEnd, Usage
+from frogtui.protocol import Approval, ApprovalRequest, Approver, FileHunks, Model, Preview, ToolCall, TurnEnd, Usage
 from frogtui.tools import SYSTEM_PROMPT, TOOL_SCHEMAS, ToolOutcome, ToolRunner, convert_arguments, landing, observations, tool_spec
 from frogtui.tools.specs import runs_commands
 
@@ -409,16 +409,23 @@ class Agent:
         Returns the outcome, or None and the person's approval when they chose to run the command
         for real instead (the caller runs it as any allowed command)."""
         call = request.call
+        in_place = self.runner.proposes_in_place
+        if in_place:  # no copy-on-write view here: the command runs on the tree, this checkpoint is what undo goes back to
+            self._checkpoint_before(step, call)
         self.sink.emit(ev.ToolStarted(step=step, call=call))
         started = self.clock()
         try:
             proposal = self.runner.propose(call, cancel=self.cancel, on_output=self._output_to_sink(step, call))
         except OSError as err:
+            if in_place:
+                self._checkpoint_after(step, call)
             return self._not_run(step, call, observations.error_observation(err)), Approval("deny", str(err))
         try:
             decided = not (proposal.failed or proposal.result.cancelled or proposal.result.timed_out)
             approval = self.approver.judge_proposal(request, proposal) if decided else None  # type: ignore[attr-defined]
             if approval is not None and approval.run_for_real:
+                if in_place:
+                    self._checkpoint_after(step, call)
                 return None, approval
             if approval is not None:
                 self.trajectory.record_approval(step, call, approval, repeat=request.repeat)
@@ -426,7 +433,9 @@ class Agent:
             landed = None
             accepted = approval.accepted if approval is not None and approval.allowed else ()
             if accepted is None or accepted:
-                landed = self._land(step, call, proposal, accepted)
+                landed = self._land(step, call, proposal, accepted, approval.hunks if approval is not None else ())
+            elif in_place:
+                self._checkpoint_after(step, call)
             allowed = approval is not None and approval.allowed
             reason, by = (approval.reason, approval.by) if approval is not None else ("", "rule")
             outcome = landing.outcome(proposal, allowed, reason, landed, by=by)
@@ -435,8 +444,17 @@ class Agent:
         self.sink.emit(ev.ToolFinished(step, call, outcome, self.clock() - started))
         return outcome, approval or Approval("deny")
 
-    def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None) -> Any:
-        """Land a proposal's accepted effects between the checkpoints before and after (one step)."""
+    def _land(self, step: int, call: ToolCall, proposal: Any, accepted: tuple[str, ...] | None, hunks: tuple[FileHunks, ...] = ()) -> Any:
+        """Land a proposal's accepted effects (of a text file accepted in part, its accepted
+        hunks) between the checkpoints before and after (one step)."""
+        self._checkpoint_before(step, call)
+        try:
+            return self.runner.land(proposal, accepted, hunks)
+        finally:
+            self._checkpoint_after(step, call)
+
+    def _checkpoint_before(self, step: int, call: ToolCall) -> None:
+        """The checkpoint before a proposal's landing (or, in place, its command); a failure ends the run."""
         if self.before_action is not None:
             try:
                 self.before_action(step, call)
@@ -444,14 +462,13 @@ class Agent:
                 observation = observations.checkpoint_failed(err)
                 self.sink.emit(ev.ToolFinished(step, call, ToolOutcome.not_run(observation), 0.0))
                 raise Stop("tool_error", f"checkpoint failed: {err}", observation) from None
-        try:
-            return self.runner.land(proposal, accepted)
-        finally:
-            if self.after_action is not None:
-                try:
-                    self.after_action(step, call)
-                except (FrogtuiError, OSError):
-                    pass
+
+    def _checkpoint_after(self, step: int, call: ToolCall) -> None:
+        if self.after_action is not None:
+            try:
+                self.after_action(step, call)
+            except (FrogtuiError, OSError):  # without it the review counts the step's files as the person's too: not fatal
+                pass
 
     def _output_to_sink(self, step: int, call: ToolCall) -> Callable[[str], None]:
         """Passes a running command's output on as ``ToolOutput`` events (on the loop's thread)."""

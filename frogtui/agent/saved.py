@@ -21,6 +21,7 @@ from typing import Any, Literal, get_args
 
 from frogtui.agent.project_instructions import without_instructions
 from frogtui.agent.trajectory import StepRecord, Trajectory, replay_lines
+from frogtui.protocol import FileHunks, Span
 from frogtui.tools.observations import OutcomeKind, Reading, classify
 from frogtui.tools.specs import runs_commands
 
@@ -74,6 +75,9 @@ class SavedApproval:
     """``rule``, ``floor``, ``mode`` or ``person``."""
     rule: str = ""
     reason: str = ""
+    hunks: tuple[FileHunks, ...] = ()
+    """A proposal's text files accepted in part, with the hunks of each accepted and rejected
+    (none in a session saved before they were recorded)."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +172,7 @@ class Conversation:
     def approvals(self) -> list[SavedApproval]:
         """The gate's answers, in order."""
         return [SavedApproval(s.step, _str(a.get("tool")), _str(a.get("decision")), _str(a.get("by")), _str(a.get("rule")),
-                              _str(a.get("reason"))) for s in self.steps for a in s.approvals]
+                              _str(a.get("reason")), _hunks(a.get("hunks"))) for s in self.steps for a in s.approvals]
 
     def tokens(self) -> tuple[int, int]:
         """Tokens evaluated and generated over the conversation's steps."""
@@ -196,6 +200,27 @@ def _str(value: object) -> str:
 
 def _optional_str(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _hunks(value: object) -> tuple[FileHunks, ...]:
+    """Recorded hunk choices (``Trajectory.record_approval``); one without the recorded shape is left out."""
+    return tuple(choice for choice in map(_file_hunks, _list(value)) if choice is not None)
+
+
+def _file_hunks(data: object) -> FileHunks | None:
+    if not isinstance(data, dict) or not isinstance(data.get("path"), str):
+        return None
+    sides: list[tuple[Span, ...]] = []
+    for name in ("accepted", "rejected"):
+        spans = data.get(name)
+        if not isinstance(spans, list) or not all(_span(s) for s in spans):
+            return None
+        sides.append(tuple((s[0], s[1], s[2], s[3]) for s in spans))
+    return FileHunks(data["path"], sides[0], sides[1])
+
+
+def _span(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 4 and all(type(n) is int and n >= 0 for n in value)
 
 
 def _int(value: object) -> int | None:

@@ -20,7 +20,7 @@ class StepRecord:
     step: int
     assistant: dict[str, Any] = field(default_factory=dict)
     observations: list[dict[str, Any]] = field(default_factory=list)
-    approvals: list[dict[str, str]] = field(default_factory=list)
+    approvals: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     raw_output: str = ""
     """The model's raw text for this turn (what a replay file holds), reasoning first."""
@@ -67,10 +67,15 @@ class Trajectory:
         return self.steps[-1]
 
     def record_approval(self, n: int, call: ToolCall, approval: Approval, *, repeat: str = "") -> None:
-        """Record an answer; ``repeat`` (why the call counts as a repeat) is kept when set."""
-        record = {"tool": call.name, "decision": approval.decision, "reason": approval.reason, "by": approval.by, "rule": approval.rule}
+        """Record an answer; ``repeat`` (why the call counts as a repeat) is kept when set, and a
+        proposal's text files accepted in part (``hunks``: each with its accepted and rejected hunks)."""
+        record: dict[str, Any] = {"tool": call.name, "decision": approval.decision, "reason": approval.reason, "by": approval.by,
+                                  "rule": approval.rule}
         if repeat:
             record["repeat"] = repeat
+        if approval.hunks:
+            record["hunks"] = [{"path": c.path, "accepted": [list(s) for s in c.accepted], "rejected": [list(s) for s in c.rejected]}
+                               for c in approval.hunks]
         self.step(n).approvals.append(record)
 
     def record_observation(self, n: int, call: ToolCall, outcome: ToolOutcome) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from frogtui.approval.decision import Decision
-from frogtui.protocol import ApprovalRequest
+from frogtui.protocol import ApprovalRequest, FileHunks
 from frogtui.tools.effects import Effect
 from frogtui.tools.proposals import Proposal
 
@@ -74,6 +74,9 @@ class PersonAnswer:
     """Edit: the call's new arguments (the policy decides on them again)."""
     accepted: tuple[str, ...] | None = None
     """A proposal: the paths of the effects to land when only some are accepted; None: all of them."""
+    hunks: tuple[FileHunks, ...] = ()
+    """A proposal: its text files accepted in part, with the hunks of each to land (their paths
+    are among those accepted)."""
     by: str = "person"
     """Who answered: the person, or ``display`` for a denial without asking, when the front end
     could not show the call whole (the person would allow what they cannot see)."""

@@ -118,10 +118,10 @@ class Approver:
         if verdict == "allow":
             return proposals.allowed_answer(judged)
         if verdict == "deny":
-            why = f"{proposals.RAN_AS_PROPOSAL}, and none of its changes was applied: one is denied"
+            why = f"{proposal.ran_as}, and none of its changes was applied: one is denied"
             return proposals.denied_answer(judged, by="rule", why=why)
         if self.ask is None:
-            why = (f"{proposals.RAN_AS_PROPOSAL}, and none of its changes was applied: one needs a person's approval and the run "
+            why = (f"{proposal.ran_as}, and none of its changes was applied: one needs a person's approval and the run "
                    f"is headless (--approve {self.mode})")
             return proposals.denied_answer(judged, by="mode", why=why)
         decision = proposals.question_decision(judged)
@@ -135,11 +135,13 @@ class Approver:
             accepted = tuple(j.effect.path for j in judged if j.verdict != "skip")
             if answer.accepted is not None:
                 accepted = tuple(path for path in accepted if path in set(answer.accepted))
-            return dataclasses.replace(landed, accepted=accepted, reason=f"ran as a proposal; {landed.reason}")
+            landing = set(accepted)
+            hunks = tuple(choice for choice in answer.hunks if choice.path in landing)
+            return dataclasses.replace(landed, accepted=accepted, hunks=hunks, reason=f"ran as a proposal; {landed.reason}")
         if answer.by != "person":  # the front end could not show it (``display``): its own reason
             return proposals.denied_answer(judged, by=answer.by, why=answer.reason)
         said = f" ({answer.reason})" if answer.reason else ""
-        why = f"{proposals.RAN_AS_PROPOSAL}, and the user rejected its changes{said}; none was applied"
+        why = f"{proposal.ran_as}, and the user rejected its changes{said}; none was applied"
         return proposals.denied_answer(judged, by=answer.by, why=why)
 
     def _answered(self, answer: PersonAnswer, call: ToolCall, decision: Decision, edited: dict | None) -> Approval:

@@ -31,7 +31,6 @@ from frogtui.tools.effects import Effect, left_out
 from frogtui.tools.proposals import Proposal
 from frogtui.tools.specs import WRITE
 
-RAN_AS_PROPOSAL = "this command ran as a proposal, on a copy of the repository"
 CACHE_RULE = "ignored by git (a cache or build output)"
 CONTROL_RULE = "control file"
 LINK_OUT_RULE = "link out of the repository"

@@ -26,7 +26,9 @@ The format::
     [bash]
     read_only = true     # run commands that only read and print without asking (the default)
     proposals = true     # run a command the rules would ask about on a copy-on-write view first,
-                         # and judge what it did (the default, where the kernel allows it)
+                         # and judge what it did (the default: the kernel's overlay, else
+                         # fuse-overlayfs, else run on the tree and undo what is not accepted);
+                         # or "overlay", "fuse", "undo" for that way only; false: off
 
 Nothing here touches the disk: ``parse_rules`` takes text, ``combine`` merges parsed files.
 """
@@ -113,7 +115,12 @@ class RuleFile:
     rules: tuple[Rule, ...] = ()
     sandbox: Mapping[str, Any] = field(default_factory=dict)
     read_only: bool | None = None
-    proposals: bool | None = None
+    proposals: bool | str | None = None
+
+
+PROPOSAL_WAYS = ("auto", "overlay", "fuse", "undo")
+"""What ``[bash] proposals`` may name besides ``true`` (``auto``) and ``false``
+(``approval.sandbox.views``)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +138,8 @@ class RuleSet:
         proposals: A command the rules would ask about runs first as a proposal on a
             copy-on-write view, and what it did is judged (``[bash] proposals``; where the kernel
             allows it, ``tools.proposals``).
+        proposals_way: Which way a proposal runs (``PROPOSAL_WAYS``; ``auto``: the first that
+            works here, ``approval.sandbox.views``).
     """
 
     tools: Mapping[str, Kind] = field(default_factory=lambda: dict(DEFAULT_TOOL_DECISIONS))
@@ -139,6 +148,7 @@ class RuleSet:
     notes: tuple[str, ...] = ()
     read_only: bool = True
     proposals: bool = True
+    proposals_way: str = "auto"
 
     def with_rule(self, rule: Rule) -> RuleSet:
         """A copy with ``rule`` added (session rules)."""
@@ -162,9 +172,11 @@ def parse_rules(text: str, source: str) -> RuleFile:
     bash = _table(data.get("bash", {}), source, "[bash]")
     if set(bash) - {"read_only", "proposals"}:
         raise ConfigError(f"{source}: unknown key(s) in [bash]: {', '.join(sorted(set(bash) - {'read_only', 'proposals'}))}")
-    for key in ("read_only", "proposals"):
-        if key in bash and not isinstance(bash[key], bool):
-            raise ConfigError(f"{source}: [bash] {key} must be true or false")
+    if "read_only" in bash and not isinstance(bash["read_only"], bool):
+        raise ConfigError(f"{source}: [bash] read_only must be true or false")
+    if "proposals" in bash and not isinstance(bash["proposals"], bool) and bash["proposals"] not in PROPOSAL_WAYS:
+        raise ConfigError(f"{source}: [bash] proposals must be true, false, {', '.join(repr(w) for w in PROPOSAL_WAYS)}, "
+                          f"not {bash['proposals']!r}")
     tools_table = _table(data.get("tools", {}), source, "[tools]")
     tools = {_tool_name(name, source): _kind(value, source, f"[tools] {name}") for name, value in tools_table.items()}
     entries = data.get("rules", [])
@@ -253,14 +265,16 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
     sandbox = SandboxSettings()
     notes: list[str] = []
     read_only = True
-    proposals = True
+    proposals, way = True, "auto"
     for rule_file, loosen in ((user, True), (project, project_trusted)):
         if rule_file is None:
             continue
         if rule_file.proposals is False or (loosen and rule_file.proposals is not None):
-            proposals = bool(rule_file.proposals)  # an untrusted project may only turn them off: then a person is asked first
-        elif rule_file.proposals and not proposals:
-            notes.append(f"ignored [bash] proposals = true in {rule_file.source}: the project is not trusted")
+            proposals = rule_file.proposals is not False  # an untrusted project may only turn them off: then a person is asked first
+            way = rule_file.proposals if isinstance(rule_file.proposals, str) else "auto"
+        elif isinstance(rule_file.proposals, str) or (rule_file.proposals and not proposals):
+            shown = f'"{rule_file.proposals}"' if isinstance(rule_file.proposals, str) else "true"
+            notes.append(f"ignored [bash] proposals = {shown} in {rule_file.source}: the project is not trusted")
         if rule_file.read_only is False or (loosen and rule_file.read_only is not None):
             read_only = bool(rule_file.read_only)
         elif rule_file.read_only:
@@ -293,7 +307,8 @@ def combine(user: RuleFile | None, project: RuleFile | None, *, project_trusted:
             sandbox = replace(sandbox, network=False)
         elif rule_file.sandbox.get("network") is True:
             notes.append(f"ignored [sandbox] network = true in {rule_file.source}: the project is not trusted")
-    return RuleSet(tools=tools, rules=tuple(rules), sandbox=sandbox, notes=tuple(notes), read_only=read_only, proposals=proposals)
+    return RuleSet(tools=tools, rules=tuple(rules), sandbox=sandbox, notes=tuple(notes), read_only=read_only, proposals=proposals,
+                   proposals_way=way)
 
 
 # matching ------------------------------------------------------------------------------------

@@ -185,6 +185,8 @@ class OpenAICompatModel:
                 lines.put(("error", ModelError(self._after_a_drop(dropped))))
             except ModelError as err:  # ContextOverflowError included
                 lines.put(("error", err))
+            except Exception as err:  # noqa: BLE001 - whatever it is, the turn ends with it instead of waiting for a line
+                lines.put(("error", ModelError(f"reading the stream from {self.base_url} failed: {type(err).__name__}: {err}")))
 
         threading.Thread(target=pump, name="frogtui-stream", daemon=True).start()
         while True:
@@ -242,6 +244,8 @@ class OpenAICompatModel:
         """``what`` happened to a request: the one line that says it, and whether the server is
         still there (asked of ``/models`` at once): a server that no longer answers most likely
         crashed on the request, and its own log says why."""
+        if self.client.is_closed:  # frogtui closed it (the model was closed mid-turn): nothing to ask
+            return f"{what}; frogtui had closed its connection to the server"
         try:
             alive = self.client.get(f"{self.base_url}/models", timeout=3.0).status_code < 500
         except httpx.TransportError:

@@ -53,6 +53,7 @@ from frogtui.tools.project_env import describe_python
 from frogtui.tools.proposals import ProposalRunner
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.ignored import ignored_among
+from frogtui.vcs.in_place import TreeCapture
 from frogtui.vcs.nested import describe
 from frogtui.vcs.repository import (
     GitState,
@@ -205,8 +206,6 @@ class SessionCore:
             engine.shown = sandbox.wrap.shown  # Read and Glob see what Bash sees: one mount list
         engine.base_rules, no_backstop = backstopped(engine.base_rules, sandbox)
         self.session.log(sandbox.describe())
-        self.proposals, self.proposals_line = self._proposal_runner(workspace, engine, sandbox)
-        self.session.log(self.proposals_line)
         self.python_line = describe_python(os.environ, workspace.root, workspace.environment_of)
         self.session.log(self.python_line)
         state = resume(self.config.repo, self.session.id) if self.saved is not None else discover(self.config.repo, self.session.id)
@@ -215,6 +214,8 @@ class SessionCore:
         if self.instructions is not None:
             self.session.log(self.instructions.line)
         self._use_repo(state)
+        self.proposals, self.proposals_line = self._proposal_runner(workspace, engine, sandbox)
+        self.session.log(self.proposals_line)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
         not_git = not_a_repo_message(self.config.repo) if state is None else ""
         warnings = [line for line in (sandbox.warning, *sandbox.notes, no_backstop, nested, *engine.rules.notes, not_git) if line]
@@ -227,14 +228,17 @@ class SessionCore:
         return warnings
 
     def _proposal_runner(self, workspace: Workspace, engine: PolicyEngine, sandbox: Sandbox) -> tuple[ProposalRunner | None, str]:
-        """The proposals' runner (a copy-on-write view of the repository where the kernel allows
-        one) and the line saying so."""
+        """The proposals' runner (a copy-on-write view of the repository where the kernel or
+        fuse-overlayfs allows one, else the command run on the tree and undone from the checkpoint,
+        ``approval.sandbox.views``) and the line saying so. Call after ``_use_repo``."""
         if not engine.rules.proposals:
             return None, OFF_SETTING
-        view, why = make_view(sandbox.wrap, workspace.root)
+        state = self.repo_state
+        view, why = make_view(sandbox.wrap, workspace.root, engine.rules.proposals_way, repository=state is not None)
         if view is None:
             return None, proposals_line(view, why)
-        runner = ProposalRunner(view, workspace.root, self.session.folder / "proposals", ignored=self._ignored_among)
+        in_place = TreeCapture(state.repo) if state is not None and getattr(view, "in_place", False) else None
+        runner = ProposalRunner(view, workspace.root, self.session.folder / "proposals", ignored=self._ignored_among, in_place=in_place)
         return runner, proposals_line(view, why)
 
     def _ignored_among(self, paths: Sequence[str]) -> set[str]:

@@ -5,7 +5,15 @@ tree's entry must still be what the effects were read against (kind, mode, size,
 content), and unchanged since the command started (its ctime; a file changed while the command
 ran holds the command's copy of the old content). One stale effect and nothing is applied.
 Then the effects are applied in order, deletions first, then folders, files, links and modes
-in path order; every file is written beside its target and renamed over it.
+in path order; a new file (or link) is written beside its target and renamed over it, a regular
+file the tree has (with no other hard link) is written over in place (``_copy_in``: a rename
+over 1,000 files made ext4 flush each one); the checkpoint taken before is what undoes a landing
+cut short.
+
+A text file accepted in part (``FileHunks``: the person took some hunks of its change) lands as
+the tree's file with exactly the accepted hunks (``effect_hunks.partial``), computed against the
+tree's file the command ran on (read again and checked against the hash taken then: stale
+otherwise), written as any file is.
 
 Every operation goes through folder descriptors opened from the root one component at a time
 without following links (``O_NOFOLLOW``): a link in the tree (made by the person meanwhile, or
@@ -16,13 +24,16 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import shutil
 import stat
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Collection, Iterator, Sequence
+from dataclasses import dataclass, replace
 
-from frogtui.tools.effects import Effect, Entry, digest, left_out, tree_files
+from frogtui.protocol import FileHunks
+from frogtui.tools.effect_hunks import HunksMismatch, partial, where
+from frogtui.tools.effects import BIG, Effect, Entry, digest, left_out, tree_files
 from frogtui.tools.observations import ToolOutcome, denied_by_person, denied_by_policy
 from frogtui.tools.proposals import Proposal
 
@@ -31,6 +42,16 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class UnsafePath(OSError):
     """A path of an effect goes through a link, or a folder became something else."""
+
+
+@dataclass(frozen=True)
+class Partly:
+    """A text file that landed in part: where each hunk that was not applied is (``lines 10-14``)."""
+
+    path: str
+    left: tuple[str, ...]
+    total: int
+    """How many hunks the person was shown."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +68,8 @@ class Landed:
     applied: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
     error: str = ""
+    partly: tuple[Partly, ...] = ()
+    """The applied text files of which only some hunks landed."""
 
     @property
     def ok(self) -> bool:
@@ -59,25 +82,89 @@ def accepted_effects(proposal: Proposal, accepted: Collection[str] | None) -> li
     return [e for e in proposal.effects if not left_out(e) and (accepted is None or e.path in accepted)]
 
 
-def land(proposal: Proposal, accepted: Collection[str] | None = None) -> Landed:
-    """Apply ``proposal``'s accepted effects to its tree (all of them when ``accepted`` is None).
+def land(proposal: Proposal, accepted: Collection[str] | None = None, hunks: Sequence[FileHunks] = ()) -> Landed:
+    """Apply ``proposal``'s accepted effects to its tree (all of them when ``accepted`` is None);
+    of a text file named in ``hunks``, only its accepted hunks.
 
-    Never raises for the disk: a failure is ``Landed.error``.
+    Never raises for the disk: a failure is ``Landed.error`` (hunks that are not those of the
+    file's change: one, before anything is applied).
     """
     effects = accepted_effects(proposal, accepted)
-    problems = [why for effect in effects for why in stale(effect, proposal)]
+    replaced = frozenset(e.path for e in effects if e.kind == "deleted" or (e.kind == "modified" and e.before is not None
+                                                                            and e.after is not None and e.before.kind != e.after.kind))
+    problems = [why for effect in effects for why in stale(effect, proposal, replaced)]
     if problems:
         return Landed(stale=tuple(problems))
+    chosen = {choice.path: choice for choice in hunks}
+    sources: dict[str, str] = {}
+    partly: list[Partly] = []
+    try:
+        for n, effect in enumerate(e for e in effects if e.path in chosen):
+            choice = chosen[effect.path]
+            content = _partial_content(effect, proposal, choice)
+            if content is None:
+                return Landed(stale=(f"{effect.path}: it changed in the tree meanwhile",))
+            sources[effect.path] = _stage(proposal, n, content, effect)
+            left = tuple(where(span, choice.accepted) for span in sorted(choice.rejected))
+            if left:
+                partly.append(Partly(effect.path, left, len(choice.accepted) + len(choice.rejected)))
+    except HunksMismatch as err:
+        return Landed(error=f"{type(err).__name__}: {err}")
+    except OSError as err:
+        return Landed(error=f"{type(err).__name__}: {err}")
     applied: list[str] = []
     try:
         with _Tree(str(proposal.root)) as tree:
             for effect in sorted(effects, key=_deletions_first):
-                _apply(tree, effect, str(proposal.upper))
+                _apply(tree, effect, str(proposal.upper), sources.get(effect.path))
                 applied.append(effect.path)
             tree.set_folder_modes()
     except OSError as err:
         return Landed(applied=tuple(applied), error=f"{type(err).__name__}: {err}")
-    return Landed(applied=tuple(applied))
+    return Landed(applied=tuple(applied), partly=tuple(partly))
+
+
+def _partial_content(effect: Effect, proposal: Proposal, choice: FileHunks) -> bytes | None:
+    """The tree's file with ``choice``'s accepted hunks of ``effect`` (None: the tree's file is no
+    longer the one the command ran on).
+
+    Raises:
+        HunksMismatch: ``effect`` is not a text file's change, or the hunks are not its change's.
+        OSError: a side cannot be read.
+    """
+    after, before = effect.after, effect.before
+    if effect.kind not in ("modified", "added") or after is None or after.kind != "file" or (before is not None and before.kind != "file"):
+        raise HunksMismatch(f"{effect.path}: only a text file's new or changed content can be accepted in part")
+    if effect.binary or effect.big or (before is not None and before.size >= BIG):
+        raise HunksMismatch(f"{effect.path}: a binary or big file is accepted whole or not at all")
+    new = _read(os.path.join(str(proposal.upper), effect.path))
+    old = b"" if before is None else _read(os.path.join(str(proposal.root), effect.path))
+    if before is not None and hashlib.sha256(old).hexdigest() != effect.before_digest:
+        return None
+    try:
+        return partial(old, new, choice.accepted, choice.rejected)
+    except HunksMismatch as err:
+        raise HunksMismatch(f"{effect.path}: {err}") from None
+
+
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _stage(proposal: Proposal, n: int, content: bytes, effect: Effect) -> str:
+    """``content`` in a file of the proposal's layer folder (out of the sandbox's reach), with the
+    mode the command left: what lands at ``effect``'s path instead of the command's file."""
+    folder = proposal.layers.folder / "partial"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = str(folder / str(n))
+    assert effect.after is not None
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(content)
+        os.fchmod(handle.fileno(), effect.after.mode)
+    return path
 
 
 def _deletions_first(effect: Effect) -> tuple[int, tuple[str, ...]]:
@@ -86,27 +173,29 @@ def _deletions_first(effect: Effect) -> tuple[int, tuple[str, ...]]:
 
 
 # the stale check -------------------------------------------------------------------------------
-def stale(effect: Effect, proposal: Proposal) -> list[str]:
-    """Why ``effect`` can no longer land as it was read (empty: it can)."""
+def stale(effect: Effect, proposal: Proposal, replaced: frozenset[str] = frozenset()) -> list[str]:
+    """Why ``effect`` can no longer land as it was read (empty: it can). ``replaced``: the paths
+    another effect landing with it deletes or turns into another kind of entry (a folder that
+    becomes a link, a file that becomes a folder): what the tree has there is that effect's to check."""
     root = str(proposal.root)
     problems = []
     places = [(effect.source, effect.before)] if effect.source else [(effect.path, effect.before)]
     if effect.source:
         places.append((effect.path, None))
     for rel, before in places:
-        why = _changed(root, rel, before, effect, proposal.started_ns)
+        why = _changed(root, rel, before, effect, proposal.started_ns, replaced)
         if why:
             problems.append(f"{rel}: {why}")
     return problems
 
 
-def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_ns: int) -> str:
+def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_ns: int, replaced: frozenset[str] = frozenset()) -> str:
     full = os.path.join(root, rel)
-    if _through_link(root, rel):
+    if _through_link(root, rel, replaced):
         return "a folder above it is now a link"
     now = Entry.of(full)
     if before is None:
-        return "" if now is None else "it was made in the tree after the command ran"
+        return "" if now is None or rel in replaced else "it was made in the tree after the command ran"
     if now is None:
         return "it was deleted from the tree meanwhile"
     if (now.kind, now.mode, now.target) != (before.kind, before.mode, before.target) or (now.kind == "file" and now.size != before.size):
@@ -130,10 +219,12 @@ def _ctime(path: str) -> int:
         return 0
 
 
-def _through_link(root: str, rel: str) -> bool:
-    current = root
-    for part in rel.split("/")[:-1]:
+def _through_link(root: str, rel: str, replaced: frozenset[str] = frozenset()) -> bool:
+    current, parts = root, rel.split("/")[:-1]
+    for n, part in enumerate(parts, start=1):
         current = os.path.join(current, part)
+        if "/".join(parts[:n]) in replaced:
+            return False  # an effect landing first makes it a folder (``land`` goes through descriptors, never a link)
         try:
             if not stat.S_ISDIR(os.lstat(current).st_mode):
                 return True
@@ -188,7 +279,9 @@ class _Tree:
                 os.close(opened)
 
 
-def _apply(tree: _Tree, effect: Effect, upper: str) -> None:
+def _apply(tree: _Tree, effect: Effect, upper: str, staged: str | None = None) -> None:
+    """Apply one effect; ``staged``: the file to put at its path instead of the command's (a text
+    file accepted in part)."""
     if effect.kind == "deleted":
         _remove(tree, effect.path)
         return
@@ -202,7 +295,7 @@ def _apply(tree: _Tree, effect: Effect, upper: str) -> None:
     assert after is not None
     if effect.kind == "modified" and effect.before is not None and effect.before.kind != after.kind:
         _remove(tree, effect.path)
-    source = os.path.join(upper, effect.path)
+    source = staged or os.path.join(upper, effect.path)
     if after.kind == "dir":
         _make_folder(tree, effect.path, after.mode)
         if effect.kind == "renamed":
@@ -328,10 +421,22 @@ def _chmod(tree: _Tree, rel: str, mode: int) -> None:
 
 
 # what the model is told ------------------------------------------------------------------------
-PROPOSAL_NOTE = "Note: this command ran as a proposal, on a copy of the repository"
+NOT_UNDONE_NOTE = ("Note: this command ran on the working tree itself (no copy-on-write view here); its changes to these "
+                   "files git ignores could not be put back and stay as it left them: {paths}")
+NOT_UNDONE_SHOWN = 20
 
 
 def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
+    """``decided_outcome``, after a note naming what a proposal run in place could not put back."""
+    found = decided_outcome(proposal, allowed, reason, landed, by=by)
+    if not proposal.not_undone:
+        return found
+    paths = list(proposal.not_undone)
+    named = ", ".join(paths[:NOT_UNDONE_SHOWN]) + (f" and {len(paths) - NOT_UNDONE_SHOWN} more" if len(paths) > NOT_UNDONE_SHOWN else "")
+    return replace(found, observation=NOT_UNDONE_NOTE.format(paths=named) + "\n" + found.observation)
+
+
+def decided_outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | None, *, by: str = "rule") -> ToolOutcome:
     """The call's outcome once the proposal is decided (``allowed``: its effects, or some, were
     to land; ``reason``: why not, ``by`` whom): the command's own observation (held back until
     now), after a note when not all of what it did was applied, or, when none was to land, after
@@ -339,25 +444,35 @@ def outcome(proposal: Proposal, allowed: bool, reason: str, landed: Landed | Non
     result = proposal.result
     observation = result.observation
     code = result.exit_code
+    if proposal.failed and proposal.in_place:
+        return ToolOutcome(f"OSError: {proposal.failed}; what it changed may still be in the tree (undo goes back to the "
+                           f"checkpoint before it)\n{observation}", ok=False, error="OSError")
     if proposal.failed:
         return ToolOutcome(f"OSError: the proposal's copy-on-write view could not be made; the command did not run\n{observation}",
                            ok=False, error="OSError")
     if result.cancelled or result.timed_out:
-        note = f"{PROPOSAL_NOTE}; nothing it changed was applied\n" if proposal.effects.items else ""
+        note = f"Note: {proposal.ran_as}; nothing it changed was applied\n" if proposal.effects.items else ""
         return ToolOutcome(note + observation, ok=False, exit_code=None, cancelled=result.cancelled, timed_out=result.timed_out)
     if not allowed:
         denial = denied_by_person(reason) if by == "person" else denied_by_policy(reason)
         return ToolOutcome(f"{denial}\n{observation}", ok=False, exit_code=code, denied=True)
     if landed is not None and landed.stale:
         stale = "; ".join(landed.stale)
-        return ToolOutcome(f"{PROPOSAL_NOTE}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",
+        return ToolOutcome(f"Note: {proposal.ran_as}; its changes were not applied: the tree changed meanwhile ({stale})\n{observation}",
                            ok=False, exit_code=code)
     if landed is not None and landed.error:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; applying its changes stopped part way: {landed.error}\n{observation}", ok=False,
+        return ToolOutcome(f"Note: {proposal.ran_as}; applying its changes stopped part way: {landed.error}\n{observation}", ok=False,
                            exit_code=code, error=landed.error.split(":", 1)[0])
     applied = set(landed.applied) if landed is not None else set()
     left = [e.describe(full=False) for e in proposal.effects if not left_out(e) and e.path not in applied]
-    if left:
-        return ToolOutcome(f"{PROPOSAL_NOTE}; only some of its changes were applied; not applied: {'; '.join(left)}\n{observation}",
-                           ok=code == 0, exit_code=code)
+    notes = [f"only some of its changes were applied; not applied: {'; '.join(left)}"] if left else []
+    notes += [partly_note(part) for part in (landed.partly if landed is not None else ())]
+    if notes:
+        return ToolOutcome(f"Note: {proposal.ran_as}; {'; '.join(notes)}\n{observation}", ok=code == 0, exit_code=code)
     return ToolOutcome(observation, ok=code == 0, exit_code=code)
+
+
+def partly_note(part: Partly) -> str:
+    """``its changes to src/a.py were applied except 2 of 5 hunks (lines 10-14, after line 30)``:
+    where each hunk not applied is in the file as it now is."""
+    return f"its changes to {part.path} were applied except {len(part.left)} of {part.total} hunks ({', '.join(part.left)})"

@@ -7,7 +7,10 @@ nothing of it in the working tree until they are accepted (``landing``).
     proposal.discard()                         # the layer folder removed
 
 The view itself (an overlay in a user and mount namespace, bubblewrap on top) is the sandbox's
-(``approval.sandbox.overlay``), given to ``ProposalRunner`` as a ``ProposalView``.
+(``approval.sandbox.overlay``, or ``fuse``), given to ``ProposalRunner`` as a ``ProposalView``.
+Where no view can be mounted, the last fallback runs the command on the tree itself
+(``approval.sandbox.direct``, ``in_place``) and an ``InPlace`` (``vcs.in_place``) moves what it
+changed into the upper layer and puts the tree back: from there on it is a proposal like any other.
 """
 from __future__ import annotations
 
@@ -33,6 +36,8 @@ folder (which the sandbox never sees: it gets a fresh ``/tmp``), in the process'
 MOUNT_FAILED = 125
 """The exit status of a proposal whose view could not be mounted (the command did not run)."""
 MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
+RAN_ON_A_COPY = "this command ran as a proposal, on a copy of the repository"
+RAN_IN_PLACE = "this command ran as a proposal, on the working tree, and its changes were taken back until approved"
 
 
 @dataclass(frozen=True)
@@ -105,6 +110,23 @@ class ProposalView(Protocol):
         ...
 
 
+class InPlace(Protocol):
+    """Reads back what a command run on the tree itself changed (``vcs.in_place.TreeCapture``)."""
+
+    def before(self) -> object:
+        """The tree before the command (to ``capture`` against). Raises OSError."""
+        ...
+
+    def capture(self, before: object, upper: Path) -> tuple[str, ...]:
+        """Move what changed since ``before`` into ``upper`` (the kernel overlay's form) and put
+        the tree back; the paths it could not put back (files git ignores that the command
+        changed or deleted). Raises OSError."""
+        ...
+
+
+IN_PLACE_FAILED = "the command ran on the working tree (no copy-on-write view here) and what it changed could not be read back"
+
+
 @dataclass
 class Proposal:
     """A command that ran on the view: its result (held back from the model until a decision),
@@ -119,6 +141,10 @@ class Proposal:
         started_ns: When it started (wall clock, ns): a tree file changed after this is stale.
         failed: Why the view could not be made ('' when it ran).
         seconds: How long it ran, effects read included.
+        in_place: It ran on the tree itself (``InPlace``): its changes were moved out afterwards
+            (where ``failed``, they may still be in the tree).
+        not_undone: In place: the paths it changed that could not be put back (files git
+            ignores that were there before): they stay as the command left them.
     """
 
     command: str
@@ -129,7 +155,14 @@ class Proposal:
     ignored: frozenset[str] = frozenset()
     failed: str = ""
     seconds: float = 0.0
+    in_place: bool = False
+    not_undone: tuple[str, ...] = ()
     discarded: bool = field(default=False, repr=False)
+
+    @property
+    def ran_as(self) -> str:
+        """How it ran, as the model and the person are told it."""
+        return RAN_IN_PLACE if self.in_place else RAN_ON_A_COPY
 
     @property
     def upper(self) -> Path:
@@ -158,13 +191,19 @@ class ProposalRunner:
         root: The repository.
         layers_parent: Where the layer folders go (the session's folder: out of the sandbox's reach).
         ignored: Which effect paths git ignores (None: none is taken for ignored).
+        in_place: Reads back what a command run on the tree changed, for a view that runs it there
+            (``view.in_place``); required then.
     """
 
-    def __init__(self, view: ProposalView, root: Path, layers_parent: Path, ignored: IgnoredPaths | None = None) -> None:
+    def __init__(self, view: ProposalView, root: Path, layers_parent: Path, ignored: IgnoredPaths | None = None,
+                 in_place: InPlace | None = None) -> None:
+        if getattr(view, "in_place", False) and in_place is None:
+            raise ValueError("a view that runs commands on the tree needs an InPlace to read their changes back")
         self.view = view
         self.root = root
         self.layers_parent = layers_parent
         self.ignored = ignored
+        self.in_place = in_place if getattr(view, "in_place", False) else None
         for left in layers_parent.glob("frogtui-proposal-*") if layers_parent.is_dir() else ():
             remove_tree(left)  # what a proposal cut short (frogtui killed) left of its layers: copies of files
 
@@ -180,20 +219,38 @@ class ProposalRunner:
         """Run ``command`` on a fresh view and read its effects (blocking).
 
         Raises:
-            OSError: the layer folder cannot be made.
+            OSError: the layer folder cannot be made, or (in place) the tree cannot be snapshot
+                (the command did not run).
         """
         started = time.monotonic()
         layers = Layers.make(self.layers_parent, self.root)
+        try:
+            before = self.in_place.before() if self.in_place is not None else None
+        except OSError:
+            layers.remove()
+            raise
         started_ns = time.time_ns()
         result = run_bash(command, str(self.root), timeout=timeout, cancel=cancel, wrap=self.view.wrapper(layers), env=env,
                           on_output=on_output)
-        failed = ""
-        if result.exit_code == MOUNT_FAILED and MOUNT_FAILED_LINE in result.observation:
+        failed, not_undone = "", ()
+        if self.in_place is not None:
+            try:
+                not_undone = self.in_place.capture(before, layers.upper)
+            except OSError as err:
+                failed = f"{IN_PLACE_FAILED}: {err}"
+            started_ns = time.time_ns()  # the tree was put back just now: a change after this is the person's
+        elif result.exit_code == MOUNT_FAILED and MOUNT_FAILED_LINE in result.observation:
             failed = result.observation
+        settle = getattr(self.view, "settle", None)
+        if settle is not None and not failed:
+            try:
+                settle(layers)
+            except OSError as err:
+                failed = f"the view's upper layer cannot be read: {err}"
         effects = read_effects(layers.upper, self.root) if not failed else Effects()
         ignored = frozenset(self._ignored(effects)) if effects.items else frozenset()
         return Proposal(command, result, effects, layers, started_ns, ignored=ignored, failed=failed,
-                        seconds=time.monotonic() - started)
+                        seconds=time.monotonic() - started, in_place=self.in_place is not None, not_undone=tuple(not_undone))
 
     def _ignored(self, effects: Effects) -> set[str]:
         """The effects' paths git ignores (a folder asked about as ``name/``, so that a pattern for

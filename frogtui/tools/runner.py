@@ -5,7 +5,7 @@ import os
 import threading
 from collections.abc import Callable
 
-from frogtui.protocol import Preview, ToolCall
+from frogtui.protocol import FileHunks, Preview, ToolCall
 from frogtui.tools.bash import CommandWrapper, OutputCallback
 from frogtui.tools.environment import CREDENTIAL_NAME
 from frogtui.tools.files import StaleFileError
@@ -37,6 +37,12 @@ class ToolRunner:
         """Whether a command can run as a proposal here (``propose``)."""
         return self.proposals is not None
 
+    @property
+    def proposes_in_place(self) -> bool:
+        """Whether a proposal's command runs on the tree itself (no copy-on-write view here): the
+        step's checkpoint is taken before it runs."""
+        return self.proposals is not None and self.proposals.in_place is not None
+
     def propose(self, call: ToolCall, *, cancel: threading.Event | None = None, on_output: OutputCallback | None = None) -> Proposal:
         """Run a Bash ``call`` as a proposal: on a copy-on-write view, its effects read, nothing
         of it in the working tree (``land`` applies what is accepted).
@@ -48,9 +54,10 @@ class ToolRunner:
         return self.proposals.propose(str(call.arguments["command"]), env=self.bash_env(), timeout=call.arguments.get("timeout"),
                                       cancel=cancel, on_output=on_output)
 
-    def land(self, proposal: Proposal, accepted: tuple[str, ...] | None) -> Landed:
-        """Apply ``proposal``'s accepted effects to the working tree (``landing.land``)."""
-        return land(proposal, accepted)
+    def land(self, proposal: Proposal, accepted: tuple[str, ...] | None, hunks: tuple[FileHunks, ...] = ()) -> Landed:
+        """Apply ``proposal``'s accepted effects (of a text file accepted in part, its accepted
+        hunks) to the working tree (``landing.land``)."""
+        return land(proposal, accepted, hunks)
 
     @property
     def confines_read_only(self) -> bool:

@@ -3,11 +3,15 @@ policy asks (or that the call repeats, even when a rule would allow it). The age
 on the answer, so nothing runs while it is open.
 
 Keys: y allow once · a always allow (the narrow rule is shown) · n deny · r deny with a reason ·
-e edit the command (Bash) · Esc interrupt the run.
+e edit the command (Bash) · Esc interrupt the run. A command that ran as a proposal: y applies
+the ticked effects, and of a new or changed text file (shown as the review's hunks) the accepted
+hunks: space accepts or rejects the hunk under the cursor, ↑/↓ move between hunks, Tab between
+effects; x runs the command for real instead.
 """
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -20,9 +24,14 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Static
 
 from frogtui.approval.answer import PersonAnswer
+from frogtui.protocol import FileHunks
 from frogtui.terminal_text import marked
+from frogtui.ui.diffmodel import FileDiff
 from frogtui.ui.diffview import DiffView
 from frogtui.ui.messages import ApprovalRequested
+
+if TYPE_CHECKING:  # with the first proposal's question
+    from frogtui.ui.proposal_hunks import ProposalHunks
 
 PROPOSAL_OUTPUT_LINES = 20
 """A proposal's output lines shown in the modal (the rest is counted)."""
@@ -173,19 +182,25 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     def _proposal(self) -> ComposeResult:
         """A command that ran as a proposal: its output, then each effect (with what the rules say
-        of it, ticked: untick one to leave it out) and a text file's diff, deletions included: y
-        applies the ticked ones, n none."""
+        of it, ticked: untick one to leave it out) and a text file's diff, deletions included (a
+        new or changed one's as hunks, each accepted or rejected on its own): y applies the ticked
+        ones (the accepted hunks), n none."""
+        from frogtui.ui.proposal_hunks import ProposalHunks
+        from frogtui.vcs.hunks import FileChange
+
         lines = self.asked.output.splitlines()
         shown = "\n".join(marked(line) for line in lines[:PROPOSAL_OUTPUT_LINES])
         more = f"\n… {len(lines) - PROPOSAL_OUTPUT_LINES} more line(s)" if len(lines) > PROPOSAL_OUTPUT_LINES else ""
-        yield Static(Text("it ran as a proposal, on a copy of the repository: nothing of it is in your files yet\n" + shown + more),
+        yield Static(Text("it ran as a proposal: nothing of it is in your files yet\n" + shown + more),
                      id="approval-output", classes="proposal")
         for n, (path, line, diff) in enumerate(self.asked.effects):
             if not path:  # a group line (ignored paths by folder, or the rest past the limit): lands with the ticked
                 yield Static(Text(marked(line)), classes="proposal-group")
                 continue
             yield Checkbox(Text(marked(line)), value=True, id=f"proposal-pick-{n}", classes="proposal-effect")
-            if diff is not None:
+            if isinstance(diff, FileChange):
+                yield ProposalHunks(diff, id=f"proposal-hunks-{n}", classes="proposal-diff")
+            elif diff is not None:
                 yield DiffView(diff, id=f"proposal-diff-{n}", classes="proposal-diff")
 
     def on_resize(self) -> None:
@@ -228,6 +243,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
             keys: list[tuple[str, str, str | None]] = [("y", "apply the ticked", None), ("a", f"apply, {always}", short),
                                                        ("n", "reject", None), ("r", "reject with reason", None),
                                                        ("x", "run it for real (network as configured)", "run for real")]
+            if any(not isinstance(diff, FileDiff) and diff is not None for _path, _line, diff in self.asked.effects):
+                keys += [("space", "accept/reject the hunk", None), ("↑↓", "hunks", None), ("Tab", "next effect", None)]
         else:
             keys = [("y", "allow once", None), ("a", always, short), ("n", "deny", None), ("r", "deny with reason", None)]
         if self.is_bash and not self.asked.effects:
@@ -243,7 +260,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
 
     def action_answer(self, choice: str) -> None:
         if self._input_open() is None:
-            self.dismiss(PersonAnswer(choice, accepted=self._picked() if choice != "deny" else None))  # type: ignore[arg-type]
+            taken = choice not in ("deny", "run")
+            self.dismiss(PersonAnswer(choice, accepted=self._picked() if taken else None, hunks=self._hunks() if taken else ()))  # type: ignore[arg-type]
 
     def action_run_for_real(self) -> None:
         """A proposal: run the command for real instead (directly, the network as configured)."""
@@ -255,6 +273,42 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
         listed = [(n, path) for n, (path, _line, _diff) in enumerate(self.asked.effects) if path]
         picked = tuple(path for n, path in listed if self.query_one(f"#proposal-pick-{n}", Checkbox).value)
         return None if len(picked) == len(listed) else (*picked, *self.asked.unlisted)
+
+    def _hunks(self) -> tuple[FileHunks, ...]:
+        """A proposal: its ticked text files of which only some hunks are accepted, with those hunks."""
+        from frogtui.ui.proposal_hunks import ProposalHunks
+
+        chosen = []
+        for n, (path, _line, _diff) in enumerate(self.asked.effects):
+            views = self.query(f"#proposal-hunks-{n}")
+            if not views or not self.query_one(f"#proposal-pick-{n}", Checkbox).value:
+                continue
+            view = views.first(ProposalHunks)
+            if view.accepted is None:
+                accepted, rejected = view.choice()
+                chosen.append(FileHunks(path, accepted, rejected))
+        return tuple(chosen)
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        """A text file's tick takes or leaves all of its hunks (and none accepted unticks it)."""
+        from frogtui.ui.proposal_hunks import ProposalHunks
+
+        number = (event.checkbox.id or "").removeprefix("proposal-pick-")
+        views = self.query(f"#proposal-hunks-{number}") if number.isdigit() else None
+        if views:
+            view = views.first(ProposalHunks)
+            if event.value and view.accepted is False:
+                view.set_all(True)
+            elif not event.value and view.accepted is not False:
+                view.set_all(False)
+
+    def on_proposal_hunks_toggled(self, event: ProposalHunks.Toggled) -> None:
+        """Hunks taken or left: the file stays ticked while one of its hunks is accepted."""
+        number = (event.view.id or "").removeprefix("proposal-hunks-")
+        box = self.query_one(f"#proposal-pick-{number}", Checkbox)
+        ticked = event.view.accepted is not False
+        if box.value != ticked:
+            box.value = ticked
 
     def action_reason(self) -> None:
         self._open_input("#approval-reason")

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
+from frogtui.tools.effects import BIG, Effect
 from frogtui.tools.observations import INTERRUPTED
 from frogtui.ui.messages import ApprovalRequested, CallPreviewed
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # the policy is imported with the session, after the first pa
     from frogtui.approval import PersonAnswer, Question
     from frogtui.protocol import ApprovalRequest, Preview
     from frogtui.ui.diffmodel import FileDiff
+    from frogtui.vcs.hunks import FileChange
 
 
 
@@ -75,13 +77,22 @@ class ModalAsk:
         return len(pending)
 
 
+def by_hunks(effect: Effect) -> bool:
+    """Whether a person can take ``effect`` hunk by hunk: a new or changed text file (a binary, a
+    big file, a deletion, a rename, a mode change or a link is taken whole)."""
+    after, before = effect.after, effect.before
+    return (effect.kind in ("modified", "added") and after is not None and after.kind == "file" and not effect.binary
+            and not effect.big and (before is None or (before.kind == "file" and before.size < BIG)))
+
+
 MODAL_EFFECTS = 200
 """Effects the modal shows one by one (with their diffs) at most; the rest are counted."""
 
 
-def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | None], ...], str, tuple[str, ...]]:
+def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | FileChange | None], ...], str, tuple[str, ...]]:
     """A proposal's effects for the modal (each line, and a text file's diff: built here, on the
-    agent's thread; ignored paths that run nothing later grouped by folder with counts; past
+    agent's thread; a new or changed text file's as the review's hunks, to take one by one
+    (``proposal_hunks``); ignored paths that run nothing later grouped by folder with counts; past
     ``MODAL_EFFECTS``, counted), the command's output, and the paths shown only in a group line;
     nothing for another question."""
     proposal = question.proposal
@@ -90,16 +101,20 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | 
     from frogtui.approval.proposals import for_a_person
     from frogtui.tools.proposals import effect_texts
     from frogtui.ui.diffmodel import FileDiff
+    from frogtui.ui.proposal_hunks import hunk_change
 
-    effects: list[tuple[str, str, FileDiff | None]] = []
+    effects: list[tuple[str, str, FileDiff | FileChange | None]] = []
     shown, groups, unlisted = for_a_person(question.judged, MODAL_EFFECTS)
     for judged in shown:
         effect = judged.effect
         texts = effect_texts(proposal, effect.path, effect.source) if effect.kind not in ("mode", "special") and not effect.is_dir else None
-        diff = None
+        diff: FileDiff | FileChange | None = None
         if texts is not None and texts != (None, None) and (effect.after is None or effect.after.kind == "file"):
             before, after = texts
-            diff = FileDiff(effect.path, before, after or "")
+            if after is not None and by_hunks(effect):
+                diff = hunk_change(effect.path, before, after)
+            if diff is None:
+                diff = FileDiff(effect.path, before, after or "")
         effects.append((effect.path, judged.line(), diff))
     effects.extend(("", line, None) for line in groups)
     return tuple(effects), proposal.result.observation, tuple(unlisted)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the loop's events, the policy and pygments (a diff) come af
     from frogtui.approval import Decision, PersonAnswer
     from frogtui.protocol import ApprovalRequest, Model, ToolCall
     from frogtui.ui.diffmodel import FileDiff
+    from frogtui.vcs.hunks import FileChange
 
 
 @dataclass
@@ -47,9 +48,10 @@ class ApprovalRequested(Message):
     future: Future[PersonAnswer]
     diff: FileDiff | None = None
     """The Write/Edit change, computed on the worker thread (a big diff costs no UI time)."""
-    effects: tuple[tuple[str, str, FileDiff | None], ...] = ()
+    effects: tuple[tuple[str, str, FileDiff | FileChange | None], ...] = ()
     """A command that ran as a proposal: each effect's path, its line (with what the rules say of
-    it) and, for a text file, its diff (a deletion: the old text against nothing); empty otherwise."""
+    it) and, for a text file, its diff: a new or changed one's as the review's hunks (taken one by
+    one), another's as a diff (a deletion: the old text against nothing); empty otherwise."""
     output: str = ""
     """A proposal: the command's output as the model will see it (held back until the answer)."""
     unlisted: tuple[str, ...] = ()

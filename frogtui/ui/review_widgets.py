@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pygments import lex
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -167,7 +168,7 @@ class HunkDiff(Static):
             hunk = row.hunk
             if row.kind == "header":
                 state = "accepted" if hunk.accepted else ("partly accepted" if hunk.partly_accepted else "rejected")
-                text.append(f"{row.text}  [{state}]{ORIGIN_NOTES[hunk.origin]}\n", styles["hunk"])
+                text.append(f"{row.text}  [{state}]{ORIGIN_NOTES[hunk.origin]}\n", self.header_style(hunk, styles["hunk"]))
                 continue
             if row.line_type == "\\":
                 text.append(f"{row.text}\n", styles["note"])
@@ -181,6 +182,10 @@ class HunkDiff(Static):
             text.append_text(line)
             text.append("\n")
         self.update(text)
+
+    def header_style(self, hunk: ReviewHunk, style: Style) -> Style:
+        """How a hunk's header is drawn (the approval modal marks the hunk under its cursor)."""
+        return style
 
     def _highlighted(self, row: Row, lexer: Any, tokens: dict[Any, Any], lexed: dict[tuple[int, int], Text]) -> Text:
         """The piece ``row`` shows, with syntax colours (each line is lexed once per page; a line

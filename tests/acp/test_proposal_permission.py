@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 from acp.helpers import text_block
 
-from tests.acp.support import ScriptedClient, acp_agent
+from tests.acp.support import ScriptedClient, acp_agent, user_rules
 from tests.overlay import needs_overlay
 from tests.support import turn, write_replay, xml_call
 
 pytestmark = needs_overlay
 
 
-@pytest.mark.parametrize("answer", ["allow_once", "reject_once"])
-async def test_the_request_carries_the_effects_as_diffs(py_repo: Path, tmp_path: Path, answer: str) -> None:
+@pytest.mark.parametrize(("answer", "way"), [("allow_once", "auto"), ("reject_once", "auto"), ("reject_once", "undo")])
+async def test_the_request_carries_the_effects_as_diffs(py_repo: Path, tmp_path: Path, answer: str, way: str) -> None:
+    user_rules(f'[bash]\nproposals = "{way}"\n')  # run then undo: the same request, and a rejection puts the tree back
     command = "sed -i 's/a - b/a + b/' calc.py && rm test_calc.py"
     replay = write_replay(tmp_path / "replay.jsonl", [turn("Fix.", xml_call("Bash", command=command)), turn("Done.", answer="ok")])
     client = ScriptedClient([answer])

@@ -5,6 +5,7 @@ a saved session's dicts."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -114,3 +115,27 @@ def test_a_hand_edited_conversation_is_read_as_far_as_it_makes_sense() -> None:
     for bad in ({}, {"messages": "x"}, {"messages": [{"content": "no role"}]}, [], "text"):
         with pytest.raises(ValueError):
             Conversation.read(bad)
+
+
+def test_a_proposals_hunk_choice_round_trips_and_an_old_or_odd_record_reads_without_one() -> None:
+    from frogtui.protocol import Approval, FileHunks, ToolCall
+
+    chosen = (FileHunks("src/a.py", accepted=((1, 2, 1, 2), (4, 4, 4, 6)), rejected=((9, 11, 11, 11),)),
+              FileHunks("new.txt", accepted=(), rejected=((0, 0, 0, 3),)))
+    trajectory = Trajectory(model="m", tools=[])
+    call = ToolCall("c1", "Bash", {"command": "sed -i s/a/b/ src/a.py"})
+    trajectory.record_approval(1, call, Approval("allow", "ran as a proposal; allowed once", by="person", accepted=("src/a.py",),
+                                                 hunks=chosen))
+    trajectory.record_approval(1, call, Approval("deny", "no"))
+    data = json.loads(json.dumps({**trajectory.as_dict(), "messages": []}))  # as saved on disk
+    (taken, denied) = Conversation.read(data).approvals()
+    assert taken.hunks == chosen and (taken.decision, taken.by) == ("allow", "person")
+    assert denied.hunks == () and "hunks" not in data["steps"][0]["approvals"][1], "nothing recorded when nothing was taken in part"
+    odd = [{"path": "a", "accepted": [[1, 2, 3]], "rejected": []}, {"path": 3, "accepted": [], "rejected": []}, "x",
+           {"path": "b", "accepted": [[-1, 0, 0, 0]], "rejected": []},
+           {"path": "c", "accepted": [[0, 1, 0, 1]], "rejected": [[2, 3, 2, True]]},
+           {"path": "ok", "accepted": [[0, 1, 0, 1]], "rejected": []}]
+    data["steps"][0]["approvals"][0]["hunks"] = odd
+    assert Conversation.read(data).approvals()[0].hunks == (FileHunks("ok", ((0, 1, 0, 1),), ()),), "what has another shape is left out"
+    del data["steps"][0]["approvals"][0]["hunks"]  # a session saved before hunks were recorded
+    assert Conversation.read(data).approvals()[0].hunks == ()

@@ -141,3 +141,59 @@ def test_http_400_for_a_too_long_prompt_is_a_context_overflow() -> None:
         model.close()
     finally:
         server.shutdown()
+
+
+class OneChunkThenHangUp(http.server.BaseHTTPRequestHandler):
+    """Streams one chunk, waits until the test says so, then closes the connection mid-turn."""
+
+    hang_up = threading.Event()
+
+    def do_GET(self) -> None:
+        LlamaServerRefusal._send(self, 200, {"data": [{"id": "frognano"}]})  # type: ignore[arg-type]
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        for text in ("<think>\nHm", ".</think>\n\nHello", " there, and more words."):
+            chunk = {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.flush()
+        self.hang_up.wait(10)
+        self.close_connection = True
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_stream_cut_after_the_model_was_closed_ends_the_turn_with_one_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stream's reader thread asked a closed client whether the server was still there
+    (``Cannot send a request, as the client has been closed``): the thread died with a traceback
+    and the turn waited for a line that never came."""
+    died: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", died.append)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), OneChunkThenHangUp)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        model = load_model(f"http://127.0.0.1:{server.server_address[1]}/v1", make_config())
+        turn = model.stream_turn([{"role": "user", "content": "Hi"}], [], max_tokens=4, cancel=threading.Event())
+        next(turn)  # the first text
+        model.close()
+        OneChunkThenHangUp.hang_up.set()
+        ended: list[BaseException] = []
+
+        def finish() -> None:
+            try:
+                list(turn)
+            except ModelError as err:
+                ended.append(err)
+
+        reader = threading.Thread(target=finish, daemon=True)
+        reader.start()
+        reader.join(8)
+        assert not reader.is_alive(), "the turn never ended"
+        assert [type(e) for e in ended] == [ModelError] and "dropped the stream" in str(ended[0]), ended
+        assert died == [], [f"{d.exc_type.__name__}: {d.exc_value}" for d in died]
+    finally:
+        server.shutdown()

@@ -7,7 +7,8 @@ Inside: ``bwrap`` (the wrapper and the probes), ``mounts`` (bubblewrap's mount o
 ``home`` (home hidden, the toolchains kept), ``gitconfig`` (git's settings without credentials),
 ``gitlinks`` (submodules' git folders), ``view`` (what a command sees, read back from the mounts:
 Read and Glob see the same), ``seccomp`` and ``landlock``; ``overlay`` is the
-copy-on-write view a proposal runs on (``make_view``).
+copy-on-write view a proposal runs on, ``fuse`` and ``direct`` its fallbacks (``views.make_view``
+picks one).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from __future__ import annotations
 from frogtui.approval.sandbox.bwrap import BwrapWrapper, Sandbox, make_sandbox, probe_bwrap
 from frogtui.approval.sandbox.gitconfig import sanitized_copy
 from frogtui.approval.sandbox.home import HomeView, home_view, under
-from frogtui.approval.sandbox.overlay import OFF_SETTING, OverlayView, make_view, proposals_line
+from frogtui.approval.sandbox.overlay import OverlayView
 from frogtui.approval.sandbox.view import SandboxView
+from frogtui.approval.sandbox.views import OFF_SETTING, make_view, proposals_line
 
 __all__ = [
     "OFF_SETTING", "BwrapWrapper", "HomeView", "OverlayView", "Sandbox", "SandboxView", "home_view", "make_sandbox", "make_view",

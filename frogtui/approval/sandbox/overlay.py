@@ -24,8 +24,9 @@ Bash sandbox (bubblewrap) started inside that namespace on the merged view.
   no escaping.
 
 ``probe`` says once per process whether this works here (the kernel, a user namespace, util-linux's
-``unshare`` and ``mount``); where it does not, Bash commands are asked about by their text as
-before, and ``frogtui doctor`` says why.
+``unshare`` and ``mount``); where it does not, ``views.make_view`` tries the fallbacks
+(fuse-overlayfs, ``fuse``; running on the tree and putting back what is not accepted, ``direct``),
+and ``frogtui doctor`` says which runs.
 """
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ class OverlayView:
     unshare: str
     mount: str
     sh: str = "/bin/sh"
+    kind: str = "overlay"
 
     @property
     def root(self) -> Path:
@@ -142,44 +144,16 @@ def probe(unshare: str, mount: str, sh: str = "/bin/sh") -> str | None:
             _PROBES[key] = f"no overlay in a user namespace here ({(lines or [f'exit code {done.returncode}'])[0]})"
         elif (lower / "new").exists() or not (lower / "gone").exists():
             _PROBES[key] = "the overlay wrote through to the tree under it"
-        elif not (layers.upper / "new").is_file() or not _is_whiteout(gone):
+        elif not (layers.upper / "new").is_file() or not is_whiteout(gone):
             _PROBES[key] = "the overlay's upper layer does not hold what was written"
         else:
             _PROBES[key] = None
     return _PROBES[key]
 
 
-def _is_whiteout(path: Path) -> bool:
+def is_whiteout(path: Path) -> bool:
     try:
         st = os.lstat(path)
     except OSError:
         return False
     return stat.S_ISCHR(st.st_mode) and st.st_rdev == 0
-
-
-def make_view(sandbox: object, root: Path) -> tuple[OverlayView | None, str]:
-    """The copy-on-write view for ``sandbox`` (the session's ``Sandbox.wrap``), or None and why not."""
-    if not isinstance(sandbox, BwrapWrapper):
-        return None, "Bash has no bubblewrap sandbox"
-    if sandbox.privileges == "caps":
-        return None, "bubblewrap cannot make a user namespace here"
-    found = find_programs(root)
-    if isinstance(found, str):
-        return None, found
-    problem = probe(*found)
-    if problem is not None:
-        return None, problem
-    return OverlayView(sandbox, *found), ""
-
-
-ON_LINE = ("proposals: on (kernel overlayfs in a user namespace): a command the rules would ask about runs first on a "
-           "copy-on-write view of the repository, network off, and what it did is judged by the Write rules before any of it lands")
-OFF_SETTING = "proposals: off ([bash] proposals = false): a command the rules would ask about is asked about by its text, before it runs"
-
-
-def proposals_line(view: OverlayView | None, why: str) -> str:
-    """Whether commands run as proposals here, in one line (the session log, ``frogtui doctor``)."""
-    if view is not None:
-        return ON_LINE
-    return (f"proposals: WARNING off ({why}): a command the rules would ask about is asked about by its text, before it runs "
-            "(no fuse-overlayfs fallback)")
