@@ -218,3 +218,19 @@ def test_kill_9_during_a_proposal_run_in_place_leaves_its_checkpoint(repo: Path,
 
     checkpoints = recorded_under(f"refs/frogtui/{session.name}")
     assert checkpoints.get(f"refs/frogtui/{session.name}/1") == start_tree, checkpoints
+
+
+def test_a_proposal_past_the_entry_cap_lands_nothing_and_the_model_is_told_why(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the upper layer's entry cap at 1 (500,000 in use), a command's effects are not all
+    read: none lands, though the rules allow every one, and the model is told why."""
+    from frogtui.tools.proposals import ProposalRunner
+
+    monkeypatch.setattr(ProposalRunner, "max_entries", 1)
+    trajectory = run(repo, ["sed -i 's/1/2/' src/a.py && touch src/new.py"])
+    assert (repo / "src" / "a.py").read_text() == "x = 1\n" and not (repo / "src" / "new.py").exists()
+    (approval,) = approvals(trajectory)
+    assert (approval["decision"], approval["rule"]) == ("deny", "too large to review")
+    (seen,) = observations(trajectory)
+    assert seen.startswith("PermissionError: this command ran as a proposal, on a copy of the repository, and none of its changes")
+    assert "more than 1 files and folders changed, more than frogtui reads to review" in seen
+    assert git(repo, "status", "--porcelain") == ""

@@ -112,10 +112,10 @@ class Approver:
         denied, none does; else the person is asked (without one, none lands). The answer's
         ``accepted`` names the effects to land; its reason, for a denial, lists every effect and
         the rule that decided it (the model is told)."""
+        if not proposal.effects.complete:  # what was not read cannot be judged, under every mode
+            return proposals.too_large_answer(proposal)
         mode: ApprovalMode = "policy" if self.mode == "edits" else self.mode  # edits: Bash exactly as under policy
         judged = proposals.judge(self.engine, proposal, mode, label="" if self.ask is not None else f"--approve {self.mode}")
-        if not proposal.effects.complete:  # what was not read cannot be judged: none lands, said (effects read or not)
-            return proposals.too_large_answer(judged, proposal.effects.why, proposal.ran_as)
         verdict = proposals.overall(judged)
         if verdict == "allow":
             return proposals.allowed_answer(judged)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from frogtui.approval.decision import Decision
-from frogtui.approval.facts import Action, Places, gather
+from frogtui.approval.facts import Action, Places, fact_at, gather, path_oddity
 from frogtui.approval.floor import FLOOR_HIDDEN, floor_deny
 from frogtui.approval.loading import load_rules
 from frogtui.approval.policy import decide, decide_commands
@@ -22,7 +22,7 @@ from frogtui.approval.trusted import protected_inside, refusal
 from frogtui.errors import ConfigError
 from frogtui.protocol import ApprovalRequest, ToolCall
 from frogtui.tools.project_env import project_environ
-from frogtui.tools.specs import tool_spec
+from frogtui.tools.specs import WRITE, tool_spec
 from frogtui.tools.workspace import Workspace
 
 
@@ -93,6 +93,11 @@ class PolicyEngine:
             )
         return decision
 
+    def write_decisions(self) -> WriteDecisions:
+        """Decisions for Writes of many repository paths (a proposal's effects), each exactly
+        ``evaluate``'s, the rules and each folder's real path taken once (``WriteDecisions``)."""
+        return WriteDecisions(self)
+
     def _hidden_floor(self, action: Action) -> Decision | None:
         """Read and Glob see what a sandboxed command sees: the same mount list
         (``sandbox.view``), so a path the sandbox hides (the home folder, the folder holding the
@@ -148,3 +153,51 @@ class PolicyEngine:
         added = self.session_rules_for(call)
         self.session_rules.extend(added)
         return "; ".join(rule.text for rule in added)
+
+
+class WriteDecisions:
+    """``engine.evaluate`` of a Write for each of many paths relative to the repository, with what
+    their folders resolve to taken once: a folder's real path is resolved once (``realpath`` of
+    ``root/dir``), and a path in it whose own name is not a link is ``that/name``, exactly as
+    ``os.path.realpath`` would resolve it (it resolves component by component); a name that is a
+    link, and any path that is not plain (``~``, ``.``, ``..``, an odd character), goes through
+    ``evaluate`` itself. The rules in force are taken when this is made (a session rule added
+    later is not seen: make one per judgement).
+    """
+
+    def __init__(self, engine: PolicyEngine) -> None:
+        self.engine = engine
+        self.rules = engine.rules
+        self.places = engine.places
+        self.root = str(engine.places.root)
+        self.home = str(engine.places.home)
+        self.folders: dict[str, str] = {"": os.path.realpath(self.root)}
+
+    def decide(self, path: str) -> Decision:
+        """The decision ``engine.evaluate`` gives a Write of ``path`` (relative to the repository)."""
+        if not _plain(path):
+            return self.engine.evaluate(ToolCall(id="proposal", name=WRITE.name, arguments={"file_path": path, "content": ""}))
+        folder, _, name = path.rpartition("/")
+        real_folder = self.folders.get(folder)
+        if real_folder is None:
+            real_folder = self.folders[folder] = _realpath(os.path.join(self.root, folder))
+        lexical = os.path.join(self.root, path)
+        real = os.path.join(real_folder, name)
+        if os.path.islink(real):
+            real = _realpath(lexical)
+        return decide(Action(WRITE.name, target=fact_at(path, lexical, real, self.places), home=self.home), self.rules)
+
+
+def _plain(path: str) -> bool:
+    """A relative path ``gather`` takes as it is: no ``~`` to expand, no ``.``, ``..`` or empty
+    name to fold, no character ``path_oddity`` names."""
+    if not path or path.startswith(("~", "/")) or path_oddity(path) is not None:
+        return False
+    return all(part not in ("", ".", "..") for part in path.split("/"))
+
+
+def _realpath(path: str) -> str:
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return os.path.normpath(path)

@@ -123,6 +123,8 @@ def path_oddity(path: str) -> str | None:
     invisible or direction-changing characters), or None."""
     if "\x00" in path:
         return "contains a NUL character"
+    if path.isascii() and path.isprintable():
+        return None  # no ASCII character outside the C0 controls and DEL is in the categories below
     for ch in path:
         if ch == "\n" or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp"):
             return f"contains an invisible or control character (U+{ord(ch):04X})"
@@ -258,15 +260,27 @@ def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel:
     joined = os.path.join(places.root, _home(path, places))
     lexical = os.path.normpath(joined)
     real = _realpath(joined if kernel else lexical)
+    return fact_at(shown or path, lexical, real, places)
+
+
+def fact_at(shown: str, lexical: str, real: str, places: Places) -> PathFact:
+    """The fact for a path written ``shown``, at ``lexical`` (absolute, normalized), whose real
+    path (every link followed; absolute, normalized) is ``real``: the part of ``resolve_text``
+    that reads no disk."""
     root, tmp = str(places.root), str(places.tmp_dir)
     in_root = _within(real, root)
     inside = (in_root or _within(real, tmp)) and not lexical.startswith("/proc/")
-    rel = os.path.relpath(real, root) if in_root else None
-    secret = _secret(real, places) or _secret(lexical, places) or _secret(_PROC_ROOT.sub("", lexical), places)
+    rel = _relative(real, root) if in_root else None
+    secret = None
+    for candidate in dict.fromkeys((real, lexical, _PROC_ROOT.sub("", lexical))):  # each once, in this order
+        secret = _secret(candidate, places)
+        if secret:
+            break
     protected = None
+    first = _parts(rel or ".")[:1]
     if real == root:
         protected = "the repository root"
-    elif in_root and Path(rel or ".").parts[:1] and Path(rel or ".").parts[0].lower() == ".git":
+    elif in_root and first and first[0].lower() == ".git":
         protected = ".git internals"  # also .GIT: the same folder on case-insensitive file systems
     elif is_a_home(real, places) or is_a_home(lexical, places):
         protected = "the home folder" if str(places.home) in (real, lexical) else "a user's home folder"
@@ -274,8 +288,36 @@ def resolve_text(path: str, places: Places, *, shown: str | None = None, kernel:
         protected = OWN_FILES
     special = any(lexical == p or (p.endswith("/") and lexical.startswith(p)) for p in SPECIAL_WRITE_TARGETS)
     holds = None if in_root else _holds_secret(real, places) or _holds_secret(lexical, places)
-    rel_posix = None if rel is None else Path(rel).as_posix()
-    return PathFact(shown or path, real, rel_posix, inside, True, secret, protected, special, holds_secret=holds)
+    rel_posix = None if rel is None else rel if _plain_path(rel) else Path(rel).as_posix()
+    return PathFact(shown, real, rel_posix, inside, True, secret, protected, special, holds_secret=holds)
+
+
+def _plain_path(path: str) -> bool:
+    """Whether ``path`` has nothing ``pathlib`` would fold: no empty or ``.`` name, no ``/`` at
+    its end, at most one at its start (then its names are ``path.split("/")``)."""
+    body = path[1:] if path.startswith("/") else path
+    return bool(body) and "//" not in body and not body.startswith("/") and not body.endswith("/") and "." not in body.split("/")
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    """``Path(path).parts``, without making a ``Path`` for a plain path (the policy asks this of
+    every path it judges)."""
+    if not _plain_path(path):
+        return Path(path).parts
+    if path.startswith("/"):
+        return ("/", *path[1:].split("/"))
+    return tuple(path.split("/"))
+
+
+def _relative(real: str, root: str) -> str:
+    """``os.path.relpath(real, root)`` for ``real`` at or under ``root`` (both absolute and
+    normalized, as ``realpath`` gives them)."""
+    if real == root:
+        return "."
+    prefix = root.rstrip("/") + "/"
+    if real.startswith(prefix) and _plain_path(real) and (root == "/" or _plain_path(root)):
+        return real[len(prefix):]
+    return os.path.relpath(real, root)
 
 
 def _holds_secret(folder: str, places: Places) -> str | None:
@@ -386,7 +428,7 @@ def _secret(path: str, places: Places) -> str | None:
         if path == prefix or path.startswith(prefix.rstrip("/") + ("/" if not prefix.endswith("_") else "")):
             return prefix
     homes = {str(places.home), "/root"}
-    parts = Path(path).parts
+    parts = _parts(path)
     if len(parts) >= 3 and parts[1] == "home":
         homes.add(os.path.join("/", parts[1], parts[2]))
     for home in homes:

@@ -25,10 +25,10 @@ import os
 
 from frogtui.approval.answer import Judged, Verdict
 from frogtui.approval.decision import Decision, strictest
-from frogtui.approval.engine import PolicyEngine
+from frogtui.approval.engine import PolicyEngine, WriteDecisions
 from frogtui.approval.modes import ApprovalMode, apply_mode
 from frogtui.approval.rules import path_matches
-from frogtui.protocol import Approval, ToolCall
+from frogtui.protocol import Approval
 from frogtui.tools.effects import Effect, in_cache, left_out
 from frogtui.tools.proposals import Proposal
 from frogtui.tools.specs import WRITE
@@ -37,6 +37,7 @@ CACHE_RULE = "ignored by git (a cache or build output)"
 CONTROL_RULE = "control file"
 LINK_OUT_RULE = "link out of the repository"
 LEFT_OUT_RULE = "not carried over"
+TOO_LARGE_RULE = "too large to review"
 MAX_LINES = 40
 """Effects named one per line in what the model is told (then how many more)."""
 
@@ -45,8 +46,7 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
     """Every effect of ``proposal`` with what the rules, under ``mode`` (named ``label``, as
     ``apply_mode`` names it), say of it."""
     if not proposal.effects.complete:
-        why = proposal.effects.why or "the command changed more files than frogtui reads to review"
-        return [Judged(e, "deny", "too large", why) for e in proposal.effects]
+        return [Judged(e, "deny", TOO_LARGE_RULE, too_large(proposal)) for e in proposal.effects]
     judged: list[Judged] = []
     folders: list[Judged] = []
     """New folders judged ``allow``: a plain file or folder made inside one takes its verdict
@@ -54,6 +54,7 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
     names it."""
     strict = [r for r in engine.rules.rules if r.tool == WRITE.name and r.decision != "allow"]
     home, root = str(engine.places.home), str(proposal.root)
+    writes = engine.write_decisions()
     for effect in proposal.effects:
         inside = next((f for f in reversed(folders) if effect.path.startswith(f.effect.path + "/")), None)
         plain = effect.kind == "added" and effect.after is not None and effect.after.kind in ("file", "dir")
@@ -62,19 +63,20 @@ def judge(engine: PolicyEngine, proposal: Proposal, mode: ApprovalMode, *, label
             reason = f"in {inside.effect.path}/, a new folder that is allowed ({inside.rule})"
             judged.append(Judged(effect, "allow", inside.rule, reason, inside.ignored, by=inside.by))
             continue
-        one = _judge_one(engine, proposal, effect, mode, label)
+        one = _judge_one(engine, writes, proposal, effect, mode, label)
         if effect.kind == "added" and effect.is_dir and one.verdict == "allow":
             folders.append(one)
         judged.append(one)
     return judged
 
 
-def _judge_one(engine: PolicyEngine, proposal: Proposal, effect: Effect, mode: ApprovalMode, label: str) -> Judged:
+def _judge_one(engine: PolicyEngine, writes: WriteDecisions, proposal: Proposal, effect: Effect, mode: ApprovalMode,
+               label: str) -> Judged:
     ignored = _ignored(effect, proposal.ignored)
     why = left_out(effect)
     if why:
         return Judged(effect, "skip", LEFT_OUT_RULE, why, ignored)
-    decisions = [_write_decision(engine, path) for path in _judged_paths(engine, effect, str(proposal.root))]
+    decisions = [writes.decide(path.rstrip("/")) for path in _judged_paths(engine, effect, str(proposal.root))]
     decision = strictest(decisions)
     assert decision is not None
     decision = _adjusted(decision, effect, ignored, str(proposal.root))
@@ -98,10 +100,6 @@ def _judged_paths(engine: PolicyEngine, effect: Effect, root: str) -> list[str]:
         if any(path_matches(r.match, f"{top}/{name.rstrip('/')}", os.path.join(root, top, name), home) for r in strict)
     ]
     return [*tops, *named]
-
-
-def _write_decision(engine: PolicyEngine, path: str) -> Decision:
-    return engine.evaluate(ToolCall(id="proposal", name=WRITE.name, arguments={"file_path": path.rstrip("/"), "content": ""}))
 
 
 def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> Decision:
@@ -139,6 +137,20 @@ def _points_out(effect: Effect, root: str) -> bool:
         return False
     target = os.path.normpath(os.path.join(root, os.path.dirname(effect.path), after.target))
     return not (target == root or target.startswith(root.rstrip("/") + "/"))
+
+
+def too_large(proposal: Proposal) -> str:
+    """Why none of a proposal whose effects were not all read lands (``Effects.complete``)."""
+    if proposal.effects.why:  # folders nested too deep, a path too long, a folder that cannot be read
+        return f"{proposal.effects.why}: more than frogtui reads to review, so what it did cannot be judged"
+    return (f"the command left more than {proposal.effects.limit:,} files and folders changed, more than frogtui reads to "
+            "review, so what it did cannot be judged; split it into smaller commands")
+
+
+def too_large_answer(proposal: Proposal) -> Approval:
+    """None of a proposal lands whose effects were not all read, with or without effects read."""
+    why = f"{proposal.ran_as}, and none of its changes was applied: {too_large(proposal)}"
+    return Approval("deny", why, by="rule", rule=TOO_LARGE_RULE)
 
 
 def overall(judged: list[Judged]) -> Verdict:
@@ -181,14 +193,6 @@ def denied_answer(judged: list[Judged], *, by: str, why: str) -> Approval:
     deciders = [j.by for j in judged if j.verdict == "deny"]
     by = "floor" if "floor" in deciders else deciders[0] if deciders else by
     return Approval("deny", f"{why}:\n{listing(judged)}", by=by, rule=stopped_by(judged))
-
-
-def too_large_answer(judged: list[Judged], why: str, ran_as: str) -> Approval:
-    """None lands of a proposal too large to review (``Effects.complete`` false), whether or not
-    any effect was read before the reader stopped: the model is told why (``ran_as``: how the
-    command ran, ``Proposal.ran_as``)."""
-    reason = f"{ran_as}, and none of its changes was applied: it is too large to review ({why})"
-    return Approval("deny", f"{reason}:\n{listing(judged)}" if judged else reason, by="rule", rule="too large")
 
 
 def question_decision(judged: list[Judged]) -> Decision:

@@ -186,15 +186,17 @@ class Effects:
 
     Attributes:
         items: The effects.
-        complete: False when the upper layer had more than ``MAX_ENTRIES`` entries, folders
-            nested deeper than ``MAX_DEPTH``, a path longer than ``MAX_PATH`` or an entry that
-            could not be read (then nothing may land: what was not read cannot be judged).
+        complete: False when the upper layer had more than ``limit`` entries, folders nested
+            deeper than ``MAX_DEPTH``, a path longer than ``MAX_PATH`` or an entry that could not
+            be read (then nothing may land: what was not read cannot be judged).
+        limit: The most upper-layer entries the reader read (``read_effects``' ``max_entries``).
+        why: Why not complete, when it is not for ``limit`` ('' otherwise).
     """
 
     items: tuple[Effect, ...] = ()
     complete: bool = True
+    limit: int = MAX_ENTRIES
     why: str = ""
-    """Why not complete ('' when it is)."""
 
     def __iter__(self) -> Iterator[Effect]:
         return iter(self.items)
@@ -207,14 +209,19 @@ class Effects:
         return [p for effect in self.items for p in effect.paths]
 
 
-def read_effects(upper: str | os.PathLike[str], root: str | os.PathLike[str]) -> Effects:
-    """The effects of a proposal: ``upper`` (its upper layer) against ``root`` (the tree under it)."""
-    reader = _Reader(str(upper), str(root))
+def read_effects(upper: str | os.PathLike[str], root: str | os.PathLike[str], *, max_entries: int = MAX_ENTRIES) -> Effects:
+    """The effects of a proposal: ``upper`` (its upper layer) against ``root`` (the tree under it),
+    reading at most ``max_entries`` entries of ``upper`` (more: ``Effects.complete`` is False)."""
+    reader = _Reader(str(upper), str(root), budget=max_entries)
     reader.folder("", complete=False)
     effects = pair_renames(reader.effects, str(upper), str(root))
-    effects = [replace(e, runs_later=runs_later(e, str(upper), str(root))) for e in effects]
-    why = reader.why or ("" if reader.budget > 0 else f"the command changed more than {MAX_ENTRIES:,} files and folders")
-    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=not why, why=why)
+    effects = [_with_runs_later(e, runs_later(e, str(upper), str(root), scripts=reader.scripts)) for e in effects]
+    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=not (reader.truncated or reader.why),
+                   limit=max_entries, why=reader.why)
+
+
+def _with_runs_later(effect: Effect, why: str) -> Effect:
+    return replace(effect, runs_later=why) if why else effect
 
 
 def _order(path: str) -> tuple[str, ...]:
@@ -229,13 +236,25 @@ class _Reader:
     budget: int = MAX_ENTRIES
     folders: dict[str, bool] = field(default_factory=dict)
     why: str = ""
-    """Why the upper layer was not read whole ('' while it is)."""
+    """Why the upper layer was not read whole, other than the budget ('' while it is)."""
+    truncated: bool = False
+    """An entry was left unread (the budget was spent)."""
+    scripts: dict[str, bool] = field(default_factory=dict)
+    """Whether each file whose start was read (``binary``) starts with ``#!``: read once."""
+
+    def binary(self, rel: str, path: str, entry: Entry) -> bool:
+        """``_binary`` of the upper layer's ``path`` (``rel``), noting whether it starts with ``#!``."""
+        head = _head(path) if entry.kind == "file" else None
+        if head is None:
+            return False
+        self.scripts[rel] = head.startswith(b"#!")
+        return _binary_head(head)
 
     def folder(self, rel: str, *, complete: bool) -> None:
         """Read the upper folder ``rel``; with ``complete`` (inside an opaque folder, or a folder
         the tree does not have) it holds the whole of the folder, and what the tree has there
         besides was deleted."""
-        if self.why or self.budget <= 0:
+        if self.why or self.truncated:
             return
         upper_dir = _join(self.upper, rel)
         if rel.count("/") >= MAX_DEPTH:
@@ -247,12 +266,15 @@ class _Reader:
             self.why = f"{rel or '.'}: could not be read ({err.strerror})"
             return
         for name in names:
-            self.budget -= 1
-            if self.budget <= 0 or self.why:
+            if self.budget <= 0:
+                self.truncated = True
+                return
+            if self.why:
                 return
             if len(os.fsencode(_join(upper_dir, name))) > MAX_PATH:
                 self.why = f"the command made a path longer than {MAX_PATH} bytes ({rel.split('/', 1)[0]}/…)"
                 return
+            self.budget -= 1
             self.entry(_rel(rel, name), replaced=complete and bool(rel) and self.lower_folder(rel))
         if complete and self.lower_folder(rel):
             for name in sorted(set(_listdir(_join(self.root, rel))) - set(names)):
@@ -284,7 +306,7 @@ class _Reader:
             self.effects.append(Effect("special", rel, before, after, replaced=replaced))
             return
         if before is None:
-            self.effects.append(Effect("added", rel, None, after, replaced=replaced, binary=_binary(upper_path, after)))
+            self.effects.append(Effect("added", rel, None, after, replaced=replaced, binary=self.binary(rel, upper_path, after)))
             return
         if before.kind == "dir":  # one effect for one path: a person's tick is per path (a deletion never unticked apart)
             try:
@@ -292,7 +314,8 @@ class _Reader:
             except Unlisted as err:
                 self.why = f"the command replaced {rel}/, and {err}"
                 return
-            self.effects.append(Effect("modified", rel, before, after, files=files, replaced=replaced, binary=_binary(upper_path, after)))
+            self.effects.append(Effect("modified", rel, before, after, files=files, replaced=replaced,
+                                       binary=self.binary(rel, upper_path, after)))
             return
         if before.kind == after.kind == "file" and before.size == after.size:
             old = digest(_join(self.root, rel))
@@ -303,7 +326,8 @@ class _Reader:
         if before.kind == after.kind == "link" and before.target == after.target:
             return
         old = digest(_join(self.root, rel)) if before.kind == "file" else ""
-        self.effects.append(Effect("modified", rel, before, after, replaced=replaced, binary=_binary(upper_path, after), before_digest=old))
+        self.effects.append(Effect("modified", rel, before, after, replaced=replaced, binary=self.binary(rel, upper_path, after),
+                                   before_digest=old))
 
     def lower(self, rel: str) -> Entry | None:
         """The tree's entry at ``rel`` (None when there is none, or a folder above it is not a
@@ -415,13 +439,20 @@ def digest(path: str) -> str:
 
 
 def _binary(path: str, entry: Entry) -> bool:
-    if entry.kind != "file":
-        return False
+    head = _head(path) if entry.kind == "file" else None
+    return head is not None and _binary_head(head)
+
+
+def _head(path: str) -> bytes | None:
+    """The first 8 KB of a file (None when it cannot be read)."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(8192)
+            return handle.read(8192)
     except OSError:
-        return False
+        return None
+
+
+def _binary_head(head: bytes) -> bool:
     if b"\0" in head:
         return True
     try:
@@ -498,8 +529,9 @@ def _has_children(folder: Effect, effects: list[Effect]) -> bool:
 
 
 # what runs later -------------------------------------------------------------------------------
-def runs_later(effect: Effect, upper: str, root: str) -> str:
-    """Why the file ``effect`` leaves runs later ('' when it does not)."""
+def runs_later(effect: Effect, upper: str, root: str, *, scripts: dict[str, bool] | None = None) -> str:
+    """Why the file ``effect`` leaves runs later ('' when it does not); ``scripts``: whether files
+    already read start with ``#!`` (by path; a file not in it is read)."""
     after = effect.after
     if after is None or after.kind == "dir":
         return ""
@@ -519,7 +551,8 @@ def runs_later(effect: Effect, upper: str, root: str) -> str:
         return "a program of the project's environment (.venv/bin, node_modules/.bin)"
     if after.kind == "file" and after.mode & 0o111:
         return "executable"
-    if after.kind == "file" and _shebang(os.path.join(upper, path)):
+    known = scripts.get(path) if scripts is not None else None
+    if after.kind == "file" and (known if known is not None else _shebang(os.path.join(upper, path))):
         return "a script (#!)"
     return ""
 

@@ -34,6 +34,8 @@ CONTROL_PATTERNS = (
     ".simple-git-hooks.*", "simple-git-hooks.*", ".overcommit.yml",
 )
 """Basenames (``fnmatch`` patterns) of files that decide what git or a hook tool runs."""
+_CONTROL_NAME = re.compile("|".join(fnmatch.translate(pattern) for pattern in CONTROL_PATTERNS))
+"""``CONTROL_PATTERNS`` in one expression: a name any of them matches (``fnmatchcase``), in one match."""
 
 CONTROL_FOLDERS = (".husky/", ".githooks/", ".git-hooks/", ".github/workflows/")
 """Folders (at any depth) whose files are hooks, or CI workflows that run with the repository's secrets."""
@@ -59,7 +61,7 @@ def control_files_changed(paths: Iterable[str], hooks_path: str | None = None) -
     for path in paths:
         name = path.rsplit("/", 1)[-1]
         inside = any(f"/{path}".find(f"/{folder}") >= 0 for folder in folders)
-        if inside or any(fnmatch.fnmatchcase(name, pattern) for pattern in CONTROL_PATTERNS):
+        if inside or _CONTROL_NAME.match(name):
             found.append(path)
     return found
 

@@ -111,6 +111,10 @@ def test_the_upper_layer_is_read_as_changes_and_nothing_reaches_the_tree(tree: P
     assert after == before, "nothing of a proposal reaches the working tree"
     proposal.discard()
     assert not proposal.layers.folder.exists()
+    deadline = time.monotonic() + 10
+    while list(proposal.layers.folder.parent.glob("frogtui-proposal-*")):
+        assert time.monotonic() < deadline, "the discarded layer folder is removed (on a thread of its own)"
+        time.sleep(0.01)
 
 
 def test_renames_are_paired_by_content_and_a_renamed_folder_is_one_effect(propose: Proposer) -> None:
@@ -356,3 +360,91 @@ def test_a_file_that_became_a_folder_and_a_folder_that_became_a_link_land(tree: 
     landed = land(proposal)
     assert landed.ok, landed
     assert (tree / "docs" / "b.md" / "inner").read_text() == "x\n" and (tree / "src" / "d").readlink() == Path("a.py")
+
+
+VERDICT_COMMAND = (
+    "mkdir -p src/new/inner && echo x > src/new/inner/f.py && echo k > src/new/k.pem && printf '#!/bin/sh\\n' > src/new/run.sh;"
+    " echo 'repos: []' > .pre-commit-config.yaml; ln -s ../../outside src/escape; ln -s a.py src/inlink;"
+    " mkdir -p .cache && echo d > .cache/x; mkdir -p .venv/bin && touch .venv/pyvenv.cfg && echo '#!/bin/sh' > .venv/bin/tool;"
+    " chmod +x src/a.py; rm docs/b.md; echo y > docs/new.md; mkfifo src/fifo; echo z > src/d/keep.txt;"
+    " mkdir -p __pycache__ && echo b > __pycache__/m.cpython-311.pyc; echo q > src/docs-link/via.md"
+)
+VERDICT_RULES = ('[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
+                 '[[rules]]\ntool = "Write"\nmatch = "*.pem"\ndecision = "deny"\n'
+                 '[[rules]]\ntool = "Write"\nmatch = "docs/*.md"\ndecision = "ask"\n')
+
+
+def test_verdicts_for_each_kind_of_effect_are_pinned(tree: Path, propose: Proposer) -> None:
+    """Every verdict and rule for one command that makes each kind of effect (a new folder with a
+    file a deny rule names and a script in it, a control file, links out and in, ignored paths with
+    a program among them, a mode change, a deletion, a FIFO, bytecode, a write through a link),
+    under two rule sets: what any speed-up of the judgement must leave as it is."""
+    (tree / "src" / "docs-link").symlink_to("../docs")
+    proposal = propose(VERDICT_COMMAND)
+    mixed = judge(engine_for(tree, VERDICT_RULES), proposal, "policy")
+    fifo = [] if propose.in_place else [("src/fifo", "skip", "not carried over")]  # run then undo: git does not see a FIFO
+    assert [(j.effect.path, j.verdict, j.rule) for j in mixed] == [
+        (".cache", "allow", "ignored by git (a cache or build output)"),
+        (".cache/x", "allow", "ignored by git (a cache or build output)"),
+        (".pre-commit-config.yaml", "ask", "Write: ask (default)"),
+        (".venv", "allow", "ignored by git (a cache or build output)"),
+        (".venv/bin", "allow", "ignored by git (a cache or build output)"),
+        (".venv/bin/tool", "ask", "Write: ask (default)"),
+        (".venv/pyvenv.cfg", "allow", "ignored by git (a cache or build output)"),
+        ("__pycache__", "allow", "ignored by git (a cache or build output)"),
+        ("__pycache__/m.cpython-311.pyc", "skip", "not carried over"),
+        ("docs/b.md", "ask", "Write: docs/*.md"),
+        ("docs/new.md", "ask", "Write: docs/*.md"),
+        ("docs/via.md", "ask", "Write: docs/*.md"),
+        ("src/a.py", "allow", "Write: src/**"),
+        ("src/d/keep.txt", "allow", "Write: src/**"),
+        ("src/escape", "ask", "link out of the repository"),
+        *fifo,
+        ("src/inlink", "allow", "Write: src/**"),
+        ("src/new", "allow", "Write: src/**"),
+        ("src/new/inner", "allow", "Write: src/**"),
+        ("src/new/inner/f.py", "allow", "Write: src/**"),
+        ("src/new/k.pem", "deny", "Write: *.pem"),
+        ("src/new/run.sh", "allow", "Write: src/**"),
+    ]
+    everything = judge(engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "**"\ndecision = "allow"\n'), proposal, "policy")
+    asked = [(j.effect.path, j.verdict, j.rule) for j in everything if j.verdict != "allow"]
+    assert asked == [
+        (".pre-commit-config.yaml", "ask", "control file"),
+        ("__pycache__/m.cpython-311.pyc", "skip", "not carried over"),
+        ("src/escape", "ask", "link out of the repository"),
+        *fifo,
+    ]
+    runs_later = {j.effect.path: j.effect.runs_later for j in everything if j.effect.runs_later}
+    assert set(runs_later) == {".pre-commit-config.yaml", ".venv/bin/tool", "__pycache__/m.cpython-311.pyc", "src/a.py", "src/new/run.sh"}
+    assert [j.verdict for j in judge(engine_for(tree), proposal, "all")].count("allow") == 20
+
+
+def test_an_upper_layer_past_the_entry_cap_is_incomplete_and_nothing_of_it_lands(tree: Path, propose: Proposer) -> None:
+    """The reader reads at most ``max_entries`` upper-layer entries (here a handful, in place of
+    500,000): exactly that many is complete; one more and the effects are incomplete, every one
+    is denied, and the gate denies the proposal under every mode, also when not one effect was
+    read before the cap (the upper layer's first entries were folders the tree has)."""
+    from frogtui.approval import Approver
+    from frogtui.protocol import ApprovalRequest, ToolCall
+
+    command = "touch src/n1 src/n2 src/n3 && echo y > src/a.py"  # upper: src, src/a.py, src/n1, src/n2, src/n3
+    propose.runner.max_entries = 5
+    exact = propose(command)
+    assert exact.effects.complete and len(exact.effects) == 4
+    propose.runner.max_entries = 4
+    cut = propose(command)
+    assert not cut.effects.complete and cut.effects.limit == 4 and len(cut.effects) == 3
+    engine = engine_for(tree, '[[rules]]\ntool = "Write"\nmatch = "**"\ndecision = "allow"\n')
+    assert {(j.verdict, j.rule) for j in judge(engine, cut, "all")} == {("deny", "too large to review")}
+    propose.runner.max_entries = 1
+    empty = propose(command)
+    assert not empty.effects.complete and empty.effects.items == ()
+    request = ApprovalRequest(call=ToolCall(id="c", name="Bash", arguments={"command": command}), step=1, root=str(tree),
+                              proposable=True)
+    for mode in ("policy", "all"):
+        for proposal in (cut, empty):
+            verdict = Approver(engine, mode=mode).judge_proposal(request, proposal)
+            assert (verdict.decision, verdict.rule, verdict.accepted) == ("deny", "too large to review", None)
+            assert f"more than {proposal.effects.limit:,} files and folders" in verdict.reason
+    assert (tree / "src" / "a.py").read_text() == "x = 1\n" and not (tree / "src" / "n1").exists()

@@ -224,7 +224,7 @@ def test_a_deleted_tree_deeper_than_frogtui_lists_is_too_large_to_review(tree: P
     call = ToolCall(id="c", name="Bash", arguments={"command": "rm -rf src/a"})
     verdict = Approver(engine_for(tree), mode="all").judge_proposal(ApprovalRequest(call=call, step=1, root=str(tree), proposable=True),
                                                                     proposal)
-    assert verdict.decision == "deny" and "too large to review" in verdict.reason and "src/a/" in verdict.reason
+    assert verdict.decision == "deny" and "more than frogtui reads to review" in verdict.reason and "src/a/" in verdict.reason
 
 
 @pytest.mark.slow
@@ -235,7 +235,7 @@ def test_deleting_a_tree_deeper_than_frogtui_lists_lands_nothing_and_says_so(tre
     code, trajectory = run_headless(tree, ["rm -rf src/a; echo removed"], mode="all")
     assert code == 0 and (tree / "src" / "a" / "a").is_dir()
     (seen,) = [o["observation"] for s in trajectory["steps"] for o in s["observations"]]
-    assert seen.startswith("PermissionError") and "too large to review" in seen and "src/a/" in seen, seen
+    assert seen.startswith("PermissionError") and "more than frogtui reads to review" in seen and "src/a/" in seen, seen
 
 
 def test_a_sparse_file_lands_sparse(tree: Path, propose: Proposer) -> None:
