@@ -87,6 +87,7 @@ def tmp(tmp_path: Path) -> Path:
 
 
 @needs_overlay
+@pytest.mark.slow  # a real frogtui process each, 4-7 s (issue 29's budget)
 def test_the_app_keeps_one_folder_while_it_runs_and_leaves_none(py_repo: Path, tmp: Path) -> None:
     done = run_product(APP, py_repo, tmp)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -96,6 +97,7 @@ def test_the_app_keeps_one_folder_while_it_runs_and_leaves_none(py_repo: Path, t
 
 
 @needs_overlay
+@pytest.mark.slow  # a real frogtui process each, 4-7 s (issue 29's budget)
 def test_a_killed_frogtui_leaves_a_folder_the_next_one_removes(py_repo: Path, tmp: Path) -> None:
     """The next ``frogtui run`` (and ``frogtui doctor``) sweeps it, keeps its own in one folder
     while it runs, and leaves none."""
