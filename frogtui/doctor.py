@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TextIO
 from frogtui.arguments import Parser
 from frogtui.config import Config, LlamaSettings, load_config, sessions_dir
 from frogtui.errors import FrogtuiError
+from frogtui.temp_folders import process_folder
 from frogtui.terminal_text import ControlFreeStream
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ def _sandbox_lines(repo: Path, rules_file: Path | None, rules: RuleSet | None = 
             rules, unread = RuleSet(), " (the default settings: the rules file does not load, see its line)"
     bwrap = which("bwrap", folder)
     found = bwrap if bwrap else "not found on PATH outside a repository (Bash commands run without a sandbox; install bubblewrap)"
-    with tempfile.TemporaryDirectory(prefix="frogtui-doctor-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="doctor-", dir=process_folder()) as tmp:
         try:
             sandbox = make_sandbox(Workspace(folder, tmp_dir=tmp), rules.sandbox)
         except FrogtuiError as err:

@@ -225,7 +225,7 @@ STARTS: tuple[ProcessStart, ...] = (
                  "and by doctor; working folder /, python_environ"),
     ProcessStart("frogtui.models.confinement:_probe", "bwrap (can it sandbox the model's process here?)", "which('bwrap')",
                  "runs `true` in the sandbox it probes; working folder /, the clean PATH only"),
-    ProcessStart("frogtui.tools.bash:run_bash", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
+    ProcessStart("frogtui.tools.bash:_run_once", "a Bash call (the model's, or an attempt's check) after the gate allowed it",
                  "the sandbox's argv: which('bwrap'), and with the network on the Landlock launcher (python_argv, -I -S) "
                  "before it; a proposal (approval/sandbox/overlay.py) puts which('unshare') and /bin/sh, which mounts the "
                  "copy-on-write view, before bwrap, or (approval/sandbox/fuse.py) which('setpriv') --pdeathsig KILL, "

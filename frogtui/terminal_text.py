@@ -44,6 +44,17 @@ def marked(text: str, *, keep_lines: bool = True) -> str:
     return (HIDDEN_BUT_LINES if keep_lines else HIDDEN).sub(lambda m: visible(m.group()), text)
 
 
+NOT_UTF8 = re.compile("[\udc80-\udcff]")
+"""A byte that is not UTF-8, as ``surrogateescape`` reads it (a file name, a link's target)."""
+
+
+def name_drawn(text: str) -> str:
+    """A file name or a link's target on one line, as drawn: every character of ``HIDDEN`` (a
+    newline too) marked, each byte that is not UTF-8 as ``⟨xFF⟩`` (a name cannot draw a second,
+    made-up line, nor act on the terminal)."""
+    return NOT_UTF8.sub(lambda m: f"⟨x{ord(m.group()) - 0xDC00:02X}⟩", marked(text, keep_lines=False))
+
+
 def without_controls(text: str, *, keep_lines: bool = False) -> str:
     """``text`` with its control characters dropped; with ``keep_lines``, tabs and newlines stay."""
     return (CONTROL_BUT_LINES if keep_lines else CONTROL).sub("", text)

@@ -4,7 +4,7 @@ Every module's imports are read with ``ast`` (those inside functions and under `
 too: a cycle that only a lazy or a type-only import closes is still a cycle of ideas), so this
 needs nothing imported. The layers, bottom to top (docs/ARCHITECTURE.md):
 
-    frogtui (the version), errors, protocol, terminal_text, programs, arguments
+    frogtui (the version), errors, protocol, terminal_text, programs, arguments, temp_folders
     config
     tools, models, vcs
     agent, approval
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "frogtui"
 
 LAYERS: list[set[str]] = [
-    {"frogtui", "errors", "protocol", "terminal_text", "programs", "arguments"},
+    {"frogtui", "errors", "protocol", "terminal_text", "programs", "arguments", "temp_folders"},
     {"config"},
     {"tools", "models", "vcs"},
     {"agent", "approval"},
@@ -36,7 +36,7 @@ LAYERS: list[set[str]] = [
 
 ONLY: dict[str, set[str]] = {
     "agent": {"protocol", "tools", "config", "errors"},
-    "approval": {"protocol", "tools", "config", "errors", "programs", "terminal_text", "arguments"},
+    "approval": {"protocol", "tools", "config", "errors", "programs", "terminal_text", "arguments", "temp_folders"},
 }
 """Parts that may import only these (and themselves)."""
 

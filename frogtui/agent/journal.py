@@ -17,13 +17,14 @@ from typing import Any
 from frogtui.agent.trajectory import (
     Trajectory,
     in_leaf_order,
+    json_text,
     replay_lines,
     write_text_atomic,
 )
 
 
 def _line(kind: str, value: Any) -> str:
-    return json.dumps({kind: value}, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return json_text({kind: value}, separators=(",", ":")) + "\n"
 
 
 class TrajectoryJournal:
@@ -51,13 +52,13 @@ class TrajectoryJournal:
         lines = [_line("message", m) for m in messages[self._messages :]]
         replay: list[dict[str, Any]] = []
         if self._steps:
-            last = json.dumps(steps[self._steps - 1].as_dict(), ensure_ascii=False, separators=(",", ":"))
+            last = json_text(steps[self._steps - 1].as_dict(), separators=(",", ":"))
             if last != self._last_step:
                 lines.append('{"step":' + last + "}\n")
                 self._last_step = last
         for record in steps[self._steps :]:
             as_dict = record.as_dict()
-            self._last_step = json.dumps(as_dict, ensure_ascii=False, separators=(",", ":"))
+            self._last_step = json_text(as_dict, separators=(",", ":"))
             lines.append('{"step":' + self._last_step + "}\n")
             replay.append(as_dict)
         lines.append(_line("state", trajectory.state()))
@@ -75,7 +76,7 @@ class TrajectoryJournal:
         write_text_atomic(self.replay_path, replay_before + replay_lines(data))
         self._source = trajectory.messages
         self._messages, self._steps = len(trajectory.messages), len(trajectory.steps)
-        self._last_step = json.dumps(data["steps"][-1], ensure_ascii=False, separators=(",", ":")) if data["steps"] else ""
+        self._last_step = json_text(data["steps"][-1], separators=(",", ":")) if data["steps"] else ""
 
 
 def rebuild(path: Path) -> dict[str, Any] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import uuid
 from dataclasses import dataclass, field
@@ -130,6 +131,17 @@ def run_file(run: int) -> str:
     return "trajectory.json" if run <= 1 else f"trajectory-{run}.json"
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, **options)``, each lone surrogate (a byte that is
+    not UTF-8, read with ``surrogateescape``: the run's patch, a file name, a link's target)
+    written as its ``\\u`` escape: the text can be written as UTF-8, and ``json.loads`` gives the
+    same string back (``git apply`` gets the same bytes)."""
+    return SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False, **options))
+
+
 def replay_lines(trajectory: dict[str, Any]) -> str:
     """The trajectory's model turns as a replay file (``--model replay:FILE``): one JSON object per
     turn, ``{"content": raw_output}`` (plus ``finish_reason`` when the turn was cut off)."""
@@ -140,14 +152,14 @@ def replay_lines(trajectory: dict[str, Any]) -> str:
         line: dict[str, Any] = {"content": step["raw_output"]}
         if step.get("finish_reason") == "length":
             line["finish_reason"] = "length"
-        lines.append(json.dumps(line, ensure_ascii=False) + "\n")
+        lines.append(json_text(line) + "\n")
     return "".join(lines)
 
 
 def write_json_atomic(path: Path, data: Any, *, indent: int | None = 2) -> None:
     """Write JSON through a temp file and rename, so a reader never sees half a file. ``indent=None``
     writes it on one line, about five times as fast (json's C encoder only runs without an indent)."""
-    write_text_atomic(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
+    write_text_atomic(path, json_text(data, indent=indent) + "\n")
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -7,7 +7,9 @@ Write default. Then, per effect:
 * a FIFO or socket, and Python bytecode (a cache that runs instead of its source), are left out:
   never carried over, never in the way;
 * a path git ignores (a cache, a build output, ``.venv``, ``node_modules``) that no rule decides
-  lands without asking, unless its file runs later (``Effect.runs_later``);
+  lands without asking, unless its file runs later (``Effect.runs_later``) or it deletes or
+  rewrites an ignored file that is not a cache (``.env``, a local database: no checkpoint holds
+  an ignored file, so undo could not bring it back);
 * a control file (what git or a hook runs at the next commit) is asked about even where a rule
   allows writing it; so is a link that points outside the repository;
 * the approval mode then applies (``apply_mode``: ``all`` lands what a person would be asked
@@ -27,7 +29,7 @@ from frogtui.approval.engine import PolicyEngine, WriteDecisions
 from frogtui.approval.modes import ApprovalMode, apply_mode
 from frogtui.approval.rules import path_matches
 from frogtui.protocol import Approval
-from frogtui.tools.effects import Effect, left_out
+from frogtui.tools.effects import Effect, in_cache, left_out
 from frogtui.tools.proposals import Proposal
 from frogtui.tools.specs import WRITE
 
@@ -104,7 +106,8 @@ def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> D
     """The Write decision with the proposal's own defaults (module docstring)."""
     if decision.kind == "deny":
         return decision
-    if decision.kind == "ask" and decision.rule == f"{WRITE.name}: ask (default)" and ignored and not effect.runs_later:
+    default = decision.kind == "ask" and decision.rule == f"{WRITE.name}: ask (default)"
+    if default and ignored and not effect.runs_later and _loses_nothing(effect):
         return Decision("allow", CACHE_RULE, f"{effect.path} is ignored by git and runs nothing later")
     if decision.kind == "allow" and effect.runs_later.startswith("a control file"):
         return Decision("ask", CONTROL_RULE, f"{effect.path} is {effect.runs_later}")
@@ -112,6 +115,16 @@ def _adjusted(decision: Decision, effect: Effect, ignored: bool, root: str) -> D
         assert effect.after is not None
         return Decision("ask", LINK_OUT_RULE, f"{effect.path} is a link to {effect.after.target}, outside the repository")
     return decision
+
+
+def _loses_nothing(effect: Effect) -> bool:
+    """Whether landing ``effect`` on an ignored path loses nothing that undo could not bring back
+    (no checkpoint holds an ignored file): it only adds, or every path it writes lies in a cache
+    or a build output (``tools.effects.in_cache``). Deleting or rewriting ``.env`` or a local
+    database is asked about."""
+    if effect.kind == "added" and effect.before is None:
+        return True
+    return all(in_cache(path) for path in (effect.source, effect.path) if path)
 
 
 def _ignored(effect: Effect, ignored: frozenset[str]) -> bool:
@@ -128,6 +141,8 @@ def _points_out(effect: Effect, root: str) -> bool:
 
 def too_large(proposal: Proposal) -> str:
     """Why none of a proposal whose effects were not all read lands (``Effects.complete``)."""
+    if proposal.effects.why:  # folders nested too deep, a path too long, a folder that cannot be read
+        return f"{proposal.effects.why}: more than frogtui reads to review, so what it did cannot be judged"
     return (f"the command left more than {proposal.effects.limit:,} files and folders changed, more than frogtui reads to "
             "review, so what it did cannot be judged; split it into smaller commands")
 

@@ -137,9 +137,30 @@ def run_bash(
     """Run ``command`` and return Leaf's observation; ``on_output`` (when given) receives the
     output as it is read (each stream decoded as UTF-8 on its own)."""
     limit = effective_timeout(timeout)
-    argv = shell_argv(command)
-    if wrap is not None:
-        argv = wrap(argv)
+    for _attempt in range(2):
+        argv = shell_argv(command)
+        if wrap is not None:
+            argv = wrap(argv)
+        result, err = _run_once(argv, cwd, limit, cancel, env, on_output)
+        if not _cover_went_away(argv, result, err):
+            break
+    return result
+
+
+def _cover_went_away(argv: Sequence[str], result: BashResult, err: CappedOutput) -> bool:
+    """Whether bwrap failed before the command ran because a listening socket its argv covers
+    (``--ro-bind /dev/null SOCKET``, found when the argv was made) went away, with its folder,
+    before the mounts: the argv made again no longer names it. Nothing of the command ran."""
+    if result.exit_code != 1 or not err.head.startswith(b"bwrap: ") or err.total > 4096:
+        return False
+    said = bytes(err.head).decode("utf-8", "surrogateescape")
+    covers = [argv[n + 2] for n in range(len(argv) - 2) if argv[n] == "--ro-bind" and argv[n + 1] == "/dev/null"]
+    return said.count("\n") <= 1 and any(f" {path}: " in said and not os.path.lexists(path) for path in covers)
+
+
+def _run_once(
+    argv: list[str], cwd: str, limit: float, cancel: threading.Event | None, env: dict[str, str] | None, on_output: OutputCallback | None
+) -> tuple[BashResult, CappedOutput]:
     proc = subprocess.Popen(
         argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=env
     )
@@ -161,7 +182,7 @@ def run_bash(
     else:
         code = proc.returncode
         head = obs.exit_head(code)
-    return BashResult(observation=compose(head, out, err), exit_code=code, timed_out=timed_out, cancelled=cancelled)
+    return BashResult(observation=compose(head, out, err), exit_code=code, timed_out=timed_out, cancelled=cancelled), err
 
 
 def _pump(

@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from frogtui.terminal_text import name_drawn
+
 EntryKind = Literal["file", "dir", "link", "special"]
 EffectKind = Literal["added", "modified", "deleted", "renamed", "mode", "special"]
 OPAQUE = "user.overlay.opaque"
@@ -41,6 +43,11 @@ BIG = 1 << 20
 """A file at least this large is shown as one summary line (as a binary one is)."""
 MAX_ENTRIES = 500_000
 """Upper-layer entries read at most; a proposal with more is too large to review (``Effects.complete``)."""
+MAX_DEPTH = 200
+"""Folders nested deeper than this in the upper layer make a proposal too large to review (the
+reader recurses once per level; a path past ``PATH_MAX`` cannot be named)."""
+MAX_PATH = 3800
+"""Bytes of an upper-layer path at most (the layer folder's own included; ``PATH_MAX`` is 4096)."""
 BYTECODE = re.compile(r"(^|/)__pycache__/[^/]+\.pyc$|\.py[co]$")
 VENV_PROGRAM = re.compile(r"(^|/)node_modules/\.bin/[^/]+$")
 STARTUP_NAMES = frozenset({"sitecustomize.py", "usercustomize.py", ".envrc", ".pythonrc.py"})
@@ -84,7 +91,8 @@ class Effect:
         before: What the tree has at ``path`` (a rename: at ``source``); None: nothing.
         after: What the command left there; None: deleted.
         source: A rename's old path.
-        files: A deleted or renamed folder: every file under it (relative to the folder).
+        files: A deleted, renamed or replaced folder (a file or link where it was): every file
+            under it (relative to the folder).
         replaced: In a folder the command deleted and made again (an opaque folder).
         binary: Not UTF-8 text (or a NUL byte in it).
         runs_later: Why this file runs later ('' when it does not).
@@ -121,11 +129,13 @@ class Effect:
 
     def describe(self, *, full: bool = True) -> str:
         """The effect in one line (a person and the model read it); a deleted folder's files
-        named one by one (``full``), or counted."""
-        what = self.path + ("/" if self.is_dir else "")
+        named one by one (``full``), or counted. Every name and link target is drawn on one line
+        as it is (``terminal_text.name_drawn``: a newline, a control character, a byte that is not
+        UTF-8 shown as a mark), so a name cannot draw a made-up line."""
+        what = name_drawn(self.path) + ("/" if self.is_dir else "")
         if self.kind == "renamed":
             count = f" ({len(self.files)} file(s))" if self.files else ""
-            return f"renamed {self.source}{'/' if self.is_dir else ''} -> {what}{count}"
+            return f"renamed {name_drawn(self.source)}{'/' if self.is_dir else ''} -> {what}{count}"
         if self.kind == "deleted":
             named = f": {_names(self.files)}" if full else ""
             count = f" (a folder with {len(self.files)} file(s){named})" if self.is_dir else ""
@@ -138,11 +148,14 @@ class Effect:
         after = self.after
         assert after is not None
         verb = "added" if self.kind == "added" else "modified"
+        folder = ""
+        if self.before is not None and self.before.kind == "dir":  # replaced: its files are deleted, named or counted
+            folder = f"was a folder with {len(self.files)} file(s)" + (f": {_names(self.files)}" if full else "")
         if after.kind == "link":
-            was = f" (was -> {self.before.target})" if self.before is not None and self.before.kind == "link" else ""
-            return f"{verb} {what} -> {after.target}{was}"
-        detail = []
-        if self.before is not None and self.before.kind != after.kind:
+            was = f" (was -> {name_drawn(self.before.target)})" if self.before is not None and self.before.kind == "link" else ""
+            return f"{verb} {what} -> {name_drawn(after.target)}{was}" + (f" ({folder})" if folder else "")
+        detail = [folder] if folder else []
+        if not folder and self.before is not None and self.before.kind != after.kind:
             detail.append(f"was a {self.before.kind}")
         if after.kind == "file" and (self.binary or self.big):
             detail.append(f"{'binary, ' if self.binary else ''}{after.size} bytes")
@@ -164,7 +177,7 @@ def left_out(effect: Effect) -> str:
 
 
 def _names(files: tuple[str, ...]) -> str:
-    return ", ".join(files)  # every one: a deletion is never hidden behind a cap
+    return ", ".join(name_drawn(name) for name in files)  # every one: a deletion is never hidden behind a cap
 
 
 @dataclass(frozen=True)
@@ -173,14 +186,17 @@ class Effects:
 
     Attributes:
         items: The effects.
-        complete: False when the upper layer had more than ``limit`` entries (then nothing
-            may land: what was not read cannot be judged).
+        complete: False when the upper layer had more than ``limit`` entries, folders nested
+            deeper than ``MAX_DEPTH``, a path longer than ``MAX_PATH`` or an entry that could not
+            be read (then nothing may land: what was not read cannot be judged).
         limit: The most upper-layer entries the reader read (``read_effects``' ``max_entries``).
+        why: Why not complete, when it is not for ``limit`` ('' otherwise).
     """
 
     items: tuple[Effect, ...] = ()
     complete: bool = True
     limit: int = MAX_ENTRIES
+    why: str = ""
 
     def __iter__(self) -> Iterator[Effect]:
         return iter(self.items)
@@ -200,7 +216,8 @@ def read_effects(upper: str | os.PathLike[str], root: str | os.PathLike[str], *,
     reader.folder("", complete=False)
     effects = pair_renames(reader.effects, str(upper), str(root))
     effects = [_with_runs_later(e, runs_later(e, str(upper), str(root), scripts=reader.scripts)) for e in effects]
-    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=not reader.truncated, limit=max_entries)
+    return Effects(tuple(sorted(effects, key=lambda e: _order(e.path))), complete=not (reader.truncated or reader.why),
+                   limit=max_entries, why=reader.why)
 
 
 def _with_runs_later(effect: Effect, why: str) -> Effect:
@@ -218,6 +235,8 @@ class _Reader:
     effects: list[Effect] = field(default_factory=list)
     budget: int = MAX_ENTRIES
     folders: dict[str, bool] = field(default_factory=dict)
+    why: str = ""
+    """Why the upper layer was not read whole, other than the budget ('' while it is)."""
     truncated: bool = False
     """An entry was left unread (the budget was spent)."""
     scripts: dict[str, bool] = field(default_factory=dict)
@@ -235,14 +254,25 @@ class _Reader:
         """Read the upper folder ``rel``; with ``complete`` (inside an opaque folder, or a folder
         the tree does not have) it holds the whole of the folder, and what the tree has there
         besides was deleted."""
+        if self.why or self.truncated:
+            return
         upper_dir = _join(self.upper, rel)
+        if rel.count("/") >= MAX_DEPTH:
+            self.why = f"the command made folders nested deeper than {MAX_DEPTH} ({rel.split('/', 1)[0]}/…)"
+            return
         try:
             names = sorted(os.listdir(upper_dir))
-        except OSError:
+        except OSError as err:
+            self.why = f"{rel or '.'}: could not be read ({err.strerror})"
             return
         for name in names:
             if self.budget <= 0:
                 self.truncated = True
+                return
+            if self.why:
+                return
+            if len(os.fsencode(_join(upper_dir, name))) > MAX_PATH:
+                self.why = f"the command made a path longer than {MAX_PATH} bytes ({rel.split('/', 1)[0]}/…)"
                 return
             self.budget -= 1
             self.entry(_rel(rel, name), replaced=complete and bool(rel) and self.lower_folder(rel))
@@ -278,9 +308,14 @@ class _Reader:
         if before is None:
             self.effects.append(Effect("added", rel, None, after, replaced=replaced, binary=self.binary(rel, upper_path, after)))
             return
-        if before.kind == "dir":
-            self.deleted(rel, replaced=replaced)
-            self.effects.append(Effect("added", rel, None, after, replaced=replaced, binary=self.binary(rel, upper_path, after)))
+        if before.kind == "dir":  # one effect for one path: a person's tick is per path (a deletion never unticked apart)
+            try:
+                files = tuple(tree_files(_join(self.root, rel)))
+            except Unlisted as err:
+                self.why = f"the command replaced {rel}/, and {err}"
+                return
+            self.effects.append(Effect("modified", rel, before, after, files=files, replaced=replaced,
+                                       binary=self.binary(rel, upper_path, after)))
             return
         if before.kind == after.kind == "file" and before.size == after.size:
             old = digest(_join(self.root, rel))
@@ -317,26 +352,55 @@ class _Reader:
         before = self.lower(rel)
         if before is None:
             return  # made and deleted by the command
-        files = tuple(tree_files(_join(self.root, rel))) if before.kind == "dir" else ()
+        try:
+            files = tuple(tree_files(_join(self.root, rel))) if before.kind == "dir" else ()
+        except Unlisted as err:
+            self.why = f"the command deleted {rel}/, and {err}"
+            return
         old = digest(_join(self.root, rel)) if before.kind == "file" else ""
         self.effects.append(Effect("deleted", rel, before, None, files=files, replaced=replaced, before_digest=old))
 
 
+class Unlisted(OSError):
+    """A folder of the tree cannot be listed whole: nested deeper than ``MAX_DEPTH``, a path
+    longer than ``MAX_PATH``, or a folder that cannot be read."""
+
+
 def tree_files(folder: str) -> Iterator[str]:
-    """Every file, link and empty folder under ``folder`` (relative to it, links not followed)."""
-    for top, dirs, files in os.walk(folder):
-        rel = os.path.relpath(top, folder)
-        prefix = "" if rel == "." else rel + "/"
-        dirs.sort()
-        for name in sorted(files):
-            yield prefix + name
-        for name in list(dirs):
+    """Every file, link and empty folder under ``folder`` (relative to it, links not followed),
+    in ``os.walk``'s order, without recursion (a tree thousands of folders deep).
+
+    Raises:
+        Unlisted: a part of it cannot be listed (then what it holds is not known: never a
+            shorter list).
+    """
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        top = os.path.join(folder, rel) if rel else folder
+        if rel.count("/") >= MAX_DEPTH or len(os.fsencode(top)) > MAX_PATH:
+            raise Unlisted(f"{os.path.basename(folder)}/ holds folders nested deeper than frogtui lists ({MAX_DEPTH} levels)")
+        try:
+            with os.scandir(top) as found:
+                entries = [(entry.name, entry.is_dir()) for entry in found]  # is_dir follows a link, as os.walk
+        except OSError as err:
+            raise Unlisted(f"{rel or '.'} in {os.path.basename(folder)}/ cannot be listed ({err.strerror})") from None
+        prefix = rel + "/" if rel else ""
+        yield from (prefix + name for name, is_dir in sorted(entries) if not is_dir)
+        deeper = []
+        for name in sorted(name for name, is_dir in entries if is_dir):
             full = os.path.join(top, name)
             if os.path.islink(full):
                 yield prefix + name
-                dirs.remove(name)
-            elif not os.listdir(full):
+                continue
+            try:
+                empty = not os.listdir(full)
+            except OSError as err:
+                raise Unlisted(f"{prefix}{name} in {os.path.basename(folder)}/ cannot be listed ({err.strerror})") from None
+            if empty:
                 yield prefix + name + "/"
+            deeper.append(prefix + name)
+        stack.extend(reversed(deeper))
 
 
 def _listdir(path: str) -> list[str]:
@@ -423,6 +487,9 @@ def _pair_file(effects: list[Effect], gone: Effect, upper: str, root: str) -> li
         return effects
     old = gone.before_digest
     for candidate in candidates:
+        assert candidate.after is not None
+        if candidate.after.mode != gone.before.mode:
+            continue  # a rename and a mode change: shown as a deletion and an addition (with its mode)
         if old and digest(os.path.join(upper, candidate.path)) == old:
             renamed = Effect("renamed", candidate.path, gone.before, candidate.after, source=gone.path, binary=candidate.binary,
                              before_digest=old)
@@ -438,17 +505,23 @@ def _pair_folder(effects: list[Effect], gone: Effect, upper: str, root: str) -> 
         prefix = head.path + "/"
         inside = [e for e in effects if e.path.startswith(prefix)]
         names = {e.path[len(prefix):] + ("/" if e.is_dir else "") for e in inside if not (e.is_dir and _has_children(e, inside))}
-        if names != wanted or any(e.kind != "added" for e in inside):
+        if names != wanted or any(e.kind != "added" for e in inside) or head.after != gone.before:
             continue
-        same = all(
-            digest(os.path.join(root, gone.path, n)) == digest(os.path.join(upper, head.path, n))
-            for n in wanted if not n.endswith("/") and os.path.isfile(os.path.join(root, gone.path, n))
-        )
-        if same:
+        if all(_same_entry(os.path.join(root, gone.path, e.path[len(prefix):]), os.path.join(upper, e.path), e) for e in inside):
             renamed = Effect("renamed", head.path, gone.before, head.after, source=gone.path, files=gone.files)
             drop = {id(e) for e in inside} | {id(gone)}
             return [renamed if e is head else e for e in effects if id(e) not in drop]
     return effects
+
+
+def _same_entry(lower: str, upper: str, added: Effect) -> bool:
+    """Whether the tree's entry at ``lower`` is what ``added`` made at ``upper``, whole: kind,
+    mode, size, a link's target, a file's bytes (a renamed folder hides no change inside it: a
+    link retargeted out of the repository, a file made executable)."""
+    before = Entry.of(lower)
+    if before is None or before != added.after:
+        return False
+    return before.kind != "file" or digest(lower) == digest(upper)
 
 
 def _has_children(folder: Effect, effects: list[Effect]) -> bool:
@@ -482,6 +555,14 @@ def runs_later(effect: Effect, upper: str, root: str, *, scripts: dict[str, bool
     if after.kind == "file" and (known if known is not None else _shebang(os.path.join(upper, path))):
         return "a script (#!)"
     return ""
+
+
+def in_cache(path: str) -> bool:
+    """Whether ``path`` lies in a cache or a build output (``vcs.ignored.is_cache``: ``__pycache__``,
+    ``.pytest_cache``, ``target/``…): losing it loses nothing a tool does not make again."""
+    from frogtui.vcs.ignored import is_cache  # GitPython: with the first proposal, not with the tools
+
+    return is_cache(path)
 
 
 def _in_venv_bin(path: str, upper: str, root: str) -> bool:

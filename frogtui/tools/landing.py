@@ -77,9 +77,16 @@ class Landed:
 
 
 def accepted_effects(proposal: Proposal, accepted: Collection[str] | None) -> list[Effect]:
-    """The effects to land: every one (``accepted`` None) or those whose path is in ``accepted``;
-    never one that is left out (``effects.left_out``)."""
-    return [e for e in proposal.effects if not left_out(e) and (accepted is None or e.path in accepted)]
+    """The effects to land: every one (``accepted`` None) or those whose path is in ``accepted``,
+    with the folders the command made above them (a file ticked in a new folder left unticked
+    needs the folder: without it the landing stopped part way); never one that is left out
+    (``effects.left_out``)."""
+    effects = [e for e in proposal.effects if not left_out(e)]
+    if accepted is None:
+        return effects
+    wanted = set(accepted)
+    above = {path.rsplit("/", n)[0] for path in wanted for n in range(1, path.count("/") + 1)}
+    return [e for e in effects if e.path in wanted or (e.path in above and e.after is not None and e.after.kind == "dir")]
 
 
 def land(proposal: Proposal, accepted: Collection[str] | None = None, hunks: Sequence[FileHunks] = ()) -> Landed:
@@ -205,9 +212,12 @@ def _changed(root: str, rel: str, before: Entry | None, effect: Effect, started_
         return "it changed in the tree meanwhile"
     if now.kind == "file" and effect.before_digest and digest(full) != effect.before_digest:
         return "it changed in the tree meanwhile"
-    if now.kind == "dir" and effect.kind in ("deleted", "renamed"):
-        if tuple(tree_files(full)) != effect.files:
-            return "what the folder holds changed meanwhile"
+    if now.kind == "dir" and effect.kind != "mode":  # deleted, renamed, or replaced by a file or link
+        try:
+            if tuple(tree_files(full)) != effect.files:
+                return "what the folder holds changed meanwhile"
+        except OSError as err:
+            return f"what the folder holds cannot be listed ({err})"
         if any(_ctime(os.path.join(full, name)) > started_ns for name in effect.files):
             return "a file in it changed while the command ran"
     if now.kind != "dir" and _ctime(full) > started_ns:
@@ -299,11 +309,10 @@ def _apply(tree: _Tree, effect: Effect, upper: str, staged: str | None = None) -
     if effect.kind == "modified" and effect.before is not None and effect.before.kind != after.kind:
         _remove(tree, effect.path)
     source = staged or os.path.join(upper, effect.path)
-    if after.kind == "dir":
+    if after.kind == "dir" and effect.kind == "renamed":
+        _copy_in(tree, effect.path, source)  # the upper layer holds the whole renamed folder, subfolders first made
+    elif after.kind == "dir":
         _make_folder(tree, effect.path, after.mode)
-        if effect.kind == "renamed":
-            for name in effect.files:
-                _copy_in(tree, f"{effect.path}/{name.rstrip('/')}", os.path.join(source, name.rstrip("/")))
     else:
         _copy_in(tree, effect.path, source)
 
@@ -345,7 +354,7 @@ def _copy_in(tree: _Tree, rel: str, source: str) -> None:
     with tree.parent(rel) as (fd, name):
         if stat.S_ISREG(st.st_mode) and _write_over(source, fd, name, stat.S_IMODE(st.st_mode)):
             return
-        temporary = f".{name}.frogtui-landing"
+        temporary = f".frogtui-landing-{os.urandom(6).hex()}"  # short: a name of 255 bytes has no room for more
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary, dir_fd=fd)
         if stat.S_ISLNK(st.st_mode):
@@ -382,7 +391,13 @@ def _copy_bytes(source: str, writer: int, mode: int) -> None:
     try:
         reader = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         try:
-            offset = _copy_range(reader, writer, os.fstat(reader).st_size)
+            size = os.fstat(reader).st_size
+            if _has_holes(reader, size):  # ``truncate -s 10G``: the holes stay holes, never 10 GB of zeros
+                os.ftruncate(writer, 0)
+                _copy_data(reader, writer, size)
+                offset = size
+            else:
+                offset = _copy_range(reader, writer, size)
             os.ftruncate(writer, offset)
             if stat.S_IMODE(os.fstat(writer).st_mode) != mode:
                 os.fchmod(writer, mode)
@@ -392,10 +407,32 @@ def _copy_bytes(source: str, writer: int, mode: int) -> None:
         os.close(writer)
 
 
-def _copy_range(reader: int, writer: int, size: int) -> int:
-    """Copy ``size`` bytes from the start of ``reader`` to the start of ``writer`` (in the kernel
-    where it can); the bytes copied."""
+def _has_holes(reader: int, size: int) -> bool:
+    try:
+        return os.lseek(reader, 0, os.SEEK_HOLE) < size
+    except OSError:
+        return False
+
+
+def _copy_data(reader: int, writer: int, size: int) -> None:
+    """Copy only the parts of ``reader`` that hold data (``SEEK_DATA``), each to the same offset."""
     offset = 0
+    while offset < size:
+        try:
+            start = os.lseek(reader, offset, os.SEEK_DATA)
+        except OSError as err:
+            if err.errno == errno.ENXIO:  # nothing but a hole after offset
+                return
+            raise
+        end = min(os.lseek(reader, start, os.SEEK_HOLE), size)
+        _copy_range(reader, writer, end, start)
+        offset = end
+
+
+def _copy_range(reader: int, writer: int, size: int, start: int = 0) -> int:
+    """Copy the bytes of ``reader`` from ``start`` up to ``size`` to the same offsets of
+    ``writer`` (in the kernel where it can); the offset reached."""
+    offset = start
     try:
         while offset < size:
             copied = os.copy_file_range(reader, writer, size - offset, offset, offset)
@@ -406,11 +443,12 @@ def _copy_range(reader: int, writer: int, size: int) -> int:
     except OSError as err:
         if err.errno not in (errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
             raise
-    while True:
-        chunk = os.pread(reader, 1 << 20, offset)
+    while offset < size:
+        chunk = os.pread(reader, min(1 << 20, size - offset), offset)
         if not chunk:
             return offset
         offset += os.pwrite(writer, chunk, offset)
+    return offset
 
 
 def _chmod(tree: _Tree, rel: str, mode: int) -> None:

@@ -14,8 +14,8 @@ changed into the upper layer and puts the tree back: from there on it is a propo
 """
 from __future__ import annotations
 
+import errno
 import os
-import shutil
 import stat
 import tempfile
 import threading
@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from frogtui.temp_folders import process_folder
 from frogtui.tools.bash import BashResult, CommandWrapper, OutputCallback, run_bash
 from frogtui.tools.effects import MAX_ENTRIES, Effects, read_effects
 
 UNSAFE_LAYER_CHARACTERS = frozenset(",:\\\"'=") | frozenset(chr(n) for n in range(32)) | {chr(127)}
 """Characters the layer folder's path may not have (it goes into the overlay's option string,
 where ``,`` ends an option and ``:`` a layer); such a parent is replaced by the system's temp
-folder (which the sandbox never sees: it gets a fresh ``/tmp``)."""
+folder (which the sandbox never sees: it gets a fresh ``/tmp``), in the process's own folder there (``temp_folders``)."""
 MOUNT_FAILED = 125
 """The exit status of a proposal whose view could not be mounted (the command did not run)."""
 MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
@@ -64,7 +65,7 @@ class Layers:
             OSError: it cannot be made, or its path has characters an overlay's options cannot hold.
         """
         if set(str(parent)) & UNSAFE_LAYER_CHARACTERS:
-            parent = Path(tempfile.gettempdir())
+            parent = process_folder()  # removed with the process, or swept by the next frogtui
         parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         folder = Path(tempfile.mkdtemp(prefix="frogtui-proposal-", dir=parent))
         if set(str(folder)) & UNSAFE_LAYER_CHARACTERS:
@@ -90,20 +91,72 @@ class Layers:
 
 
 def remove_tree(folder: Path) -> None:
-    """``rm -rf folder``, also where the command took away its own permissions (``chmod 000``)."""
+    """``rm -rf folder``, also where the command took away its own permissions (``chmod 000``),
+    and a tree nested thousands of folders deep (a path past ``PATH_MAX``, more levels than
+    Python's recursion or the open-file limit allow): walked through one folder descriptor at a
+    time, down by name and back up by ``..`` (the layer folder is frogtui's: no process of the
+    command is left to change it)."""
+    try:
+        fd = _open_folder(os.fspath(folder), None)
+    except FileNotFoundError:
+        return
+    except (NotADirectoryError, OSError) as err:
+        if err.errno not in (errno.ENOTDIR, errno.ELOOP):
+            raise
+        os.unlink(folder)
+        return
+    down: list[str] = []
+    try:
+        while True:
+            child = _clear_files(fd)
+            if child is not None:
+                inner = _open_folder(child, fd)
+                os.close(fd)
+                fd = inner
+                down.append(child)
+                continue
+            if not down:
+                break
+            parent = os.open("..", _FOLDER, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            name = down.pop()
+            _as_owner(fd, os.rmdir, name)
+    finally:
+        os.close(fd)
+    os.rmdir(folder)
 
-    def retry(function: Callable[..., object], path: str, _info: object) -> None:
-        parent = os.path.dirname(path)
-        try:
-            os.chmod(parent, stat.S_IRWXU)
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, stat.S_IRWXU)
-            function(path)
-        except OSError:
-            pass
 
-    if folder.exists():
-        shutil.rmtree(folder, onerror=retry)
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _open_folder(name: str, dir_fd: int | None) -> int:
+    try:
+        return os.open(name, _FOLDER, dir_fd=dir_fd)
+    except PermissionError:
+        os.chmod(name, stat.S_IRWXU, dir_fd=dir_fd, follow_symlinks=dir_fd is None)
+        return os.open(name, _FOLDER, dir_fd=dir_fd)
+
+
+def _clear_files(fd: int) -> str | None:
+    """Remove every entry of the folder ``fd`` but its folders, up to the first folder found:
+    its name (None when the folder is empty)."""
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                return entry.name
+            _as_owner(fd, os.unlink, entry.name)
+    return None
+
+
+def _as_owner(fd: int, action: Callable[..., object], name: str) -> None:
+    """``action(name)`` in the folder ``fd``, giving the folder back its owner's permissions
+    first when the command took them away."""
+    try:
+        action(name, dir_fd=fd)
+    except PermissionError:
+        os.fchmod(fd, stat.S_IRWXU)
+        action(name, dir_fd=fd)
 
 
 class ProposalView(Protocol):
@@ -259,8 +312,12 @@ class ProposalRunner:
                 settle(layers)
             except OSError as err:
                 failed = f"the view's upper layer cannot be read: {err}"
-        effects = read_effects(layers.upper, self.root, max_entries=self.max_entries) if not failed else Effects()
-        ignored = frozenset(self._ignored(effects)) if effects.items else frozenset()
+        try:
+            effects = read_effects(layers.upper, self.root, max_entries=self.max_entries) if not failed else Effects()
+            ignored = frozenset(self._ignored(effects)) if effects.items else frozenset()
+        except BaseException:
+            layers.remove()  # nothing of a proposal that could not be read is left
+            raise
         return Proposal(command, result, effects, layers, started_ns, ignored=ignored, failed=failed,
                         seconds=time.monotonic() - started, in_place=self.in_place is not None, not_undone=tuple(not_undone))
 

@@ -127,7 +127,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".frogtui-tmp", dir=path.parent)
+    # the name's first 40 characters (at most 160 bytes): the temporary name stays under the 255 bytes a name may have
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".frogtui-tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

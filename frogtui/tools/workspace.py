@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
+import shutil
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
+
+from frogtui.temp_folders import private_folder
 
 
 class OutsideRootError(PermissionError):
@@ -39,8 +42,15 @@ class Workspace:
         """The repository whose environment Bash gets when ``root`` is another checkout of it (an
         attempt's worktree has no ignored files, so no ``.venv`` or ``node_modules``): its Python
         environment and ``node_modules``, read-only under the sandbox (``project_env``)."""
-        self._own_tmp = tmp_dir is None
-        self.tmp_dir = Path(os.path.realpath(tmp_dir or tempfile.mkdtemp(prefix="frogtui-")))
+        self.tmp_dir = Path(os.path.realpath(tmp_dir or private_folder("workspace-")))
+        """The session's temp folder; without one given, a folder of the workspace's own in the
+        process's temp folder, removed with the workspace (``close``, or when it is collected)."""
+        self._remove_tmp = weakref.finalize(self, shutil.rmtree, self.tmp_dir, True) if tmp_dir is None else None
+
+    def close(self) -> None:
+        """Remove the workspace's own temp folder (none when it was given one)."""
+        if self._remove_tmp is not None:
+            self._remove_tmp()
 
     def resolve(self, path: str) -> Resolved:
         """Resolve ``path`` as a tool would use it."""

@@ -17,6 +17,7 @@ from frogtui.errors import FrogtuiError
 from frogtui.ui import commands
 from frogtui.ui import slash as slash_commands
 from frogtui.ui.chat import PromptInput
+from frogtui.ui.from_workers import call_while_shown
 from frogtui.ui.messages import TaskSubmitted
 from frogtui.ui.run_state import OfferHandoff
 from frogtui.ui.session_app import SessionApp
@@ -230,14 +231,17 @@ class FrogApp(SessionApp):
         try:
             result = self.core.undo(checkpoint)
         except FrogtuiError as err:
-            self.call_from_thread(self.notify, str(err), severity="warning", timeout=10)
+            call_while_shown(self, self.notify, str(err), severity="warning", timeout=10)
             return
         notice = commands.undo_notice(checkpoint.tool, result, skipped)
         self.session.append_notice(notice)
-        self.call_from_thread(self._mark_undone, checkpoint)
-        self.call_from_thread(self.chat.add_notice, notice)
-        self.call_from_thread(self.notify, commands.undo_toast(checkpoint.tool, result), title="Undone")
+        call_while_shown(self, self._undone, checkpoint, notice, commands.undo_toast(checkpoint.tool, result))
         self.refresh_git()
+
+    def _undone(self, checkpoint: Checkpoint, notice: str, toast: str) -> None:
+        self._mark_undone(checkpoint)
+        self.chat.add_notice(notice)
+        self.notify(toast, title="Undone")
 
     def _mark_undone(self, checkpoint: Checkpoint) -> None:
         """The call ``checkpoint`` was taken before reads "undone" in the trace and the chat (and in
@@ -267,10 +271,10 @@ class FrogApp(SessionApp):
         try:
             state = self.core.enable_git()
         except (GitFailed, OSError) as err:
-            self.call_from_thread(self.notify, f"git init failed: {err}", severity="error")
+            call_while_shown(self, self.notify, f"git init failed: {err}", severity="error")
             return
         note = f"Initialised a git repository in {state.root}: checkpoints, undo, review and commit are on."
-        self.call_from_thread(self.chat.add_notice, note)
+        call_while_shown(self, lambda: self.chat.add_notice(note))
         self.refresh_git()
 
     def action_toggle_reasoning(self) -> None:

@@ -204,7 +204,8 @@ class ApprovalScreen(ModalScreen[PersonAnswer | None]):
                 yield DiffView(diff, id=f"proposal-diff-{n}", classes="proposal-diff")
 
     def on_resize(self) -> None:
-        self._fit_body()
+        if self.query(KeyLegend):  # not while the screen is removed (dismissed, the app closing): its widgets go first
+            self._fit_body()
 
     def _fit_body(self) -> None:
         """The body (command, diff, rules) gets what the dialog's 90% of the screen leaves once

@@ -99,6 +99,7 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | 
     if proposal is None:
         return (), "", ()
     from frogtui.approval.proposals import for_a_person
+    from frogtui.terminal_text import name_drawn
     from frogtui.tools.proposals import effect_texts
     from frogtui.ui.diffmodel import FileDiff
     from frogtui.ui.proposal_hunks import hunk_change
@@ -114,7 +115,7 @@ def proposal_view(question: Question) -> tuple[tuple[tuple[str, str, FileDiff | 
             if after is not None and by_hunks(effect):
                 diff = hunk_change(effect.path, before, after)
             if diff is None:
-                diff = FileDiff(effect.path, before, after or "")
+                diff = FileDiff(name_drawn(effect.path), before, after or "")  # the header draws the name on one line
         effects.append((effect.path, judged.line(), diff))
     effects.extend(("", line, None) for line in groups)
     return tuple(effects), proposal.result.observation, tuple(unlisted)

@@ -18,6 +18,7 @@ from textual.app import App
 from textual.message import Message
 
 from frogtui.errors import FrogtuiError
+from frogtui.ui.from_workers import call_while_shown
 from frogtui.ui.messages import ApprovalRequested
 
 if TYPE_CHECKING:
@@ -290,7 +291,7 @@ class AttemptsInApp(App[int]):
             if number is None:
                 self.query_one(ChatPane).add_notice("No attempt applied; the working tree is as it was.")
                 return
-            self.run_worker(lambda: self.call_from_thread(self._attempt_applied, apply_choice(self, run, number)),  # type: ignore[arg-type]
+            self.run_worker(lambda: call_while_shown(self, self._attempt_applied, apply_choice(self, run, number)),  # type: ignore[arg-type]
                             thread=True, group="attempts", exit_on_error=False)
 
         self.push_screen(AttemptsScreen(run.results, message.files, run.check), callback=picked)
@@ -320,7 +321,7 @@ class AttemptsInApp(App[int]):
             if saved.picked is not None:
                 chat.add_notice(f"Attempt {number} not applied: attempt {saved.picked} was applied already (undo it first).", "error")
                 return
-            self.run_worker(lambda: self.call_from_thread(self._attempt_applied, apply_choice(self, saved, number)),  # type: ignore[arg-type]
+            self.run_worker(lambda: call_while_shown(self, self._attempt_applied, apply_choice(self, saved, number)),  # type: ignore[arg-type]
                             thread=True, group="attempts", exit_on_error=False)
 
         self.push_screen(AttemptsScreen(saved.results, message.files, saved.check, gone=saved.gone, marks=marks,

@@ -134,14 +134,19 @@ class FrameHold:
         """Whether the loop worked flat out when last checked."""
         self._timing = False
         """A frame let through unheld is being timed (``_drawn`` comes after it)."""
+        self._due_at: float | None = None
+        """``check`` found a frame due now: the UI thread's CPU clock then (``shown`` times it)."""
 
     @property
     def holding(self) -> bool:
         return self._batch is not None
 
     def frame_due(self) -> bool:
-        """Whether a change shows now (no repaint held)."""
-        return self._batch is None
+        """Whether a change shows now: no repaint held, and no frame let through is being timed (a
+        change shown before ``_drawn`` comes would be drawn in a second frame the pacer never
+        held: under load the screen's timer draws again before the screen's queue runs the
+        after-refresh callback; a test saw a 0.11 s frame 16 ms after a 0.08 s one)."""
+        return self._batch is None and not self._timing
 
     def wait(self) -> float:
         """Seconds until held repaints are let through (0: none held)."""
@@ -153,14 +158,23 @@ class FrameHold:
         if hot and not self._burst:
             self.pacer.begin_burst()
         self._burst = hot
+        self._due_at = None
         if not hot or self._batch is not None or self._timing:
             return
         wait = self.pacer.wait(True)
         if wait > 0:
             self._hold(wait)
-        else:  # due now: the next frame is drawn, and timed, so the one after it waits its turn
+        else:  # due now: the frame that draws what is shown now is timed (``shown``)
+            self._due_at = self.pacer.cpu()
+
+    def shown(self) -> None:
+        """The loop's events that ``check`` found due were shown: the next frame (which draws
+        them) is timed, so the one after it waits its turn, and until then the loop's next events
+        wait (``frame_due``)."""
+        started, self._due_at = self._due_at, None
+        if started is not None and not self._timing and self._batch is None:
             self._timing = True
-            self._after_frame(self._drawn, self.pacer.cpu())
+            self._after_frame(self._drawn, started)
 
     def time_next_frame(self) -> None:
         """Time the screen's next frame (the first paint): the first burst's first wait is measured on it."""

@@ -23,6 +23,7 @@ from textual.widgets import Static, TextArea, Tree
 
 from frogtui.terminal_text import marked
 from frogtui.ui.footer import FittingFooter
+from frogtui.ui.from_workers import call_while_shown
 from frogtui.ui.review_widgets import (
     CONTROL_NOTE,
     IGNORED_NOTE,
@@ -297,7 +298,7 @@ class ReviewScreen(Screen[None]):
         try:
             self.review.choices.save()
         except GitFailed as err:
-            self.app.call_from_thread(self.notify, f"Could not save your choices: {err.output.strip()}", severity="warning")
+            call_while_shown(self.app, self.notify, f"Could not save your choices: {err.output.strip()}", severity="warning")
 
     def _selection_changed(self) -> None:
         """Remember the person's choice (across commits, reopening and resume), and keep an
@@ -376,12 +377,12 @@ class ReviewScreen(Screen[None]):
             if now - shown >= self.PROGRESS_S and not cancel.is_set():
                 shown = now
                 line = f"Drafting the commit message with {self.model.name}: {pieces} pieces, {now - started:.0f} s (Esc stops)"
-                self.app.call_from_thread(self._drafting_status, line, cancel)
+                call_while_shown(self.app, self._drafting_status, line, cancel)
 
         message = draft_commit_message(self.model, diff, cancel=cancel, progress=progress)
         if not cancel.is_set():
             self.drafts.put(self.model, diff, message)
-        self.app.call_from_thread(self._drafted, message, diff, cancel)
+        call_while_shown(self.app, self._drafted, message, diff, cancel)
 
     def _drafting_status(self, line: str, cancel: threading.Event) -> None:
         if cancel is self._drafting and not cancel.is_set():
@@ -434,9 +435,9 @@ class ReviewScreen(Screen[None]):
         try:
             result = self.review.commit(self.selection, message)
         except CommitFailed as err:
-            self.app.call_from_thread(self._failed, str(err))
+            call_while_shown(self.app, self._failed, str(err))
             return
-        self.app.call_from_thread(self._committed, result.summary, result.notes)
+        call_while_shown(self.app, self._committed, result.summary, result.notes)
 
     def _failed(self, text: str) -> None:
         self.notify(text, severity="error", timeout=15)

@@ -40,6 +40,7 @@ from frogtui.ui.attempts_run import AttemptsInApp, parse
 from frogtui.ui.chat import ChatPane, MainScreen, Notice, PromptInput
 from frogtui.ui.exits import ExitsInApp
 from frogtui.ui.footer import FittingFooter
+from frogtui.ui.from_workers import call_while_shown
 from frogtui.ui.handoff import HandoffInApp
 from frogtui.ui.links import open_link
 from frogtui.ui.messages import (
@@ -440,7 +441,8 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
         if "@" in text:  # @path mentions: the files' text attached (session/mentions.py)
             mentioned = self.core.attach(text)
             if mentioned.attached or mentioned.refused:
-                self.call_from_thread(self.chat.add_notice, attachments_notice(mentioned), "warning" if mentioned.refused else "info")
+                notice, kind = attachments_notice(mentioned), "warning" if mentioned.refused else "info"
+                call_while_shown(self, lambda: self.chat.add_notice(notice, kind))
             text = mentioned.text
         if handoff:
             self.core.hand_off(text)
@@ -523,6 +525,7 @@ class SessionApp(AttemptsInApp, HandoffInApp, QueueInApp, ExitsInApp):
             asyncio.get_running_loop().call_later(delay, self.post_message, AgentEventsPosted(message.take))
         elif events:  # (none: shown already, or the app is closing)
             await self._show(events)
+            self.frames.shown()
 
     async def show_held_events(self) -> None:
         """Show the loop's events held back for a frame, before a message it posted after them."""

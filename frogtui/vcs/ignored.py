@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import git
 
 from frogtui.vcs.hunks import decode
-from frogtui.vcs.repository import LITERAL_PATHS, GitFailed, run_git
+from frogtui.vcs.repository import GitFailed, run_git
 
 MAX_FILES = 200_000
 """Ignored files and folders looked at, at most (a large ``node_modules`` has about 100,000)."""
@@ -125,12 +125,17 @@ def grouped(paths: list[str], tops: tuple[str, ...] = ()) -> list[str]:
     return sorted(result)
 
 
+def is_cache(path: str) -> bool:
+    """Whether ``path`` lies in a cache or a build output (``CACHE_NAMES``, ``CACHE_TOPS``): what a
+    tool makes again, so losing it loses nothing."""
+    name = path.rstrip("/")
+    return any(part in CACHE_NAMES for part in name.split("/")) or any(name == top or name.startswith(top + "/") for top in CACHE_TOPS)
+
+
 def quiet(path: str, after: IgnoredFiles) -> bool:
     """Whether a changed ignored ``path`` is a cache or a build output nothing runs later
     (``CACHE_NAMES``, ``CACHE_TOPS``), and not an executable file."""
-    name = path.rstrip("/")
-    cached = any(part in CACHE_NAMES for part in name.split("/")) or any(name == top or name.startswith(top + "/") for top in CACHE_TOPS)
-    if not cached:
+    if not is_cache(path):
         return False
     found = after.files.get(path)
     return found is None or not (stat.S_ISREG(found[3]) and found[3] & 0o111)
@@ -172,11 +177,13 @@ def ignored_among(repo: git.Repo, paths: list[str] | tuple[str, ...]) -> set[str
     """
     if not paths:
         return set()
-    stdin = b"".join(path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
+    # check-ignore refuses every pathspec magic, ``literal`` (GIT_LITERAL_PATHSPECS) too: each
+    # path goes as ``./path`` instead, where no magic is read (a name may start with ``:(``)
+    stdin = b"".join(b"./" + path.encode("utf-8", "surrogateescape") + b"\0" for path in paths)
     try:
-        out = run_git(repo, "check-ignore", "-z", "--stdin", env=LITERAL_PATHS, stdin=stdin)
+        out = run_git(repo, "check-ignore", "-z", "--stdin", env={"GIT_LITERAL_PATHSPECS": "0"}, stdin=stdin)
     except GitFailed as err:
         if err.status == 1:  # none of them is ignored
             return set()
         raise
-    return {decode(raw) for raw in out.split(b"\0") if raw}
+    return {decode(raw)[2:] for raw in out.split(b"\0") if raw.startswith(b"./")}

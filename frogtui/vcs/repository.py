@@ -17,6 +17,7 @@ from pathlib import Path
 import git
 
 from frogtui.errors import FrogtuiError
+from frogtui.temp_folders import process_folder
 from frogtui.vcs.gitguard import GuardedGit, person_git, pinned_git
 from frogtui.vcs.snapshot import diff_trees, open_repo, snapshot, snapshot_tree
 from frogtui.vcs.verify import check_ref, record_path, record_update
@@ -86,7 +87,7 @@ def _text(data: bytes | str) -> str:
 @contextlib.contextmanager
 def temporary_index(repo: git.Repo, tree: str | None) -> Iterator[dict[str, str]]:
     """A private index holding ``tree`` (empty when None), as an environment for ``run_git``."""
-    with tempfile.TemporaryDirectory(prefix="frogtui-index-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="index-", dir=process_folder()) as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL_PATHS}
         if tree is None:
             run_git(repo, "read-tree", "--empty", env=env)

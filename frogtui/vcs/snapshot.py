@@ -9,7 +9,6 @@ the kernel says nothing in the tree changed since the last snapshot (``vcs.watch
 tree is the snapshot, without running git."""
 from __future__ import annotations
 
-import atexit
 import io
 import os
 import shutil
@@ -22,6 +21,7 @@ from typing import IO
 import git
 
 from frogtui.errors import FrogtuiError
+from frogtui.temp_folders import private_folder
 from frogtui.vcs.gitguard import open_pinned
 from frogtui.vcs.nested import leave_out
 from frogtui.vcs.watch import TreeWatch
@@ -112,8 +112,7 @@ def _private_index(repo: git.Repo) -> _PrivateIndex:
     with _indexes_lock:
         if key not in _indexes:
             if not _folder:
-                _folder.append(tempfile.mkdtemp(prefix="frogtui-index-"))
-                atexit.register(shutil.rmtree, _folder[0], True)
+                _folder.append(str(private_folder("index-")))
             _indexes[key] = _PrivateIndex(Path(_folder[0]) / f"index-{len(_indexes)}", threading.Lock())
         return _indexes[key]
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import git
 
 from frogtui.errors import FrogtuiError
+from frogtui.temp_folders import process_folder
 from frogtui.vcs.repository import GitFailed, head_commit, run_git
 from frogtui.vcs.snapshot import DIFF_ARGS, Capped, open_repo, snapshot_tree, stream_git
 
@@ -188,7 +189,7 @@ def apply_change(repo: git.Repo, commit: str, diff_file: str | os.PathLike[str] 
         WorktreeFailed: it does not apply (the working tree changed since the base); nothing was written.
     """
     try:
-        with tempfile.TemporaryDirectory(prefix="frogtui-pick-") as folder:
+        with tempfile.TemporaryDirectory(prefix="pick-", dir=process_folder()) as folder:
             patch = Path(diff_file) if diff_file and Path(diff_file).is_file() else None
             if patch is None:
                 patch = Path(folder) / "attempt.diff"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import tempfile
-from functools import lru_cache
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -174,14 +174,19 @@ SAFE = ["cat calc.py", "ls -la", "grep -n x calc.py", "sed -n 1p calc.py", "sort
         "base64 calc.py", "tree", "awk '{print $1}' calc.py", "find . -name x", "git log --oneline", "rg x", "diff calc.py calc.py"]
 
 
-@lru_cache(maxsize=1)
-def _allow_everything_engine() -> PolicyEngine:
-    """An engine whose rules allow every program the fragments use (``PROG *``)."""
-    base = Path(tempfile.mkdtemp(prefix="frogtui-effects-"))
-    home = make_home(base)
-    programs = sorted({f.split()[0] for f in (*EFFECTS, *SAFE)})  # not ./tool: running it is an effect to decide
-    text = "".join(f'[[rules]]\ntool = "Bash"\nmatch = "{p} *"\ndecision = "allow"\n' for p in programs)
-    return make_table_engine(make_table_repo(base, home), base, home, text)
+_ENGINES: dict[str, PolicyEngine] = {}
+
+
+def _allow_everything_engine(tmp_path_factory: pytest.TempPathFactory) -> PolicyEngine:
+    """An engine whose rules allow every program the fragments use (``PROG *``), made once, in a
+    folder of pytest's (nothing left in /tmp)."""
+    if "engine" not in _ENGINES:
+        base = tmp_path_factory.mktemp("effects")
+        home = make_home(base)
+        programs = sorted({f.split()[0] for f in (*EFFECTS, *SAFE)})  # not ./tool: running it is an effect to decide
+        text = "".join(f'[[rules]]\ntool = "Bash"\nmatch = "{p} *"\ndecision = "allow"\n' for p in programs)
+        _ENGINES["engine"] = make_table_engine(make_table_repo(base, home), base, home, text)
+    return _ENGINES["engine"]
 
 
 @settings(max_examples=200, deadline=None)
@@ -189,17 +194,18 @@ def _allow_everything_engine() -> PolicyEngine:
     parts=st.lists(st.tuples(st.booleans(), st.integers(min_value=0, max_value=10_000)), min_size=1, max_size=4),
     separators=st.lists(st.sampled_from([" ; ", " && ", " || ", " | ", "\n"]), min_size=3, max_size=3),
 )
-def test_an_allow_rule_never_allows_an_effect_beyond_it(parts: list[tuple[bool, int]], separators: list[str]) -> None:
+def test_an_allow_rule_never_allows_an_effect_beyond_it(tmp_path_factory: pytest.TempPathFactory, parts: list[tuple[bool, int]],
+                                                       separators: list[str]) -> None:
     fragments = [(EFFECTS[n % len(EFFECTS)] if effect else SAFE[n % len(SAFE)]) for effect, n in parts]
     command = fragments[0] + "".join(sep + f for sep, f in zip(separators, fragments[1:], strict=False))
-    decision = _allow_everything_engine().evaluate(ToolCall("t", "Bash", {"command": command}))
+    decision = _allow_everything_engine(tmp_path_factory).evaluate(ToolCall("t", "Bash", {"command": command}))
     if any(effect for effect, _ in parts):
         assert decision.kind != "allow", (command, decision)
     else:
         assert decision.kind == "allow", (command, decision)
 
 
-def test_every_effect_fragment_alone_is_not_allowed() -> None:
-    engine = _allow_everything_engine()
+def test_every_effect_fragment_alone_is_not_allowed(tmp_path_factory: pytest.TempPathFactory) -> None:
+    engine = _allow_everything_engine(tmp_path_factory)
     allowed = [f for f in EFFECTS if engine.evaluate(ToolCall("t", "Bash", {"command": f})).kind == "allow"]
     assert allowed == []

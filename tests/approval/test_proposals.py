@@ -351,10 +351,12 @@ def test_a_write_through_a_link_is_judged_where_it_lands(tree: Path, propose: Pr
 
 
 def test_a_file_that_became_a_folder_and_a_folder_that_became_a_link_land(tree: Path, propose: Proposer) -> None:
-    """A change of kind is two effects (the old entry replaced, the new one added); landing both is
-    not stale: the folder above the new file is a file in the tree only until the first lands."""
+    """A change of kind is one effect on its path (the old entry replaced: a folder's files named),
+    and a new file in a new folder another; landing both is not stale: the folder above the new
+    file is a file in the tree only until the first lands."""
     proposal = propose("rm docs/b.md && mkdir docs/b.md && echo x > docs/b.md/inner && rm -r src/d && ln -s a.py src/d")
-    assert "added docs/b.md/inner" in lines(proposal) and "added src/d -> a.py" in lines(proposal)
+    assert "added docs/b.md/inner" in lines(proposal)
+    assert "modified src/d -> a.py (was a folder with 3 file(s): gone.txt, keep.txt, sub/deep.txt)" in lines(proposal)
     landed = land(proposal)
     assert landed.ok, landed
     assert (tree / "docs" / "b.md" / "inner").read_text() == "x\n" and (tree / "src" / "d").readlink() == Path("a.py")

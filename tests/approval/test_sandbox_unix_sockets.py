@@ -20,6 +20,7 @@ from frogtui.approval import SandboxSettings, make_sandbox
 from frogtui.approval.sandbox import BwrapWrapper, probe_bwrap
 from frogtui.protocol import ToolCall
 from frogtui.tools import ToolRunner
+from frogtui.tools.bash import run_bash
 from frogtui.tools.workspace import Workspace
 
 BWRAP = shutil.which("bwrap")
@@ -138,3 +139,36 @@ def test_without_the_filter_the_person_is_told(workspace: Workspace, tmp_path: P
     assert isinstance(sandbox.wrap, BwrapWrapper) and sandbox.wrap.seccomp is None
     assert sandbox.warning is not None and "a Unix socket made outside the sandbox in the repository" in sandbox.warning
     assert "no seccomp filter (Unix sockets in the repository reachable)" in sandbox.describe()
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["sandbox", "read-only sandbox"])
+def test_a_socket_gone_between_the_scan_and_the_mounts_is_not_a_failed_command(
+    workspace: Workspace, on_disk: Path, read_only: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mounts cover the sockets listening when the argv is made; one that went away (with its
+    folder) before bwrap mounted over it failed the command with bwrap's ``Can't mkdir parents for
+    …/agent.sock`` (seen in CI: another test's socket). The home folder is elsewhere, so the
+    socket's folder is shown and the socket covered."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    folder = on_disk / "gone"
+    folder.mkdir()
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(folder / "agent.sock"))
+    server.listen()
+    real = wrapper(workspace, read_only)
+    made: list[list[str]] = []
+
+    def wrap(argv: list[str]) -> list[str]:
+        made.append(real(argv))
+        if len(made) == 1:
+            server.close()
+            shutil.rmtree(folder)
+        return made[-1]
+
+    try:
+        observation = run_bash("echo ran", str(workspace.root), wrap=wrap).observation
+    finally:
+        server.close()
+    assert str(folder / "agent.sock") in made[0], "the socket was covered when it listened"
+    assert observation == "Exit code: 0\nSTDOUT:\nran\n\nSTDERR:\n", observation
+    assert len(made) == 2, "the argv is made again once, without the socket"

@@ -238,3 +238,17 @@ def test_read_of_an_endless_line_stops(ws: Workspace) -> None:
     out = run(ws, "Read", file_path="sparse.txt")
     assert time.monotonic() - started < 10
     assert out.startswith("sparse.txt\n1. aaa") and out.splitlines()[-1].startswith("[truncated: the file goes on for about ")
+
+
+@pytest.mark.parametrize("tool", ["Write", "Edit"])
+def test_write_and_edit_a_file_whose_name_is_as_long_as_a_name_can_be(ws: Workspace, tool: str) -> None:
+    """A 255-byte name is a name the file system takes; the temporary file beside it
+    (``.NAME.XXXX.frogtui-tmp``) was longer, so the write failed with ``File name too long``."""
+    name = "n" * 251 + ".txt"
+    if tool == "Edit":
+        (ws.root / name).write_text("old\n")
+        out = run(ws, "Edit", file_path=name, old_string="old", new_string="new")
+    else:
+        out = run(ws, "Write", file_path=name, content="new\n")
+    assert (ws.root / name).read_text() == "new\n", out
+    assert sorted(p.name for p in ws.root.iterdir()) == [name], "nothing left beside it"

@@ -32,8 +32,6 @@ ORIGINAL = "def add(a, b):\n    return a - b\n"
 
 
 @pytest.mark.slow  # more than 5 s of CPU (issue 29)
-@pytest.mark.xfail(strict=False, reason="a worker sometimes queries TracePane after the screen is gone at shutdown "
-                   "(NoMatches; seen under load by h2 and in .ci/run, 1 run in 3): an app race to fix, not yet found")
 @pytest.mark.parametrize("width", [80, 120])
 async def test_attempts_table_and_diffs_then_the_pick_is_one_undoable_step(make_app, py_repo: Path, width: int, monkeypatch) -> None:
     monkeypatch.delenv("CI", raising=False)  # the check's pytest writes its report otherwise under CI=true (its summary line moves)

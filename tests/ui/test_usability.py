@@ -75,7 +75,8 @@ async def test_80x24_trace_status_and_modal_fit(make_app) -> None:
     app = make_app(three_steps())
     async with app.run_test(size=(80, 24)) as pilot:
         await submit(pilot, "fix add")
-        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the Bash modal")
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen) and app.screen.query(KeyLegend)
+                       and app.screen.query_one(KeyLegend).size.width > 0, what="the Bash modal, laid out")  # (under load: a frame late)
         screen = app.screen
         dialog = screen.query_one("#approval-dialog")
         assert dialog.region.y >= 0 and dialog.region.bottom <= 24  # the whole modal is on screen

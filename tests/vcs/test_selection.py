@@ -20,13 +20,14 @@ from tests.vcs.cases import git, make_base_repo, make_session_changes
 TEMPLATE: dict[str, Path] = {}
 
 
-def fresh_repo() -> Path:
-    """A copy of the prepared repository (base commit + session changes, start recorded)."""
+def fresh_repo(base: Path) -> Path:
+    """A copy of the prepared repository (base commit + session changes, start recorded), in a new
+    folder under ``base`` (the test's ``tmp_path``: pytest removes it, nothing is left in /tmp)."""
     if "path" not in TEMPLATE:
-        root = Path(tempfile.mkdtemp(prefix="frogtui-vcs-template-")) / "repo"
+        root = base / "template" / "repo"
         make_base_repo(root)
         TEMPLATE["path"] = root
-    target = Path(tempfile.mkdtemp(prefix="frogtui-vcs-")) / "repo"
+    target = Path(tempfile.mkdtemp(prefix="example-", dir=base)) / "repo"
     shutil.copytree(TEMPLATE["path"], target, symlinks=True)
     return target
 
@@ -46,8 +47,8 @@ def blob(repo: Path, treeish: str, path: str) -> str | None:
 @pytest.mark.slow  # more than 5 s of CPU (issue 29)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_random_selection_commits_exactly_the_selected_hunks(data: st.DataObject) -> None:
-    repo = fresh_repo()
+def test_random_selection_commits_exactly_the_selected_hunks(tmp_path: Path, data: st.DataObject) -> None:
+    repo = fresh_repo(tmp_path)
     state = discover(repo, "prop")
     assert state is not None
     make_session_changes(repo)

@@ -24,6 +24,7 @@ from frogtui.approval.sandbox.view import SandboxView
 from frogtui.approval.trusted import protected_inside
 from frogtui.config import state_dir
 from frogtui.programs import at_start, which
+from frogtui.temp_folders import process_folder
 from frogtui.tools.bash import CommandWrapper
 from frogtui.tools.environment import sandbox_environment
 from frogtui.tools.project_env import escaping_virtualenvs, project_environ
@@ -290,7 +291,7 @@ def probe_bwrap(bwrap: str, network: bool = False, privileges: str = "userns") -
     """Why bwrap cannot sandbox here (None when it works). Runs bwrap once per process."""
     key = (bwrap, network, privileges)
     if key not in _PROBES:
-        with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
+        with tempfile.TemporaryDirectory(prefix="bwrap-probe-", dir=process_folder()) as folder:
             argv = [bwrap, *mounts.system_options(network, privileges), "--bind", folder, folder, "--", "true"]
             _PROBES[key] = _run_probe(argv)
     return _PROBES[key]
@@ -304,7 +305,7 @@ def _usable_filter(bwrap: str, network: bool, privileges: str, writable: Sequenc
         return None
     key = (f"{bwrap}+seccomp", network, privileges)
     if key not in _PROBES:
-        with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
+        with tempfile.TemporaryDirectory(prefix="bwrap-probe-", dir=process_folder()) as folder:
             argv = [bwrap, *mounts.system_options(network, privileges), "--bind", folder, folder, "--", "true"]
             _PROBES[key] = _run_probe(seccomp.with_filter(argv, path))
     return path if _PROBES[key] is None else None
@@ -381,7 +382,7 @@ def _launcher_problem(bwrap: str, privileges: str) -> str | None:
     once per process)."""
     key = (f"{bwrap}+landlock", True, privileges)
     if key not in _PROBES:
-        with tempfile.TemporaryDirectory(prefix="frogtui-bwrap-probe-") as folder:
+        with tempfile.TemporaryDirectory(prefix="bwrap-probe-", dir=process_folder()) as folder:
             argv = [bwrap, *mounts.system_options(True, privileges), "--bind", folder, folder, "--", "true"]
             _PROBES[key] = _run_probe(landlock.with_scope(argv))
     problem = _PROBES[key]

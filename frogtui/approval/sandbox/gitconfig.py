@@ -18,16 +18,14 @@ Read returns for it (the sandbox's view); the files it includes are masked.
 """
 from __future__ import annotations
 
-import atexit
 import glob
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Mapping, Sequence
 
 from frogtui.programs import at_start, which
+from frogtui.temp_folders import private_folder
 
 SECRET_KEY = re.compile(r"token|secret|passw|pass$|apikey|api-key|cookie|extraheader|oauth|bearer", re.IGNORECASE)
 """Key names (the part after the last dot, or the whole key) that hold secrets."""
@@ -135,12 +133,12 @@ def _sanitized(entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 def _private_file(text: str) -> str:
-    """A read-only file holding ``text`` (nothing secret) in a folder of its own, removed when the
-    process exits; others may pass through the folder (a sandbox run as another user binds it)."""
-    folder = tempfile.mkdtemp(prefix="frogtui-gitconfig-")
+    """A read-only file holding ``text`` (nothing secret) in a folder of its own in the process's
+    temp folder (``temp_folders``: removed when the process ends, or by the next frogtui if it
+    was killed); others may pass through the folder (a sandbox run as another user binds it)."""
+    folder = private_folder("gitconfig-")
     os.chmod(folder, 0o711)
-    atexit.register(shutil.rmtree, folder, True)
-    path = os.path.join(folder, "gitconfig")
+    path = os.path.join(str(folder), "gitconfig")
     with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
         handle.write(text)
     os.chmod(path, 0o444)

@@ -16,12 +16,11 @@ BPF for x86_64 and aarch64; elsewhere there is no filter
 """
 from __future__ import annotations
 
-import atexit
 import os
 import platform
-import shutil
 import struct
-import tempfile
+
+from frogtui.temp_folders import private_folder
 
 _LD_ABS, _JEQ, _JGE, _AND, _RET = 0x20, 0x15, 0x35, 0x54, 0x06
 _ALLOW, _EPERM = 0x7FFF0000, 0x00050000 | 1
@@ -107,14 +106,12 @@ _FILES: dict[str, str | None] = {}
 
 def filter_file() -> str | None:
     """A private file holding this machine's program (written once per process, in a private
-    folder removed when the process exits), None without one."""
+    folder in the process's temp folder: ``temp_folders``), None without one."""
     if "path" not in _FILES:
         program = filter_program()
         path = None
         if program is not None:
-            folder = tempfile.mkdtemp(prefix="frogtui-seccomp-")
-            atexit.register(shutil.rmtree, folder, ignore_errors=True)
-            path = os.path.join(folder, "filter.bpf")
+            path = os.path.join(str(private_folder("seccomp-")), "filter.bpf")
             with open(path, "wb") as handle:
                 handle.write(program)
             os.chmod(path, 0o400)
