@@ -206,6 +206,8 @@ def _attribute_files(repo: git.Repo, paths: list[bytes], configured: str) -> boo
     ``info/attributes``, ``core.attributesFile`` (``configured``) or its default, the system's)."""
     if any(p == b".gitattributes" or p.endswith(b"/.gitattributes") for p in paths):
         return True
+    if os.path.isfile(os.path.join(repo.working_tree_dir or ".", ".gitattributes")):
+        return True  # one git ignores is read all the same
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     files = [os.path.join(repo.common_dir, "info", "attributes"), configured or os.path.join(xdg, "git", "attributes")]
     if not os.environ.get("GIT_ATTR_NOSYSTEM"):

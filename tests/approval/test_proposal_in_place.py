@@ -102,13 +102,16 @@ def test_a_nested_repository_the_command_makes_is_read_back_with_its_git_folder(
 
 
 @pytest.mark.parametrize("setting", ["* text=auto\n", "*.txt eol=crlf\n", "*.txt ident\n", "[attr]conv text\n*.txt conv\n",
-                                     "core.autocrlf"])
+                                     "core.autocrlf", "ignored"])
 def test_a_repository_where_git_converts_file_contents_is_never_run_in_place(tree: Path, tmp_path: Path, setting: str) -> None:
     """Put back from git, a file whose content git converts (line endings, ``$Id$``) would not
     come back as the person's bytes: a CRLF file with their edit came back LF after a rejected
     ``sed -i``. The command does not run there, and the person is told why (their file untouched)."""
     if setting == "core.autocrlf":
         git(tree, "config", "core.autocrlf", "true")
+    elif setting == "ignored":  # git reads a .gitattributes it ignores all the same
+        (tree / ".gitattributes").write_text("* text=auto\n")
+        (tree / ".gitignore").write_text(".venv/\n.gitattributes\n")
     else:
         (tree / ".gitattributes").write_text(setting)
     mine = b"line one\r\nmy edit\r\n"
