@@ -246,3 +246,24 @@ def test_too_many_ignored_files_to_see_is_never_run_in_place(tree: Path, tmp_pat
     proposal = propose("echo evil >> docs/b.md && mkdir .venv/many && for n in $(seq 40); do touch .venv/many/$n; done")
     assert "more than 30 files and folders git ignores" in proposal.failed, proposal.failed
     assert (tree / "docs" / "b.md").read_text() == "# b\n", "put back all the same"
+
+
+def test_the_persons_staged_and_unsaved_work_is_put_back_in_a_repository_with_no_commit(tmp_path: Path) -> None:
+    """What held, pinned: in a repository with no commit yet, a file staged in one version and
+    changed again in the working tree, and an untracked file, come back as the person had them
+    (the working tree's versions, not the index's), and the person's index is not touched."""
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "a.txt").write_text("staged\n")
+    git(root, "add", "a.txt")
+    (root / "a.txt").write_text("working\n")
+    (root / "u.txt").write_text("untracked\n")
+    index = (root / ".git" / "index").read_bytes()
+    proposal = Proposer(root, tmp_path, "undo")("echo evil > a.txt && rm u.txt && echo n > new.txt")
+    assert not proposal.failed, proposal.failed
+    assert lines(proposal) == ["modified a.txt", "added new.txt", "deleted u.txt"] or sorted(lines(proposal)) == sorted(
+        ["modified a.txt", "added new.txt", "deleted u.txt"]), lines(proposal)
+    assert (root / "a.txt").read_text() == "working\n" and (root / "u.txt").read_text() == "untracked\n"
+    assert not (root / "new.txt").exists()
+    assert (root / ".git" / "index").read_bytes() == index
