@@ -254,3 +254,26 @@ def test_run_then_undo_is_off_where_git_converts_file_contents_and_the_file_is_u
     assert "proposals: WARNING off (run then undo cannot put every file back as it was here: git converts file contents: " in line
     assert "has the attribute text=auto" in line
     assert (repo / "src" / "a.py").read_bytes() == mine
+
+
+@needs_bwrap
+def test_where_git_can_no_longer_put_files_back_a_command_is_asked_about_by_its_text(repo: Path) -> None:
+    """A ``.gitattributes`` that converts, made during the session, turns run then undo off for the
+    commands after it: each is asked about by its text as where proposals are off (under
+    ``--approve policy``, the rules' ask: not run), not failed with an ``OSError`` (which the
+    person was never asked about, and which a model could only retry)."""
+    mine = b"x = 1\r\n# my edit\r\n"
+    (repo / "src" / "a.py").write_bytes(mine)
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "rules.toml").write_text(f'[bash]\nproposals = "undo"\n{SRC_ALLOWED}'
+                                             '[[rules]]\ntool = "Write"\nmatch = ".gitattributes"\ndecision = "allow"\n')
+    turns = [turn("step 0", xml_call("Write", file_path=".gitattributes", content="* text=auto\n")),
+             turn("step 1", xml_call("Bash", command="sed -i 's/1/2/' src/a.py")), turn("done", answer="done")]
+    replay = write_replay(repo.parent / "replay.jsonl", turns)
+    trajectory = repo.parent / "trajectory.json"
+    argv = ["run", "go", "--repo", str(repo), "--model", f"replay:{replay}", "--approve", "policy", "--trajectory", str(trajectory)]
+    assert main(argv) == 0
+    said = observations(json.loads(trajectory.read_text()))
+    assert (repo / ".gitattributes").read_text() == "* text=auto\n", said
+    assert not said[1].startswith("OSError") and "PermissionError" in said[1], said[1]
+    assert (repo / "src" / "a.py").read_bytes() == mine

@@ -184,6 +184,10 @@ class InPlace(Protocol):
         changed or deleted). Raises OSError."""
         ...
 
+    def problem(self) -> str:
+        """Why a command cannot run this way in the tree as it is now ('' when it can)."""
+        ...
+
 
 IN_PLACE_FAILED = "the command ran on the working tree (no copy-on-write view here) and what it changed could not be read back"
 
@@ -271,6 +275,12 @@ class ProposalRunner:
         self.in_place = in_place if getattr(view, "in_place", False) else None
         for left in layers_parent.glob("frogtui-proposal-*") if layers_parent.is_dir() else ():
             remove_tree(left)  # what a proposal cut short (frogtui killed) left of its layers: copies of files
+
+    def problem(self) -> str:
+        """Why a command cannot run as a proposal here now ('' when it can): run on the tree, where
+        git could not put every file back (``vcs.in_place.cannot_put_back``, a submodule or a
+        ``.gitattributes`` that came during the session); the command is then asked about by its text."""
+        return self.in_place.problem() if self.in_place is not None else ""
 
     def propose(
         self,

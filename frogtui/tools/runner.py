@@ -34,8 +34,9 @@ class ToolRunner:
 
     @property
     def can_propose(self) -> bool:
-        """Whether a command can run as a proposal here (``propose``)."""
-        return self.proposals is not None
+        """Whether a command can run as a proposal here now (``propose``; run on the tree, not
+        where git could not put every file back: ``ProposalRunner.problem``)."""
+        return self.proposals is not None and not self.proposals.problem()
 
     @property
     def proposes_in_place(self) -> bool:

@@ -231,6 +231,11 @@ class TreeCapture:
         self.repo = repo
         self.root = Path(repo.working_tree_dir or ".")
 
+    def problem(self) -> str:
+        """Why a command cannot run this way in the repository as it is now (``undo_problem``:
+        asked before each command, so that one is asked about by its text instead), '' when it can."""
+        return undo_problem(self.repo)
+
     def before(self) -> Before:
         """git's snapshot of the tree now, and the ignored files' fingerprints.
 
