@@ -14,10 +14,14 @@ command changed or deleted cannot be put back (git holds no copy of it): it stay
 left it, and the model is told (``capture``'s answer). A nested repository the command makes
 (which git's view leaves out) has its ``.git`` moved out first, then its files are read as any
 others. Empty folders outside the ignored ones, folder modes, FIFOs, sockets and device files are
-not read: they stay as the command left them (docs/APPROVALS.md). Where git's copy cannot give a
-file back as it was (a submodule, a nested repository that was there before, git converting file
-contents: ``cannot_put_back``), the command is not run this way at all. The loop takes the step's
-checkpoint before the command runs, so a crash between the command and the tree being put back leaves a checkpoint that undo goes back to.
+not read: they stay as the command left them (docs/APPROVALS.md). A file put back gets the
+permission bits it had (``Before.modes``). Where git's view cannot see or give back every file as
+it was (a submodule, a nested repository that was there before, ``core.fileMode = false``,
+``core.ignoreCase = true``, git converting file contents: ``cannot_put_back``; more ignored files
+than their walk looks at), the command is not run this way at all (``TreeCapture.problem``: it is
+asked about by its text instead). The loop takes the step's checkpoint before the command runs,
+so a crash between the command and the tree being put back leaves a checkpoint that undo goes
+back to; a failure part way puts back the files git holds before it is said.
 """
 from __future__ import annotations
 
