@@ -14,6 +14,7 @@ changed into the upper layer and puts the tree back: from there on it is a propo
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -87,7 +88,15 @@ class Layers:
         except OSError:
             remove_tree(self.folder)
             return
-        threading.Thread(target=remove_tree, args=(gone,), name="frogtui-discard-layers", daemon=True).start()
+        threading.Thread(target=_remove_quietly, args=(gone,), name="frogtui-discard-layers", daemon=True).start()
+
+
+def _remove_quietly(folder: Path) -> None:
+    """``remove_tree`` on the discard thread: what cannot be removed now (an immutable file, an I/O
+    error) stays as ``…-discarded`` for the next ``ProposalRunner``'s sweep, never a traceback over
+    the app's screen."""
+    with contextlib.suppress(OSError):
+        remove_tree(folder)
 
 
 def remove_tree(folder: Path) -> None:

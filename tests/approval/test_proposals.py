@@ -448,3 +448,33 @@ def test_an_upper_layer_past_the_entry_cap_is_incomplete_and_nothing_of_it_lands
             assert (verdict.decision, verdict.rule, verdict.accepted) == ("deny", "too large to review", None)
             assert f"more than {proposal.effects.limit:,} files and folders" in verdict.reason
     assert (tree / "src" / "a.py").read_text() == "x = 1\n" and not (tree / "src" / "n1").exists()
+
+
+def test_a_layer_folder_that_cannot_be_removed_is_left_quietly_for_the_next_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The layer folder is removed on a thread of its own; a file there that cannot be removed
+    (``chattr +i``, a full disk, an I/O error) raised on that thread: a traceback on stderr, over the
+    app's screen. It is left as ``…-discarded``, which the next ``ProposalRunner`` sweeps."""
+    from frogtui.tools.proposals import Layers
+
+    if subprocess.run(["chattr", "-V"], capture_output=True, check=False).returncode not in (0, 1):
+        pytest.skip("no chattr")
+    died: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", died.append)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    layers = Layers.make(tmp_path / "layers", tree)
+    stuck = layers.upper / "stuck"
+    stuck.write_text("x")
+    if subprocess.run(["chattr", "+i", str(stuck)], capture_output=True, check=False).returncode != 0:
+        pytest.skip("this file system has no immutable flag")
+    try:
+        layers.remove()
+        for thread in threading.enumerate():
+            if thread.name == "frogtui-discard-layers":
+                thread.join(10)
+        assert died == [], [f"{d.exc_type.__name__}: {d.exc_value}" for d in died]
+        (left,) = (tmp_path / "layers").iterdir()
+        assert left.name.endswith("-discarded")
+    finally:
+        for found in (tmp_path / "layers").rglob("stuck"):
+            subprocess.run(["chattr", "-i", str(found)], check=False)
