@@ -37,7 +37,10 @@ needs_fuse = pytest.mark.skipif(fuse_problem() is not None, reason=f"no fuse-ove
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="no bwrap")
 WAYS = [
     pytest.param("overlay", marks=needs_overlay, id="overlay"),
-    pytest.param("fuse", marks=needs_fuse, id="fuse"),
+    pytest.param("fuse", marks=[needs_fuse, pytest.mark.slow], id="fuse"),
     pytest.param("undo", marks=needs_bwrap, id="undo"),
 ]
-"""The ways a proposal runs (``approval.sandbox.views``), each skipped where it cannot."""
+"""The ways a proposal runs (``approval.sandbox.views``), each skipped where it cannot. The
+default tier runs the kernel's overlay and run then undo (the first and the last way); the
+fuse-overlayfs way, which lands through the same code as the kernel's, runs in the slow tier
+(issue 29's three minutes; ``test_proposal_ways.py`` keeps its own fuse tests in the default one)."""
