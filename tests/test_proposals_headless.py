@@ -218,6 +218,16 @@ def test_kill_9_during_a_proposal_run_in_place_leaves_its_checkpoint(repo: Path,
 
     checkpoints = recorded_under(f"refs/frogtui/{session.name}")
     assert checkpoints.get(f"refs/frogtui/{session.name}/1") == start_tree, checkpoints
+    # the next frogtui in this repository says so, once (it said nothing: the command's changes sat
+    # in the tree as if the person had made them)
+    again = write_replay(tmp_path / "again.jsonl", [turn("done", answer="done")])
+    told = [subprocess.run([sys.executable, "-m", "frogtui", "run", "go", "--repo", str(repo), "--model", f"replay:{again}"],
+                           capture_output=True, text=True, env=os.environ.copy(), check=False) for _ in range(2)]
+    assert told[0].returncode == 0, told[0].stderr
+    line = f"session {session.name} was stopped while a command ran on the working tree (run then undo), before its changes were put back"
+    assert line in told[0].stderr and "rm docs/b.md; touch src/new" in told[0].stderr, told[0].stderr
+    assert f"refs/frogtui/{session.name}/1" in told[0].stderr, told[0].stderr
+    assert line not in told[1].stderr, "said once"
 
 
 def test_a_proposal_past_the_entry_cap_lands_nothing_and_the_model_is_told_why(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:

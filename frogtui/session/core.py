@@ -48,9 +48,10 @@ from frogtui.session.folder import Session
 from frogtui.session.log import Logged, SessionLog
 from frogtui.session.mentions import Mentioned, attach_mentions
 from frogtui.session.tally import RunTally
+from frogtui.terminal_text import name_drawn
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
-from frogtui.tools.proposals import ProposalRunner
+from frogtui.tools.proposals import ProposalRunner, cut_off
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.ignored import ignored_among
 from frogtui.vcs.in_place import TreeCapture, undo_problem
@@ -66,7 +67,10 @@ from frogtui.vcs.repository import (
     session_patch,
 )
 from frogtui.vcs.review import ReviewSession, commit_run
+from frogtui.vcs.verify import recorded_under
 
+CUT_OFF_SESSIONS = 20
+"""The newest sessions of a repository looked at for a command cut off on the tree (``_cut_off_in_place``)."""
 UNSUPERVISED = (
     "--approve all: every action the floor and your deny rules allow runs without asking; "
     "FrogNano has no safety alignment, so use it only in a throwaway checkout"
@@ -218,7 +222,8 @@ class SessionCore:
         self.session.log(self.proposals_line)
         nested = describe(state.start_nested, by_session=False) if state is not None and state.start_nested else ""
         not_git = not_a_repo_message(self.config.repo) if state is None else ""
-        warnings = [line for line in (sandbox.warning, *sandbox.notes, no_backstop, nested, *engine.rules.notes, not_git) if line]
+        warnings = [line for line in (sandbox.warning, *sandbox.notes, no_backstop, nested, *engine.rules.notes, not_git,
+                                      *self._cut_off_in_place()) if line]
         for line in warnings:
             self.log.warn(line)
         self.notes = [Note(line, "warning", True) for line in warnings]
@@ -226,6 +231,25 @@ class SessionCore:
         if self.instructions is not None:
             self.notes.append(Note(self.instructions.line, "instructions", self.instructions.skipped))
         return warnings
+
+    def _cut_off_in_place(self) -> list[str]:
+        """A line for each recent session of this repository that was stopped (``kill -9``, a power
+        cut) while a command ran on the tree itself (run then undo), before its changes were put
+        back: they sit in the tree as if the person had made them. Told once."""
+        lines = []
+        for n, session in enumerate(Session.newest_first(self.config.repo)):
+            if n >= CUT_OFF_SESSIONS:
+                break
+            command = cut_off(session.folder / "proposals") if session.id != self.session.id else None
+            if command is None:
+                continue
+            steps = [ref for ref in recorded_under(f"refs/frogtui/{session.id}") if ref.rsplit("/", 1)[1].isdigit()]
+            last = max(steps, key=lambda ref: int(ref.rsplit("/", 1)[1]), default="")
+            where = f"; the tree before it is the checkpoint {last} (undo in that session, or git diff {last})" if last else ""
+            lines.append(f"session {session.id} was stopped while a command ran on the working tree (run then undo), before its "
+                         f"changes were put back: `{name_drawn(command)}`; what it changed may still be in the tree, as if you had "
+                         f"made it{where}")
+        return lines
 
     def _proposal_runner(self, workspace: Workspace, engine: PolicyEngine, sandbox: Sandbox) -> tuple[ProposalRunner | None, str]:
         """The proposals' runner (a copy-on-write view of the repository where the kernel or

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import stat
 import tempfile
@@ -37,6 +38,9 @@ folder (which the sandbox never sees: it gets a fresh ``/tmp``), in the process'
 MOUNT_FAILED = 125
 """The exit status of a proposal whose view could not be mounted (the command did not run)."""
 MOUNT_FAILED_LINE = "frogtui: the copy-on-write view could not be mounted"
+CUT_OFF = "in-place-running.json"
+"""In a session's proposals folder while a command runs on the tree itself (run then undo), removed
+once its changes were moved out: one left there is a frogtui stopped in between (``cut_off``)."""
 RAN_ON_A_COPY = "this command ran as a proposal, on a copy of the repository"
 RAN_IN_PLACE = "this command ran as a proposal, on the working tree, and its changes were taken back until approved"
 
@@ -314,16 +318,21 @@ class ProposalRunner:
             layers.remove()
             raise
         started_ns = time.time_ns()
-        result = run_bash(command, str(self.root), timeout=timeout, cancel=cancel, wrap=self.view.wrapper(layers), env=env,
-                          on_output=on_output)
-        failed, not_undone = "", ()
-        if self.in_place is not None:
-            try:
-                not_undone = self.in_place.capture(before, layers.upper)
-            except OSError as err:
-                failed = f"{IN_PLACE_FAILED}: {err}"
-            started_ns = time.time_ns()  # the tree was put back just now: a change after this is the person's
-        elif result.exit_code == MOUNT_FAILED and MOUNT_FAILED_LINE in result.observation:
+        mark = self._mark_in_place(command) if self.in_place is not None else None
+        try:
+            result = run_bash(command, str(self.root), timeout=timeout, cancel=cancel, wrap=self.view.wrapper(layers), env=env,
+                              on_output=on_output)
+            failed, not_undone = "", ()
+            if self.in_place is not None:
+                try:
+                    not_undone = self.in_place.capture(before, layers.upper)
+                except OSError as err:
+                    failed = f"{IN_PLACE_FAILED}: {err}"
+                started_ns = time.time_ns()  # the tree was put back just now: a change after this is the person's
+        finally:
+            if mark is not None:
+                mark.unlink(missing_ok=True)
+        if self.in_place is None and result.exit_code == MOUNT_FAILED and MOUNT_FAILED_LINE in result.observation:
             failed = result.observation
         settle = getattr(self.view, "settle", None)
         if settle is not None and not failed:
@@ -339,6 +348,17 @@ class ProposalRunner:
             raise
         return Proposal(command, result, effects, layers, started_ns, ignored=ignored, failed=failed,
                         seconds=time.monotonic() - started, in_place=self.in_place is not None, not_undone=tuple(not_undone))
+
+    def _mark_in_place(self, command: str) -> Path | None:
+        """Say, in the proposals folder, that ``command`` runs on the tree itself until its changes
+        are moved out (``cut_off`` reads what a stopped frogtui left). None where it cannot be written."""
+        mark = self.layers_parent / CUT_OFF
+        try:
+            self.layers_parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            mark.write_text(json.dumps({"command": command, "root": str(self.root)}), encoding="utf-8")
+        except OSError:
+            return None
+        return mark
 
     def _ignored(self, effects: Effects) -> set[str]:
         """The effects' paths git ignores (a folder asked about as ``name/``, so that a pattern for
@@ -385,3 +405,15 @@ def effect_texts(proposal: Proposal, path: str, source: str = "") -> tuple[str |
             return None
         sides.append(text)
     return sides[0], sides[1]
+
+
+def cut_off(proposals_folder: Path) -> str | None:
+    """The command a stopped frogtui was running on the tree itself (run then undo) when it
+    stopped, before its changes were put back, or None; told once (the note is set aside)."""
+    mark = proposals_folder / CUT_OFF
+    try:
+        command = str(json.loads(mark.read_text(encoding="utf-8")).get("command", ""))
+        os.replace(mark, mark.with_name(CUT_OFF + ".told"))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return command
