@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -53,3 +54,15 @@ class SlowModel:
 
     def close(self) -> None:
         pass
+
+
+def running(marker: str) -> bool:
+    """Whether a process whose command line holds ``marker`` is running (one that ends while its
+    ``/proc`` entry is read is not: ProcessLookupError, and the like, are skipped)."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False

@@ -20,7 +20,7 @@ import pytest
 from frogtui.cli import main
 from frogtui.config import config_dir
 from tests.overlay import WAYS, needs_bwrap, needs_fuse, needs_overlay
-from tests.support import git, turn, write_replay, xml_call
+from tests.support import git, running, turn, write_replay, xml_call
 
 SRC_ALLOWED = '[[rules]]\ntool = "Write"\nmatch = "src/**"\ndecision = "allow"\n'
 
@@ -167,26 +167,16 @@ def test_kill_9_during_a_proposal_leaves_the_tree_and_the_mount_table(repo: Path
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 5
-    while _running(marker):
+    while running(marker):
         assert time.monotonic() < deadline, "a process of the proposal outlived frogtui"
         time.sleep(0.02)
     assert mounts() == before_mounts
     deadline = time.monotonic() + 5
-    while _running(str(sessions)):
+    while running(str(sessions)):
         assert time.monotonic() < deadline, "a process of the view (fuse-overlayfs) outlived frogtui"
         time.sleep(0.02)
     assert snapshot(repo) == before_tree
     assert git(repo, "status", "--porcelain") == ""
-
-
-def _running(marker: str) -> bool:
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                return True
-        except OSError:
-            continue
-    return False
 
 
 @needs_bwrap
@@ -209,7 +199,7 @@ def test_kill_9_during_a_proposal_run_in_place_leaves_its_checkpoint(repo: Path,
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 5
-    while _running(marker):
+    while running(marker):
         assert time.monotonic() < deadline, "a process of the command outlived frogtui"
         time.sleep(0.02)
     assert not (repo / "docs" / "b.md").exists(), "it ran on the tree: what it did so far is there"

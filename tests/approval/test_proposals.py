@@ -24,7 +24,7 @@ from frogtui.tools.workspace import Workspace
 from frogtui.vcs.in_place import TreeCapture
 from frogtui.vcs.snapshot import open_repo
 from tests.overlay import WAYS, needs_overlay
-from tests.support import git
+from tests.support import git, running
 
 WAY_NAMES = ("overlay", "fuse", "undo")
 
@@ -232,8 +232,7 @@ def test_huge_output_is_bounded_and_no_process_outlives_the_proposal(tree: Path,
     proposal = propose(f"(sleep {marker} &); head -c 5000000 /dev/zero | tr '\\0' x; echo $TMPDIR > tmp_was; echo t > $TMPDIR/t")
     assert len(proposal.result.observation) < 40_000
     time.sleep(0.1)
-    assert not any(marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes() for pid in os.listdir("/proc") if pid.isdigit()
-                   and os.path.exists(f"/proc/{pid}/cmdline"))
+    assert not running(marker), "a process of the proposal outlived it"
     assert list(propose.workspace.tmp_dir.iterdir()) == [], "the proposal's temp folder is its own"
 
 
