@@ -40,7 +40,7 @@ from frogtui.approval import ApprovalMode, Ask, PolicyEngine, Rule, make_sandbox
 from frogtui.approval import Approver as Gate
 from frogtui.approval.backstop import backstopped
 from frogtui.approval.sandbox import OFF_SETTING, Sandbox, make_view, proposals_line
-from frogtui.config import Config
+from frogtui.config import Config, sessions_dir
 from frogtui.errors import FrogtuiError
 from frogtui.models import load_model
 from frogtui.protocol import ApprovalRequest, Approver, KeepsState, Model
@@ -51,7 +51,7 @@ from frogtui.session.tally import RunTally
 from frogtui.terminal_text import name_drawn
 from frogtui.tools import MUTATING_TOOLS, ToolRunner, Workspace
 from frogtui.tools.project_env import describe_python
-from frogtui.tools.proposals import ProposalRunner, cut_off
+from frogtui.tools.proposals import CUT_OFF, ProposalRunner, cut_off
 from frogtui.vcs.checkpoints import Checkpoint, Checkpoints, RewindResult
 from frogtui.vcs.ignored import ignored_among
 from frogtui.vcs.in_place import TreeCapture, undo_problem
@@ -69,8 +69,6 @@ from frogtui.vcs.repository import (
 from frogtui.vcs.review import ReviewSession, commit_run
 from frogtui.vcs.verify import recorded_under
 
-CUT_OFF_SESSIONS = 20
-"""The newest sessions of a repository looked at for a command cut off on the tree (``_cut_off_in_place``)."""
 UNSUPERVISED = (
     "--approve all: every action the floor and your deny rules allow runs without asking; "
     "FrogNano has no safety alignment, so use it only in a throwaway checkout"
@@ -233,14 +231,17 @@ class SessionCore:
         return warnings
 
     def _cut_off_in_place(self) -> list[str]:
-        """A line for each recent session of this repository that was stopped (``kill -9``, a power
-        cut) while a command ran on the tree itself (run then undo), before its changes were put
-        back: they sit in the tree as if the person had made them. Told once."""
+        """A line for each session of this repository that was stopped (``kill -9``, a power cut)
+        while a command ran on the tree itself (run then undo), before its changes were put back:
+        they sit in the tree as if the person had made them. Told once. Only the sessions holding
+        such a note are read (a ``stat`` per session folder at start, no ``meta.json``)."""
         lines = []
-        for n, session in enumerate(Session.newest_first(self.config.repo)):
-            if n >= CUT_OFF_SESSIONS:
-                break
-            command = cut_off(session.folder / "proposals") if session.id != self.session.id else None
+        repo = os.path.realpath(self.config.repo)
+        for mark in sorted(sessions_dir().glob(f"*/proposals/{CUT_OFF}")):
+            session = Session.by_id(mark.parent.parent.name)
+            if session is None or session.id == self.session.id or os.path.realpath(session.repo) != repo:
+                continue
+            command = cut_off(mark.parent)
             if command is None:
                 continue
             steps = [ref for ref in recorded_under(f"refs/frogtui/{session.id}") if ref.rsplit("/", 1)[1].isdigit()]
